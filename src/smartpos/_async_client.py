@@ -1,0 +1,387 @@
+"""AsyncClient and its resources: I/O only, every decision is in ``_core``.
+
+This file is the source of ``_sync_client.py``, which ``scripts/unasync.py`` generates from it
+(CI checks that the two match): edit here, then run ``python scripts/unasync.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import builtins
+from types import TracebackType
+from typing import TYPE_CHECKING, TypeVar
+
+import httpx
+
+from . import _core
+from ._errors import ConfigurationError
+from ._models import (
+    Acceptance,
+    Comanda,
+    Comprovante,
+    FormaPagamento,
+    ModoExecucao,
+    PagamentoOriginal,
+    Parcelamento,
+    QRCode,
+    Refund,
+    Terminal,
+)
+
+if TYPE_CHECKING:
+    from .webhooks import PagamentoAprovado
+
+__all__ = [
+    "AsyncClient",
+    "AsyncPayments",
+    "AsyncPrintJobs",
+    "AsyncQRCodes",
+    "AsyncRefunds",
+    "AsyncTerminals",
+]
+
+T = TypeVar("T")
+
+
+class AsyncClient:
+    """Client of the Terminal Payment, Refund and Print Integration Service.
+
+    Every operation is asynchronous on the service's side too: a successful answer only means
+    *accepted*. A sale is final only when the ``pagamento.aprovado`` event reaches your webhook.
+
+    Args:
+        api_key: The integration key of the partner portal. Default: env ``SMARTPOS_API_KEY``.
+        base_url: The service's base address. Default: env ``SMARTPOS_BASE_URL``.
+        timeout: Seconds, or an ``httpx.Timeout``. Default: 5 s to connect, 30 s otherwise.
+        max_retries: Retries after a network failure, 429 or 5xx; 0 disables them. A retry
+            always resends the same referencia, so it can never charge twice.
+        retry_backoff: Base of the exponential backoff with jitter, in seconds; 0 retries at
+            once without waiting, ``Retry-After`` included (for tests).
+        http_client: An ``httpx.AsyncClient`` you own (proxies, mTLS, event hooks); it is used
+            as given and never closed by this client.
+        transport: An httpx transport, e.g. ``smartpos.testing.Sandbox().transport()``.
+        strict_referencia: Refuse a referencia that is not a UUID from its first character
+            (spec 2.6). Turn off only for a legacy system that cannot change its references.
+
+    Raises:
+        ConfigurationError: no API key or base URL, or a bad option.
+    """
+
+    def __init__(
+        self,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        *,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int = 2,
+        retry_backoff: float = 0.5,
+        http_client: httpx.AsyncClient | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+        strict_referencia: bool = True,
+    ) -> None:
+        self._config = _core.Config.create(
+            api_key=api_key,
+            base_url=base_url,
+            timeout=timeout,
+            max_retries=max_retries,
+            retry_backoff=retry_backoff,
+            strict_referencia=strict_referencia,
+        )
+        if http_client is not None:
+            if transport is not None:
+                raise ConfigurationError("pass http_client or transport, not both")
+            if not isinstance(http_client, httpx.AsyncClient):
+                raise ConfigurationError(
+                    f"http_client must be an httpx.AsyncClient, not {type(http_client).__name__}"
+                )
+            if timeout is None:
+                self._config = self._config.with_timeout(http_client.timeout)
+            self._http = http_client
+            self._owns_http = False
+        else:
+            self._http = httpx.AsyncClient(
+                transport=transport,
+                timeout=self._config.timeout,
+                verify=_core.shared_ssl_context() if transport is None else True,
+            )
+            self._owns_http = True
+        self.qrcodes = AsyncQRCodes(self)
+        self.payments = AsyncPayments(self)
+        self.refunds = AsyncRefunds(self)
+        self.print_jobs = AsyncPrintJobs(self)
+        self.terminals = AsyncTerminals(self)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} base_url={self._config.base_url!r}>"
+
+    @property
+    def base_url(self) -> str:
+        """The service's base address this client calls."""
+        return self._config.base_url
+
+    async def _execute(self, call: _core.Call[T]) -> T:
+        request = _core.build_request(self._config, call)
+        attempts = _core.Attempts(self._config, call)
+        while True:
+            attempts.sending()
+            step: T | _core.Retry
+            try:
+                response = await self._http.send(request)
+            except httpx.HTTPError as exc:
+                step = attempts.failed(exc)
+            else:
+                step = attempts.answered(response)
+            if not isinstance(step, _core.Retry):
+                return step
+            if step.delay > 0:
+                await asyncio.sleep(step.delay)
+
+    async def close(self) -> None:
+        """Close the HTTP connections this client opened (not an ``http_client`` you passed)."""
+        if self._owns_http:
+            await self._http.aclose()
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+
+class _AsyncResource:
+    __slots__ = ("_client",)
+
+    def __init__(self, client: AsyncClient) -> None:
+        self._client = client
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}>"
+
+
+class AsyncQRCodes(_AsyncResource):
+    """QR codes that pair a customer's terminal."""
+
+    async def create(self, *, documento_cliente: str, referencia: str | None = None) -> QRCode:
+        """Create a QR code that pairs a terminal with the customer: ``POST /qrcode``.
+
+        Show it on screen (``QRCode.to_terminal()``, ``QRCode.save("qr.png")``). When the
+        terminal reads it, the ``smartpos.identificado`` event carries the terminal's
+        ``smartposId``: save it and link it to the customer.
+
+        Args:
+            documento_cliente: The customer's CPF or CNPJ, masked or not.
+            referencia: Echoed back; default a new ``smartpos.new_referencia()``.
+
+        Returns:
+            The QR code value, its referencia and its ``expires_at``.
+
+        Raises:
+            ValidationError: a bad argument; nothing was sent.
+            APIError: the service refused it.
+            TransportError: the network failed (safe to call again).
+        """
+        call = _core.qrcode_call(
+            self._client._config, documento_cliente=documento_cliente, referencia=referencia
+        )
+        return await self._client._execute(call)
+
+
+class AsyncPayments(_AsyncResource):
+    """Payments on a terminal."""
+
+    async def create(
+        self,
+        *,
+        documento_cliente: str,
+        valor_centavos: int,
+        smartpos_id: str | None = None,
+        referencia: str | None = None,
+        forma_pagamento: FormaPagamento | str | None = None,
+        parcelas: int | None = None,
+        parcelamento: Parcelamento | str | None = None,
+        modo_execucao: ModoExecucao | str = ModoExecucao.IMEDIATO,
+        comanda: Comanda | None = None,
+        comprovante: Comprovante | None = None,
+    ) -> Acceptance:
+        """Ask a terminal for a payment: ``POST /v1/payments``.
+
+        The answer only means *accepted*. Finalize the sale when ``pagamento.aprovado`` with
+        this ``referencia`` reaches your webhook; ``pagamento.recusado`` means do not.
+
+        Args:
+            documento_cliente: The customer's CPF or CNPJ, masked or not.
+            valor_centavos: The amount in cents, a positive ``int``.
+            smartpos_id: The terminal that charges; required in ``imediato`` mode.
+            referencia: One per attempt; default a new ``smartpos.new_referencia()``.
+            forma_pagamento: ``credito``, ``debito``, ``pix`` or ``voucher``; default: the
+                terminal's own flow.
+            parcelas: Installments (credito only); 1 or omitted for a single payment.
+            parcelamento: ``estabelecimento`` or ``administradora``; required for credito
+                with ``parcelas > 1``.
+            modo_execucao: ``imediato`` (charge now) or ``manual`` (a card in the operator's
+                queue, which needs ``comanda``).
+            comanda: The manual-queue card.
+            comprovante: Receipt printing and preview preferences.
+
+        Returns:
+            The acceptance: ``referencia``, ``status`` (``processando``) and ``targets``.
+
+        Raises:
+            ValidationError: a bad argument; nothing was sent.
+            APIError: the service refused it; fix it and retry with a new referencia.
+            TransportError: nothing reached the service; retry with a new referencia.
+            OutcomeUnknownError: the service may have accepted it; do not charge again, wait
+                for the event carrying ``error.referencia``.
+        """
+        call = _core.payment_call(
+            self._client._config,
+            documento_cliente=documento_cliente,
+            valor_centavos=valor_centavos,
+            smartpos_id=smartpos_id,
+            referencia=referencia,
+            forma_pagamento=forma_pagamento,
+            parcelas=parcelas,
+            parcelamento=parcelamento,
+            modo_execucao=modo_execucao,
+            comanda=comanda,
+            comprovante=comprovante,
+        )
+        return await self._client._execute(call)
+
+
+class AsyncRefunds(_AsyncResource):
+    """Refunds of approved payments."""
+
+    async def create(
+        self,
+        *,
+        documento_cliente: str,
+        smartpos_id: str,
+        valor_centavos: int,
+        pagamento_original: PagamentoOriginal,
+        referencia: str | None = None,
+    ) -> Refund:
+        """Refund an approved payment on the terminal that charged it: ``POST /v1/refunds``.
+
+        Args:
+            documento_cliente: The customer of the original payment.
+            smartpos_id: The terminal that executed the original payment.
+            valor_centavos: The amount to refund in cents (total or partial).
+            pagamento_original: The authorization data of the ``pagamento.aprovado`` event.
+            referencia: The refund's own referencia; default a new one.
+
+        Returns:
+            The service's answer; its fields are not specified, see ``Refund.raw``.
+
+        Raises:
+            ValidationError: a bad argument; nothing was sent.
+            APIError: the service refused it.
+            TransportError: nothing reached the service; retry with a new referencia.
+            OutcomeUnknownError: the service may have accepted it; do not refund again.
+        """
+        call = _core.refund_call(
+            self._client._config,
+            documento_cliente=documento_cliente,
+            smartpos_id=smartpos_id,
+            valor_centavos=valor_centavos,
+            pagamento_original=pagamento_original,
+            referencia=referencia,
+        )
+        return await self._client._execute(call)
+
+    async def create_for(
+        self,
+        evento: PagamentoAprovado,
+        *,
+        valor_centavos: int | None = None,
+        referencia: str | None = None,
+    ) -> Refund:
+        """Refund the payment of a ``pagamento.aprovado`` event: ``POST /v1/refunds``.
+
+        The customer, the terminal and ``pagamento_original`` come from the event.
+
+        Args:
+            evento: The ``PagamentoAprovado`` event of the payment.
+            valor_centavos: The amount to refund; default the approved amount (a total refund).
+            referencia: The refund's own referencia; default a new one.
+
+        Returns:
+            The service's answer; see ``Refund.raw``.
+
+        Raises:
+            ValidationError: the event lacks the data a refund needs, or a bad argument.
+            APIError: the service refused it.
+            TransportError: nothing reached the service; retry with a new referencia.
+            OutcomeUnknownError: the service may have accepted it; do not refund again.
+        """
+        call = _core.refund_for_call(
+            self._client._config, evento, valor_centavos=valor_centavos, referencia=referencia
+        )
+        return await self._client._execute(call)
+
+
+class AsyncPrintJobs(_AsyncResource):
+    """Printing on a terminal."""
+
+    async def create(
+        self,
+        *,
+        documento_cliente: str,
+        smartpos_id: str,
+        conteudo: bytes | str,
+        referencia: str | None = None,
+    ) -> Acceptance:
+        """Print on a terminal: ``POST /v1/print-jobs``.
+
+        ``impressao.concluida`` or ``impressao.falhou`` reports the outcome. Printing never
+        changes the financial state of a sale.
+
+        Args:
+            documento_cliente: The customer linked to the terminal.
+            smartpos_id: The terminal that prints.
+            conteudo: What to print: bytes, or a str (UTF-8 encoded). The SDK Base64-encodes it.
+            referencia: One per print job; default a new one.
+
+        Returns:
+            The acceptance, with ``referencia`` and ``targets``.
+
+        Raises:
+            ValidationError: a bad argument; nothing was sent.
+            APIError: the service refused it.
+            TransportError: nothing reached the service; retry with a new referencia.
+            OutcomeUnknownError: the service may have accepted it; wait for the event.
+        """
+        call = _core.print_call(
+            self._client._config,
+            documento_cliente=documento_cliente,
+            smartpos_id=smartpos_id,
+            conteudo=conteudo,
+            referencia=referencia,
+        )
+        return await self._client._execute(call)
+
+
+class AsyncTerminals(_AsyncResource):
+    """The customer's terminals."""
+
+    async def list(self, *, documento_cliente: str) -> builtins.list[Terminal]:
+        """List the customer's terminals: ``GET /v1/customers/{documentoCliente}/smartpos``.
+
+        Args:
+            documento_cliente: The customer's CPF or CNPJ, masked or not.
+
+        Returns:
+            The terminals; the listing's fields are not specified, see ``Terminal.raw``.
+
+        Raises:
+            ValidationError: a bad document; nothing was sent.
+            APIError: the service refused it.
+            TransportError: the network failed (safe to call again).
+        """
+        call = _core.terminals_call(self._client._config, documento_cliente=documento_cliente)
+        return await self._client._execute(call)

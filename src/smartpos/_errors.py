@@ -1,0 +1,383 @@
+"""Everything the SDK raises on purpose.
+
+::
+
+    SmartPOSError                      base of everything the SDK raises on purpose
+    ├── ConfigurationError             no api key / base url, bad options      (also ValueError)
+    ├── ValidationError                rejected locally before sending         (also ValueError)
+    ├── TransportError                 network failure; for operations on a terminal it means
+    │   │                              nothing reached the service
+    │   └── TimeoutError               (also builtins.TimeoutError)
+    ├── OutcomeUnknownError            the service may have accepted it: wait for the event,
+    │                                  never retry with a new referencia
+    ├── ResponseError                  a 2xx body the SDK cannot read
+    └── APIError                       the service answered an error
+        ├── BadRequestError (400)
+        │   ├── CampoObrigatorioError, CampoInvalidoError, DocumentoClienteInvalidoError,
+        │   ├── ValorInvalidoError, FormaPagamentoInvalidaError,
+        │   ├── SmartposObrigatorioModoImediatoError, ComandaObrigatoriaModoManualError,
+        │   └── WebhookNaoConfiguradoError
+        ├── AuthenticationError (401)  ApiKeyNaoInformadaError, ApiKeyInvalidaError
+        ├── PermissionDeniedError (403) ClienteNaoAutorizadoError
+        ├── NotFoundError (404)        SmartposNaoEncontradoError
+        ├── ConflictError (409)        ReferenciaDuplicadaError
+        ├── RateLimitError (429)
+        └── InternalServerError (5xx)  ErroInternoError
+
+Messages say what happened and what to do. They never contain the API key, and documents
+(CPF/CNPJ) are never copied into them.
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:
+    import httpx
+
+__all__ = [
+    "APIError",
+    "ApiKeyInvalidaError",
+    "ApiKeyNaoInformadaError",
+    "AuthenticationError",
+    "BadRequestError",
+    "CampoInvalidoError",
+    "CampoObrigatorioError",
+    "ClienteNaoAutorizadoError",
+    "ComandaObrigatoriaModoManualError",
+    "ConfigurationError",
+    "ConflictError",
+    "DocumentoClienteInvalidoError",
+    "ErroInternoError",
+    "FormaPagamentoInvalidaError",
+    "InternalServerError",
+    "NotFoundError",
+    "OutcomeUnknownError",
+    "PermissionDeniedError",
+    "RateLimitError",
+    "ReferenciaDuplicadaError",
+    "ResponseError",
+    "SmartPOSError",
+    "SmartposNaoEncontradoError",
+    "SmartposObrigatorioModoImediatoError",
+    "TimeoutError",
+    "TransportError",
+    "ValidationError",
+    "ValorInvalidoError",
+    "WebhookNaoConfiguradoError",
+]
+
+
+class SmartPOSError(Exception):
+    """Base of every exception the SDK raises on purpose."""
+
+
+class ConfigurationError(SmartPOSError, ValueError):
+    """The client cannot be built: no API key, no base URL, or a bad option."""
+
+
+class ValidationError(SmartPOSError, ValueError):
+    """A request was refused locally, before anything was sent.
+
+    ``codigo`` is the code the service would have answered with (e.g. ``VALOR_INVALIDO``) and
+    ``campo`` the wire name of the offending field (e.g. ``valorCentavos``).
+    """
+
+    def __init__(self, codigo: str, mensagem: str, *, campo: str | None = None) -> None:
+        self.codigo = codigo
+        self.mensagem = mensagem
+        self.campo = campo
+        where = f" (campo {campo})" if campo else ""
+        super().__init__(f"{codigo}{where}: {mensagem}")
+
+
+class TransportError(SmartPOSError):
+    """The network failed.
+
+    For ``payments.create``, ``refunds.create(_for)`` and ``print_jobs.create`` this means
+    nothing reached the service (connection refused, connect or pool timeout): fix the cause
+    and try again with a new referencia.
+    """
+
+
+class TimeoutError(TransportError, builtins.TimeoutError):
+    """A timeout, before anything reached the service for operations on a terminal."""
+
+
+class OutcomeUnknownError(SmartPOSError):
+    """The service may have accepted the operation, and the SDK cannot know.
+
+    The request may have reached the service: no answer came after it was sent, the last
+    answer was a 5xx, or a retry of this very call was answered 409 REFERENCIA_DUPLICADA.
+    Never retry with a new referencia: that may charge twice. Wait for the webhook event for
+    ``referencia`` (``pagamento.aprovado`` / ``pagamento.recusado`` / ``impressao.*``).
+    """
+
+    def __init__(self, referencia: str, last_error: BaseException, *, attempts: int) -> None:
+        self.referencia = referencia
+        self.last_error = last_error
+        self.attempts = attempts
+        super().__init__(
+            f"the outcome of referencia {referencia} is unknown after {attempts} attempt(s) "
+            f"(last error: {_short(last_error)}). The service may have accepted it: do not "
+            "retry with a new referencia; wait for the webhook event carrying this referencia."
+        )
+
+
+class ResponseError(SmartPOSError):
+    """The service answered 2xx with a body the SDK cannot read (not JSON, wrong shape)."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        response: httpx.Response | None = None,
+        referencia: str | None = None,
+    ) -> None:
+        self.response = response
+        self.referencia = referencia
+        self.status_code = response.status_code if response is not None else None
+        super().__init__(message)
+
+
+class APIError(SmartPOSError):
+    """The service answered with an error status.
+
+    Attributes mirror the error body ``{"erro": {"codigo", "mensagem", "acao", "campo"}}``;
+    any of them is ``None`` when the body did not carry it (an HTML 502 page, an empty body).
+    """
+
+    status_code: int
+    #: The ``erro.codigo`` this class stands for (set on the per-code subclasses).
+    CODIGO: ClassVar[str | None] = None
+
+    def __init__(
+        self,
+        status_code: int,
+        *,
+        codigo: str | None = None,
+        mensagem: str | None = None,
+        acao: str | None = None,
+        campo: str | None = None,
+        response: httpx.Response | None = None,
+        request_id: str | None = None,
+    ) -> None:
+        self.status_code = status_code
+        self.codigo = codigo
+        self.mensagem = mensagem
+        self.acao = acao
+        self.campo = campo
+        self.response = response
+        self.request_id = request_id
+        parts = [f"HTTP {status_code}"]
+        if codigo:
+            parts.append(codigo)
+        head = " ".join(parts)
+        text = mensagem or _default_message(status_code)
+        if campo:
+            text += f" (campo {campo})"
+        if acao:
+            text += f". What to do: {acao}"
+        if request_id:
+            text += f" [request id {request_id}]"
+        super().__init__(f"{head}: {text}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (
+            _rebuild_api_error,
+            (
+                type(self),
+                self.status_code,
+                {
+                    "codigo": self.codigo,
+                    "mensagem": self.mensagem,
+                    "acao": self.acao,
+                    "campo": self.campo,
+                    "request_id": self.request_id,
+                },
+            ),
+        )
+
+
+def _rebuild_api_error(cls: type[APIError], status_code: int, kw: dict[str, Any]) -> APIError:
+    return cls(status_code, **kw)
+
+
+def _default_message(status_code: int) -> str:
+    if status_code >= 500:
+        return "the service failed; try again later"
+    if status_code == 429:
+        return "too many requests; slow down and try again later"
+    return "the service refused the request"
+
+
+def _short(exc: BaseException) -> str:
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+class BadRequestError(APIError):
+    """HTTP 400: the request is wrong; fix it and retry with a new referencia."""
+
+
+class AuthenticationError(APIError):
+    """HTTP 401: the API key is missing, unknown, rotated or inactive."""
+
+
+class PermissionDeniedError(APIError):
+    """HTTP 403: the key does not authorize this customer."""
+
+
+class NotFoundError(APIError):
+    """HTTP 404: the terminal or resource does not exist for this customer."""
+
+
+class ConflictError(APIError):
+    """HTTP 409: the request conflicts with an earlier one."""
+
+
+class RateLimitError(APIError):
+    """HTTP 429: too many requests."""
+
+
+class InternalServerError(APIError):
+    """HTTP 5xx: the service failed."""
+
+
+class CampoObrigatorioError(BadRequestError):
+    """400 CAMPO_OBRIGATORIO: a required field is absent or empty."""
+
+    CODIGO = "CAMPO_OBRIGATORIO"
+
+
+class CampoInvalidoError(BadRequestError):
+    """400 CAMPO_INVALIDO: a field has an invalid type, size or format (see ``campo``)."""
+
+    CODIGO = "CAMPO_INVALIDO"
+
+
+class DocumentoClienteInvalidoError(BadRequestError):
+    """400 DOCUMENTO_CLIENTE_INVALIDO: not a valid CPF/CNPJ, or the customer is not found."""
+
+    CODIGO = "DOCUMENTO_CLIENTE_INVALIDO"
+
+
+class ValorInvalidoError(BadRequestError):
+    """400 VALOR_INVALIDO: valorCentavos or parcelas is not a positive integer in range."""
+
+    CODIGO = "VALOR_INVALIDO"
+
+
+class FormaPagamentoInvalidaError(BadRequestError):
+    """400 FORMA_PAGAMENTO_INVALIDA: formaPagamento, parcelas and parcelamento don't match."""
+
+    CODIGO = "FORMA_PAGAMENTO_INVALIDA"
+
+
+class SmartposObrigatorioModoImediatoError(BadRequestError):
+    """400 SMARTPOS_OBRIGATORIO_MODO_IMEDIATO: imediato mode needs a smartposId."""
+
+    CODIGO = "SMARTPOS_OBRIGATORIO_MODO_IMEDIATO"
+
+
+class ComandaObrigatoriaModoManualError(BadRequestError):
+    """400 COMANDA_OBRIGATORIA_MODO_MANUAL: manual mode needs a comanda."""
+
+    CODIGO = "COMANDA_OBRIGATORIA_MODO_MANUAL"
+
+
+class WebhookNaoConfiguradoError(BadRequestError):
+    """400 WEBHOOK_NAO_CONFIGURADO: configure the webhook URL in the partner portal."""
+
+    CODIGO = "WEBHOOK_NAO_CONFIGURADO"
+
+
+class ApiKeyNaoInformadaError(AuthenticationError):
+    """401 API_KEY_NAO_INFORMADA: the x-api-key header is missing."""
+
+    CODIGO = "API_KEY_NAO_INFORMADA"
+
+
+class ApiKeyInvalidaError(AuthenticationError):
+    """401 API_KEY_INVALIDA: the key does not exist, was rotated or is inactive."""
+
+    CODIGO = "API_KEY_INVALIDA"
+
+
+class ClienteNaoAutorizadoError(PermissionDeniedError):
+    """403 CLIENTE_NAO_AUTORIZADO: the customer does not belong to the key's partner."""
+
+    CODIGO = "CLIENTE_NAO_AUTORIZADO"
+
+
+class SmartposNaoEncontradoError(NotFoundError):
+    """404 SMARTPOS_NAO_ENCONTRADO: the terminal is not linked to this customer."""
+
+    CODIGO = "SMARTPOS_NAO_ENCONTRADO"
+
+
+class ReferenciaDuplicadaError(ConflictError):
+    """409 REFERENCIA_DUPLICADA: the referencia was used by an earlier attempt.
+
+    To reconcile an existing operation, reuse its saved result; for a new attempt, generate a
+    new referencia.
+    """
+
+    CODIGO = "REFERENCIA_DUPLICADA"
+
+
+class ErroInternoError(InternalServerError):
+    """500 ERRO_INTERNO: unexpected failure in the service."""
+
+    CODIGO = "ERRO_INTERNO"
+
+
+#: ``erro.codigo`` -> exception class.
+ERROR_BY_CODIGO: dict[str, type[APIError]] = {
+    cls.CODIGO: cls
+    for cls in (
+        CampoObrigatorioError,
+        CampoInvalidoError,
+        DocumentoClienteInvalidoError,
+        ValorInvalidoError,
+        FormaPagamentoInvalidaError,
+        SmartposObrigatorioModoImediatoError,
+        ComandaObrigatoriaModoManualError,
+        WebhookNaoConfiguradoError,
+        ApiKeyNaoInformadaError,
+        ApiKeyInvalidaError,
+        ClienteNaoAutorizadoError,
+        SmartposNaoEncontradoError,
+        ReferenciaDuplicadaError,
+        ErroInternoError,
+    )
+    if cls.CODIGO is not None
+}
+
+#: HTTP status -> exception class, for bodies without a known ``codigo``.
+ERROR_BY_STATUS: dict[int, type[APIError]] = {
+    400: BadRequestError,
+    401: AuthenticationError,
+    403: PermissionDeniedError,
+    404: NotFoundError,
+    409: ConflictError,
+    429: RateLimitError,
+}
+
+
+def error_class(status_code: int, codigo: str | None) -> type[APIError]:
+    """Pick the exception class: the ``codigo`` first, then the HTTP status, then APIError.
+
+    A known ``codigo`` answered with an unexpected status still maps to its own class only
+    when that class's HTTP family matches; otherwise the HTTP class wins, so ``status_code``
+    and the class never contradict each other.
+    """
+    by_status = ERROR_BY_STATUS.get(status_code)
+    if by_status is None and status_code >= 500:
+        by_status = InternalServerError
+    if codigo is not None:
+        by_code = ERROR_BY_CODIGO.get(codigo)
+        if by_code is not None and (by_status is None or issubclass(by_code, by_status)):
+            return by_code
+    return by_status or APIError

@@ -1,0 +1,526 @@
+"""The one cattrs converter: the only module that knows the wire's camelCase names.
+
+Every attrs class of the SDK is read from and written to JSON through here. A field's wire
+name is its snake_case name in camelCase (``documento_cliente`` -> ``documentoCliente``)
+unless the field declares an irregular one with ``metadata={"wire": "resultadoSmartPOS"}``.
+
+Reading is lenient about *extra* keys (the service will grow) and strict about the *types* of
+the keys it knows: cattrs' defaults would turn ``5.7`` into ``5`` and ``"5"`` into ``5``; here
+they are errors. ``bool`` is not an ``int``. Writing never sends nulls.
+
+Two converters share the same rules: a fast one without detailed validation that serves every
+successful read, and a detailed one that only runs after a failure, to say *where* the input
+was wrong as a JSON path (``$.dados.valorCentavos: expected an integer``).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import enum
+import types
+import typing
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
+
+import attrs
+import cattrs
+from cattrs.errors import ClassValidationError, IterableValidationError
+from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
+
+__all__ = [
+    "WireError",
+    "camel",
+    "parse_datetime",
+    "parse_unix_timestamp",
+    "structure",
+    "unstructure",
+    "wire_name",
+]
+
+T = TypeVar("T")
+UTC = _dt.timezone.utc
+
+
+class WireError(ValueError):
+    """JSON that does not fit a wire class; ``path`` says where (``$.dados.parcelas``)."""
+
+    def __init__(self, path: str, problem: str) -> None:
+        self.path = path
+        self.problem = problem
+        super().__init__(f"{path}: {problem}")
+
+
+def camel(name: str) -> str:
+    """Return the camelCase form of a snake_case field name."""
+    head, *rest = name.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
+def wire_name(field: attrs.Attribute[Any]) -> str:
+    """Return the JSON key of an attrs field."""
+    explicit = field.metadata.get("wire")
+    return explicit if explicit is not None else camel(field.name)
+
+
+# --- strict primitives -------------------------------------------------------------------
+
+
+def _int(value: Any, _: Any) -> int:
+    if type(value) is int:
+        return value
+    raise TypeError("expected an integer")
+
+
+def _str(value: Any, _: Any) -> str:
+    if type(value) is str:
+        return value
+    raise TypeError("expected a string")
+
+
+def _bool(value: Any, _: Any) -> bool:
+    if value is True or value is False:
+        return value
+    raise TypeError("expected a boolean")
+
+
+def _float(value: Any, _: Any) -> float:
+    if type(value) is float or type(value) is int:
+        return float(value)
+    raise TypeError("expected a number")
+
+
+def _any(value: Any, _: Any) -> Any:
+    return value
+
+
+def parse_datetime(value: Any) -> _dt.datetime:
+    """Read an ISO 8601 date-time; one without a UTC offset is read as UTC."""
+    if type(value) is not str:
+        raise TypeError("expected an ISO 8601 date-time string")
+    try:
+        parsed = _dt.datetime.fromisoformat(value)
+    except ValueError:
+        # 3.10's fromisoformat rejects "Z" and other valid ISO 8601 forms.
+        from dateutil.parser import isoparse
+
+        try:
+            parsed = isoparse(value)
+        except (ValueError, OverflowError):
+            raise ValueError("expected an ISO 8601 date-time") from None
+    if parsed.tzinfo is None:
+        return parsed.replace(tzinfo=UTC)
+    return parsed
+
+
+def parse_unix_timestamp(value: Any) -> _dt.datetime:
+    """Read a Unix timestamp in seconds (milliseconds are recognised by their size)."""
+    if type(value) is str:
+        # Tolerated: a service that sends the timestamp as an ISO string or digits.
+        if value.isdigit():
+            value = int(value)
+        else:
+            return parse_datetime(value)
+    if type(value) is not int and type(value) is not float:
+        raise TypeError("expected a Unix timestamp")
+    seconds = float(value)
+    if seconds > 1e11:  # a timestamp in milliseconds
+        seconds /= 1000.0
+    try:
+        return _dt.datetime.fromtimestamp(seconds, UTC)
+    except (OverflowError, OSError, ValueError):
+        raise ValueError("expected a Unix timestamp within range") from None
+
+
+def _datetime(value: Any, _: Any) -> _dt.datetime:
+    return parse_datetime(value)
+
+
+# --- containers ----------------------------------------------------------------------------
+
+
+def _is_sequence(tp: Any) -> bool:
+    origin = typing.get_origin(tp)
+    return origin in (list, tuple) and (origin is list or _is_variadic_tuple(tp))
+
+
+def _is_variadic_tuple(tp: Any) -> bool:
+    args = typing.get_args(tp)
+    return len(args) == 2 and args[1] is Ellipsis
+
+
+def _is_union(tp: Any) -> bool:
+    return typing.get_origin(tp) in (typing.Union, types.UnionType)
+
+
+def _union_factory(conv: cattrs.Converter, detailed: bool) -> Callable[[Any], Any]:
+    def factory(tp: Any) -> Any:
+        args = typing.get_args(tp)
+        others = [a for a in args if a is not type(None)]
+        if len(others) != 1:
+            raise TypeError(f"unsupported union on the wire: {tp!r}")
+        inner = conv.get_structure_hook(others[0])
+        target = others[0]
+
+        def hook(value: Any, _: Any) -> Any:
+            if value is None:
+                return None
+            return inner(value, target)
+
+        return hook
+
+    return factory
+
+
+def _sequence_factory(conv: cattrs.Converter, detailed: bool) -> Callable[[Any], Any]:
+    def factory(tp: Any) -> Any:
+        origin = typing.get_origin(tp)
+        (elem,) = typing.get_args(tp)[:1]
+        elem_hook = conv.get_structure_hook(elem)
+        make = tuple if origin is tuple else list
+
+        def hook(value: Any, _: Any) -> Any:
+            if type(value) is not list:
+                raise TypeError("expected an array")
+            if not detailed:
+                return make([elem_hook(item, elem) for item in value])
+            out = []
+            errors: list[Exception] = []
+            for index, item in enumerate(value):
+                try:
+                    out.append(elem_hook(item, elem))
+                except Exception as exc:
+                    exc.__notes__ = [*getattr(exc, "__notes__", []), _IndexNote(index)]
+                    errors.append(exc)
+            if errors:
+                raise IterableValidationError("invalid array", errors, tp)
+            return make(out)
+
+        return hook
+
+    return factory
+
+
+class _IndexNote(str):
+    index: int
+
+    def __new__(cls, index: int) -> _IndexNote:
+        note = super().__new__(cls, f"at index {index}")
+        note.index = index
+        return note
+
+
+# --- attrs classes -------------------------------------------------------------------------
+
+
+def _attrs_factory(conv: cattrs.Converter, detailed: bool) -> Callable[[Any], Any]:
+    def factory(cls: type[Any]) -> Any:
+        overrides: dict[str, Any] = {}
+        has_raw = False
+        for field in attrs.fields(cls):
+            if field.name == "raw" or field.metadata.get("wire_skip"):
+                overrides[field.name] = override(omit=True)
+                has_raw = has_raw or field.name == "raw"
+                continue
+            hook = field.metadata.get("wire_hook")
+            overrides[field.name] = override(
+                rename=wire_name(field),
+                struct_hook=(lambda v, _t, _h=hook: _h(v)) if hook is not None else None,
+            )
+        base = make_dict_structure_fn(
+            cls,
+            conv,
+            _cattrs_forbid_extra_keys=False,
+            _cattrs_detailed_validation=detailed,
+            **overrides,
+        )
+
+        if has_raw:
+
+            def hook(value: Any, _: Any) -> Any:
+                if not isinstance(value, Mapping):
+                    raise TypeError("expected an object")
+                obj = base(value, cls)
+                object.__setattr__(obj, "raw", value)
+                return obj
+
+        else:
+
+            def hook(value: Any, _: Any) -> Any:
+                if not isinstance(value, Mapping):
+                    raise TypeError("expected an object")
+                return base(value, cls)
+
+        return hook
+
+    return factory
+
+
+def _attrs_unstructure_factory(conv: cattrs.Converter) -> Callable[[Any], Any]:
+    def factory(cls: type[Any]) -> Any:
+        overrides: dict[str, Any] = {}
+        for field in attrs.fields(cls):
+            if field.name == "raw" or field.metadata.get("wire_skip"):
+                overrides[field.name] = override(omit=True)
+            else:
+                overrides[field.name] = override(rename=wire_name(field))
+        base = make_dict_unstructure_fn(cls, conv, **overrides)
+
+        def hook(obj: Any) -> dict[str, Any]:
+            # Never send nulls: an absent optional field is omitted, not sent as null.
+            return {k: v for k, v in base(obj).items() if v is not None}
+
+        return hook
+
+    return factory
+
+
+def _make_converter(detailed: bool) -> cattrs.Converter:
+    conv = cattrs.Converter(detailed_validation=detailed, forbid_extra_keys=False)
+    conv.register_structure_hook(int, _int)
+    conv.register_structure_hook(str, _str)
+    conv.register_structure_hook(bool, _bool)
+    conv.register_structure_hook(float, _float)
+    conv.register_structure_hook(_dt.datetime, _datetime)
+    conv.register_structure_hook_func(lambda t: t is Any, _any)
+    conv.register_structure_hook_factory(_is_union, _union_factory(conv, detailed))
+    conv.register_structure_hook_factory(_is_sequence, _sequence_factory(conv, detailed))
+    conv.register_structure_hook_factory(attrs.has, _attrs_factory(conv, detailed))
+    conv.register_unstructure_hook_factory(attrs.has, _attrs_unstructure_factory(conv))
+    conv.register_unstructure_hook(enum.Enum, lambda e: e.value)
+    return conv
+
+
+_fast = _make_converter(detailed=False)
+_detailed = _make_converter(detailed=True)
+
+
+def register_unstructure_hook(cls: type[Any], hook: Callable[[Any], Any]) -> None:
+    """Register a hand-written writer for a class whose wire shape is not flat (Comprovante)."""
+    _fast.register_unstructure_hook(cls, hook)
+    _detailed.register_unstructure_hook(cls, hook)
+
+
+# --- the fast path: a structure function generated per attrs class ---------------------------
+#
+# cattrs' generated hooks still dispatch through the converter for every field; on events this
+# cost ~9 µs per body, more than json.loads itself. Successful reads go through one plain
+# function per class instead, generated below from the same field list and the same rules
+# (strict primitives, optional = ``X | None``, wire names, ``wire_hook``, ``wire_skip``, ``raw``).
+# Any type it has no rule for is delegated to the fast cattrs hook, and any failure re-runs the
+# detailed cattrs converter, which alone decides the error message.
+
+_fast_fns: dict[Any, Callable[[Any], Any]] = {}
+_MISSING = object()
+
+
+class _Invalid(Exception):
+    """Raised by generated functions; the detailed converter then finds the path."""
+
+
+def _fail() -> typing.NoReturn:
+    raise _Invalid
+
+
+def _optional_inner(tp: Any) -> Any:
+    if _is_union(tp):
+        args = typing.get_args(tp)
+        others = [a for a in args if a is not type(None)]
+        if len(others) == 1 and len(args) == 2:
+            return others[0]
+    return None
+
+
+def _fast_fn(cls: Any) -> Callable[[Any], Any]:
+    """Return (and cache) the fast structure function of ``cls``."""
+    fn = _fast_fns.get(cls)
+    if fn is not None:
+        return fn
+    if isinstance(cls, type) and attrs.has(cls):
+        fn = _generate(cls)
+    else:
+        hook = _fast.get_structure_hook(cls)
+
+        def fn(data: Any) -> Any:
+            return hook(data, cls)
+
+    _fast_fns[cls] = fn
+    return fn
+
+
+def _value_code(tp: Any, var: str, ns: dict[str, Any], n: int) -> list[str]:
+    """Lines that check (and convert) ``var``, already known not to be ``None``/missing."""
+    if tp is str:
+        return [f"if type({var}) is not str: _fail()"]
+    if tp is int:
+        return [f"if type({var}) is not int: _fail()"]
+    if tp is bool:
+        return [f"if {var} is not True and {var} is not False: _fail()"]
+    if tp is float:
+        return [
+            f"if type({var}) is int: {var} = float({var})",
+            f"elif type({var}) is not float: _fail()",
+        ]
+    if tp is _dt.datetime:
+        return [f"{var} = _parse_datetime({var})"]
+    if tp is Any:
+        return []
+    if isinstance(tp, type) and attrs.has(tp):
+        ns[f"_sub{n}"] = _fast_fn(tp)
+        return [f"{var} = _sub{n}({var})"]
+    ns[f"_hook{n}"] = _fast.get_structure_hook(tp)
+    ns[f"_type{n}"] = tp
+    return [f"{var} = _hook{n}({var}, _type{n})"]
+
+
+def _direct_setters(cls: type[Any]) -> dict[str, Any] | None:
+    """Slot setters when an instance can be built without ``__init__`` (same result, faster).
+
+    Only for slotted classes whose ``__init__`` does nothing but assign: no validators, no
+    converters, no pre/post-init hooks, no cached hash, no ``Factory(takes_self=True)``.
+    """
+    if "__slots__" not in cls.__dict__ or any(
+        hasattr(cls, hook)
+        for hook in ("__attrs_pre_init__", "__attrs_post_init__", "__attrs_init_subclass__")
+    ):
+        return None
+    setters: dict[str, Any] = {}
+    for field in attrs.fields(cls):
+        default = field.default
+        if (
+            field.validator is not None
+            or field.converter is not None
+            or (isinstance(default, attrs.Factory) and default.takes_self)  # type: ignore[arg-type]
+        ):
+            return None
+        descriptor = getattr(cls, field.name, None)
+        if type(descriptor).__name__ != "member_descriptor":
+            return None
+        setters[field.name] = descriptor.__set__
+    if any("cached_hash" in slot for klass in cls.__mro__ for slot in klass.__dict__.get("__slots__", ())):
+        return None
+    return setters
+
+
+def _default_code(field: attrs.Attribute[Any], var: str, ns: dict[str, Any], n: int) -> str:
+    """An expression for the field's default; ``_fail()`` when it has none."""
+    default = field.default
+    if default is attrs.NOTHING:
+        return "_fail()"
+    if isinstance(default, attrs.Factory):  # type: ignore[arg-type]
+        ns[f"_factory{n}"] = default.factory
+        return f"_factory{n}()"
+    ns[f"_default{n}"] = default
+    return f"_default{n}"
+
+
+def _generate(cls: type[Any]) -> Callable[[Any], Any]:
+    hints = typing.get_type_hints(cls)
+    setters = _direct_setters(cls)
+    ns: dict[str, Any] = {
+        "_cls": cls,
+        "_new": object.__new__,
+        "_Mapping": Mapping,
+        "_MISSING": _MISSING,
+        "_fail": _fail,
+        "_parse_datetime": parse_datetime,
+    }
+    lines = [
+        "def structure(d):",
+        "    if type(d) is not dict and not isinstance(d, _Mapping): _fail()",
+        "    g = d.get",
+    ]
+    values: list[tuple[attrs.Attribute[Any], str]] = []
+    for n, field in enumerate(attrs.fields(cls)):
+        var = f"v{n}"
+        if field.name == "raw":
+            lines.append(f"    {var} = d")
+        elif not field.init or field.metadata.get("wire_skip"):
+            if setters is None:
+                continue  # __init__ fills it in
+            lines.append(f"    {var} = {_default_code(field, var, ns, n)}")
+        else:
+            tp = hints.get(field.name, Any)
+            hook = field.metadata.get("wire_hook")
+            inner = None if hook is not None else _optional_inner(tp)
+            if hook is not None:
+                ns[f"_fieldhook{n}"] = hook
+                check = [f"{var} = _fieldhook{n}({var})"]
+            else:
+                check = _value_code(tp if inner is None else inner, var, ns, n)
+            lines.append(f"    {var} = g({wire_name(field)!r}, _MISSING)")
+            lines.append(f"    if {var} is _MISSING: {var} = {_default_code(field, var, ns, n)}")
+            if check:
+                lines.append(f"    elif {var} is not None:" if inner is not None else "    else:")
+                lines.extend("        " + line for line in check)
+        values.append((field, var))
+    if setters is not None:
+        lines.append("    o = _new(_cls)")
+        for field, var in values:
+            ns[f"_set_{field.name}"] = setters[field.name]
+            lines.append(f"    _set_{field.name}(o, {var})")
+        lines.append("    return o")
+    else:
+        args = [var for field, var in values if not field.kw_only]
+        args += [f"{field.alias}={var}" for field, var in values if field.kw_only]
+        lines.append(f"    return _cls({', '.join(args)})")
+    source = "\n".join(lines) + "\n"
+    exec(compile(source, f"<smartpos._wire structure {cls.__qualname__}>", "exec"), ns)  # noqa: S102
+    fn: Callable[[Any], Any] = ns["structure"]
+    fn.__doc__ = source  # inspectable: print(_wire._fast_fn(cls).__doc__)
+    return fn
+
+
+def structure(data: Any, cls: type[T]) -> T:
+    """Read ``data`` (parsed JSON) as ``cls``; raise :class:`WireError` naming the JSON path."""
+    fn = _fast_fns.get(cls)
+    if fn is None:
+        fn = _fast_fn(cls)
+    try:
+        return fn(data)  # type: ignore[no-any-return]
+    except Exception:  # noqa: BLE001 - any failure is re-run below to find where it is
+        pass
+    try:
+        result = _detailed.structure(data, cls)
+    except Exception as exc:  # noqa: BLE001
+        path, problem = _first_problem(exc, cls, "$")
+        raise WireError(path, problem) from None
+    return result  # pragma: no cover - the fast converter failed where the detailed did not
+
+
+def unstructure(obj: Any) -> Any:
+    """Write an attrs instance as JSON-ready data (camelCase keys, no nulls)."""
+    return _fast.unstructure(obj)
+
+
+def _note_of(exc: BaseException) -> Any:
+    for note in getattr(exc, "__notes__", ()):
+        if hasattr(note, "name") or isinstance(note, _IndexNote):
+            return note
+    return None
+
+
+def _first_problem(exc: BaseException, cls: Any, path: str) -> tuple[str, str]:
+    """Walk cattrs' exception groups down to the first leaf; return its path and problem."""
+    if isinstance(exc, ClassValidationError):
+        target = exc.cl
+        for sub in exc.exceptions:
+            note = _note_of(sub)
+            name = getattr(note, "name", None)
+            key = name
+            if name is not None and attrs.has(target):
+                fields = attrs.fields_dict(target)
+                if name in fields:
+                    key = wire_name(fields[name])
+                    return _first_problem(sub, fields[name].type, f"{path}.{key}")
+            return _first_problem(sub, None, f"{path}.{key}" if key else path)
+    if isinstance(exc, IterableValidationError):
+        for sub in exc.exceptions:
+            note = _note_of(sub)
+            index = getattr(note, "index", None)
+            return _first_problem(sub, None, f"{path}[{index}]" if index is not None else path)
+    if isinstance(exc, KeyError):
+        return path, "required field is missing"
+    message = str(exc) or type(exc).__name__
+    if isinstance(exc, (TypeError, ValueError)) and message.startswith("expected"):
+        return path, message
+    return path, f"invalid value ({message})"
