@@ -6,7 +6,6 @@ This file is the source of ``_sync_client.py``, which ``scripts/unasync.py`` gen
 
 from __future__ import annotations
 
-import asyncio
 import builtins
 from types import TracebackType
 from typing import TYPE_CHECKING, TypeVar
@@ -27,6 +26,7 @@ from ._models import (
     Refund,
     Terminal,
 )
+from ._transports import AsyncLazyTransport
 
 if TYPE_CHECKING:
     from .webhooks import PagamentoAprovado
@@ -100,9 +100,8 @@ class AsyncClient:
             self._owns_http = False
         else:
             self._http = httpx.AsyncClient(
-                transport=transport,
+                transport=transport if transport is not None else AsyncLazyTransport(),
                 timeout=self._config.timeout,
-                verify=_core.shared_ssl_context() if transport is None else True,
             )
             self._owns_http = True
         self.qrcodes = AsyncQRCodes(self)
@@ -134,7 +133,7 @@ class AsyncClient:
             if not isinstance(step, _core.Retry):
                 return step
             if step.delay > 0:
-                await asyncio.sleep(step.delay)
+                await _sleep(step.delay)
 
     async def close(self) -> None:
         """Close the HTTP connections this client opened (not an ``http_client`` you passed)."""
@@ -151,6 +150,14 @@ class AsyncClient:
         tb: TracebackType | None,
     ) -> None:
         await self.close()
+
+
+async def _sleep(seconds: float) -> None:
+    # anyio works under asyncio and trio alike, as httpx does; imported here because
+    # `import smartpos` must stay cheap and only a retry ever sleeps.
+    import anyio
+
+    await anyio.sleep(seconds)
 
 
 class _AsyncResource:

@@ -26,6 +26,7 @@ from ._models import (
     Refund,
     Terminal,
 )
+from ._transports import LazyTransport
 
 if TYPE_CHECKING:
     from .webhooks import PagamentoAprovado
@@ -99,9 +100,8 @@ class Client:
             self._owns_http = False
         else:
             self._http = httpx.Client(
-                transport=transport,
+                transport=transport if transport is not None else LazyTransport(),
                 timeout=self._config.timeout,
-                verify=_core.shared_ssl_context() if transport is None else True,
             )
             self._owns_http = True
         self.qrcodes = QRCodes(self)
@@ -133,7 +133,7 @@ class Client:
             if not isinstance(step, _core.Retry):
                 return step
             if step.delay > 0:
-                time.sleep(step.delay)
+                _sleep(step.delay)
 
     def close(self) -> None:
         """Close the HTTP connections this client opened (not an ``http_client`` you passed)."""
@@ -150,6 +150,10 @@ class Client:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def _sleep(seconds: float) -> None:
+    time.sleep(seconds)
 
 
 class _Resource:

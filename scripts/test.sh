@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The whole test suite, on a fresh clone: installs what it needs into .venvs/<version>, then
+# runs ruff, mypy --strict, pyright on the typing checks, the unasync check, pytest on the
+# oldest and the newest supported Python, and the benchmarks in quick mode (they prove the
+# scripts work; timings are never judged here).
+#
+#   bash scripts/test.sh                          # everything
+#   SMARTPOS_TEST_PYTHONS="3.12" bash scripts/test.sh   # other interpreters
+#   bash scripts/test.sh -k payments              # extra arguments go to pytest
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PYTHONS=${SMARTPOS_TEST_PYTHONS:-"3.10 3.13"}
+
+find_python() {
+  local version=$1 candidate
+  for candidate in "$HOME"/.pyenv/versions/"$version".*/bin/python"$version" \
+                   "$(command -v "python$version" 2>/dev/null || true)"; do
+    if [ -n "$candidate" ] && [ -x "$candidate" ]; then
+      echo "$candidate"
+      return 0
+    fi
+  done
+  return 1
+}
+
+venvs=()
+for version in $PYTHONS; do
+  if ! python=$(find_python "$version"); then
+    echo "scripts/test.sh: Python $version not found (install it, or set SMARTPOS_TEST_PYTHONS)" >&2
+    exit 1
+  fi
+  venv=".venvs/$version"
+  if [ ! -x "$venv/bin/python" ]; then
+    echo "== creating $venv with $python"
+    "$python" -m venv "$venv"
+  fi
+  echo "== installing smartpos and its test tools into $venv"
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check -U "pip>=25.1"
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check -e . --group test --group lint
+  venvs+=("$venv")
+done
+
+newest=${venvs[${#venvs[@]}-1]}
+echo "== lint and types ($newest)"
+"$newest/bin/ruff" check .
+"$newest/bin/ruff" format --check .
+"$newest/bin/python" scripts/unasync.py --check
+"$newest/bin/mypy" --strict
+"$newest/bin/mypy" --strict tests/typing
+"$newest/bin/pyright" tests/typing
+
+for venv in "${venvs[@]}"; do
+  echo "== pytest ($venv: $("$venv/bin/python" --version))"
+  "$venv/bin/python" -m pytest -q "$@"
+done
+
+echo "== benchmarks, quick mode ($newest)"
+"$newest/bin/python" benchmarks/run_all.py --quick

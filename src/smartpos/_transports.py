@@ -1,0 +1,69 @@
+"""Default transports that build their connection pool and SSL context on first use.
+
+Building an ``httpx.Client`` normally loads the CA bundle into a new SSL context (about 30 ms).
+These transports share one SSL context between every client of the process and only create it
+when the first request is sent, so ``Client()`` itself is cheap (CLIs, serverless cold starts).
+"""
+
+from __future__ import annotations
+
+import threading
+from types import TracebackType
+
+import httpx
+
+from ._core import shared_ssl_context
+
+__all__ = ["AsyncLazyTransport", "LazyTransport"]
+
+
+class LazyTransport(httpx.BaseTransport):
+    """An ``httpx.HTTPTransport`` created on the first request, with the shared SSL context."""
+
+    def __init__(self) -> None:
+        self._inner: httpx.HTTPTransport | None = None
+        self._lock = threading.Lock()
+
+    def _get(self) -> httpx.HTTPTransport:
+        inner = self._inner
+        if inner is None:
+            with self._lock:
+                if self._inner is None:
+                    self._inner = httpx.HTTPTransport(verify=shared_ssl_context())
+                inner = self._inner
+        return inner
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        return self._get().handle_request(request)
+
+    def close(self) -> None:
+        if self._inner is not None:
+            self._inner.close()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None = None,
+        exc_value: BaseException | None = None,
+        traceback: TracebackType | None = None,
+    ) -> None:
+        self.close()
+
+
+class AsyncLazyTransport(httpx.AsyncBaseTransport):
+    """An ``httpx.AsyncHTTPTransport`` created on the first request (shared SSL context)."""
+
+    def __init__(self) -> None:
+        self._inner: httpx.AsyncHTTPTransport | None = None
+
+    def _get(self) -> httpx.AsyncHTTPTransport:
+        # No lock: an event loop runs one coroutine at a time, and this code does not await.
+        if self._inner is None:
+            self._inner = httpx.AsyncHTTPTransport(verify=shared_ssl_context())
+        return self._inner
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        return await self._get().handle_async_request(request)
+
+    async def aclose(self) -> None:
+        if self._inner is not None:
+            await self._inner.aclose()
