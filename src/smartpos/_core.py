@@ -373,12 +373,6 @@ def _combination(
             "credito with parcelas > 1 needs parcelamento (estabelecimento or administradora)",
             campo="parcelamento",
         )
-    if parcelamento is not None and not installments:
-        raise ValidationError(
-            "FORMA_PAGAMENTO_INVALIDA",
-            "parcelamento only applies to installments: send parcelas > 1 or omit parcelamento",
-            campo="parcelamento",
-        )
 
 
 # --- builders ------------------------------------------------------------------------------
@@ -407,19 +401,29 @@ def payment_call(
     comanda: Comanda | None,
     comprovante: Comprovante | None,
 ) -> Call[Acceptance]:
-    """Validate and build ``POST /v1/payments``, in the order the service checks."""
+    """Validate and build ``POST /v1/payments``.
+
+    The checks run in the order the service applies them, so that a request with several
+    problems is refused locally with the code the service would have answered first:
+    required fields, referencia, amounts, enumerated values, their combination, the
+    mode's requirements, and last the document's check digits.
+    """
+    if isinstance(referencia, str) and not referencia.strip():
+        raise _missing("referencia")
     if documento_cliente is None or documento_cliente == "":
         raise _missing("documentoCliente")
-    valor = _positive_int(valor_centavos, "valorCentavos", required=True)
+    if valor_centavos is None:
+        raise _missing("valorCentavos")
     if modo_execucao is None or modo_execucao == "":
         raise _missing("modoExecucao")
     ref = _referencia(config, referencia)
-    n_parcelas = _positive_int(parcelas, "parcelas", required=False)
+    valor = _positive_int(valor_centavos, "valorCentavos", required=True)
     modo = _enum(ModoExecucao, modo_execucao, "modoExecucao", "CAMPO_INVALIDO")
+    terminal = _optional_str(smartpos_id, "smartposId")
+    n_parcelas = _positive_int(parcelas, "parcelas", required=False)
     forma = _enum(FormaPagamento, forma_pagamento, "formaPagamento", "FORMA_PAGAMENTO_INVALIDA")
     financing = _enum(Parcelamento, parcelamento, "parcelamento", "FORMA_PAGAMENTO_INVALIDA")
     _combination(forma, n_parcelas, financing)
-    terminal = _optional_str(smartpos_id, "smartposId")
     card = _instance(comanda, Comanda, "comanda")
     receipt = _instance(comprovante, Comprovante, "comprovante")
     if modo is ModoExecucao.IMEDIATO and not (terminal and terminal.strip()):
@@ -577,7 +581,7 @@ def print_call(
     if documento_cliente is None or documento_cliente == "":
         raise _missing("documentoCliente")
     terminal = _require_str(smartpos_id, "smartposId")
-    if conteudo is None or len(conteudo) == 0:
+    if conteudo is None or (hasattr(conteudo, "__len__") and len(conteudo) == 0):
         raise _missing("conteudo.base64")
     if isinstance(conteudo, str):
         data = conteudo.encode("utf-8")
@@ -620,7 +624,7 @@ def _json_body(response: httpx.Response, call: Call[Any], *, allow_empty: bool =
         return {}
     try:
         return json.loads(content)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: JSON nested too deep
         raise ResponseError(
             f"{call.method} {call.log_path or call.path} answered {response.status_code} with a "
             f"body that is not JSON ({_content_type(response)}, {len(content)} bytes)",
@@ -728,7 +732,7 @@ def error_from_response(response: httpx.Response) -> APIError:
     fields: dict[str, str | None] = {"codigo": None, "mensagem": None, "acao": None, "campo": None}
     try:
         data = json.loads(response.content) if response.content else None
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: JSON nested too deep
         data = None
     erro = data.get("erro") if isinstance(data, Mapping) else None
     if isinstance(erro, Mapping):

@@ -1,0 +1,170 @@
+"""Webhook targets and one delivery attempt to each kind of target.
+
+A target is where a partner's events go: a loopback URL (HTTP POST, JSON), an in-process
+callable taking the envelope dict, or any object with ``receive(body, headers)`` such as the
+SDK's ``smartpos.webhooks.WebhookReceiver`` (duck-typed: the sandbox does not import it).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+import httpx
+
+from smartpos._version import __version__
+
+__all__ = [
+    "DeliveryAttempt",
+    "SupportsReceive",
+    "WebhookTarget",
+    "attempt_delivery",
+    "check_target",
+    "describe_target",
+    "encode_envelope",
+    "is_loopback_host",
+]
+
+USER_AGENT = f"smartpos-sandbox/{__version__}"
+
+
+@runtime_checkable
+class SupportsReceive(Protocol):
+    """Anything with ``receive(body, headers)``, e.g. ``smartpos.webhooks.WebhookReceiver``."""
+
+    def receive(self, body: bytes, headers: Mapping[str, str], /) -> object:
+        """Take one delivery; a result with ``status_code`` >= 300 counts as a failure."""
+
+
+WebhookTarget = str | SupportsReceive | Callable[[dict[str, Any]], object]
+"""A loopback URL, an object with ``receive(body, headers)``, or a callable(envelope)."""
+
+
+@dataclass(frozen=True)
+class DeliveryAttempt:
+    """One attempt to deliver one event to a partner's webhook target.
+
+    Attributes:
+        event_id: The envelope's ``id``.
+        tipo: The envelope's ``tipo``.
+        attempt: 1 for the first attempt of a delivery, then 2, 3... for its retries.
+        target: A description of the target (the URL, or the callable's name).
+        ok: Whether the target took it (HTTP 2xx, or no failure in process).
+        status_code: The status the target answered, when it answered one.
+        error: Why the attempt failed, when it did.
+    """
+
+    event_id: str
+    tipo: str
+    attempt: int
+    target: str
+    ok: bool
+    status_code: int | None = None
+    error: str | None = None
+
+
+def is_loopback_host(host: str) -> bool:
+    """Tell whether ``host`` is ``localhost`` or a loopback IP address.
+
+    Args:
+        host: A host name or an IP address (IPv6 with or without brackets).
+
+    Returns:
+        ``True`` only for loopback.
+    """
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def check_target(target: object) -> None:
+    """Refuse a target the sandbox cannot deliver to.
+
+    Args:
+        target: The webhook target.
+
+    Raises:
+        ValueError: A URL that is not ``http(s)`` on a loopback host.
+        TypeError: Not a str, a ``receive`` object or a callable.
+    """
+    if isinstance(target, str):
+        url = httpx.URL(target)
+        if url.scheme not in ("http", "https") or not is_loopback_host(url.host):
+            raise ValueError(f"the sandbox only delivers to loopback http URLs, not {target!r}")
+        return
+    if not isinstance(target, SupportsReceive) and not callable(target):
+        raise TypeError(f"a webhook target is a URL, a callable or a receiver, not {target!r}")
+
+
+def describe_target(target: object) -> str:
+    """Return a short description of a target for :class:`DeliveryAttempt`.
+
+    Args:
+        target: The webhook target.
+
+    Returns:
+        The URL, or the name of the callable or receiver class.
+    """
+    if isinstance(target, str):
+        return target
+    if isinstance(target, SupportsReceive):
+        return f"{type(target).__name__}.receive"
+    return str(getattr(target, "__qualname__", type(target).__name__))
+
+
+def encode_envelope(envelope: Mapping[str, Any]) -> bytes:
+    """Return the exact bytes sent for an envelope (compact UTF-8 JSON).
+
+    Args:
+        envelope: The event envelope.
+
+    Returns:
+        The body of the delivery.
+    """
+    return json.dumps(envelope, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def _status_of(result: object) -> int | None:
+    status = getattr(result, "status_code", result)
+    if isinstance(status, int) and not isinstance(status, bool):
+        return status
+    return None
+
+
+def attempt_delivery(
+    target: WebhookTarget, envelope: Mapping[str, Any], client: httpx.Client | None
+) -> tuple[bool, int | None, str | None]:
+    """Deliver one envelope once.
+
+    Args:
+        target: Where to deliver.
+        envelope: The event envelope.
+        client: The HTTP client for URL targets (``None`` for in-process targets).
+
+    Returns:
+        ``(ok, status_code, error)``; ``ok`` is ``False`` for a non-2xx answer, a network error
+        or an exception raised by an in-process target.
+    """
+    body = encode_envelope(envelope)
+    headers = {"content-type": "application/json", "user-agent": USER_AGENT}
+    try:
+        if isinstance(target, str):
+            assert client is not None
+            response = client.post(target, content=body, headers=headers)
+            status: int | None = response.status_code
+        elif isinstance(target, SupportsReceive):
+            status = _status_of(target.receive(body, headers))
+        else:
+            # A fresh copy: the target may mutate it, the sandbox keeps the one it sent.
+            status = _status_of(target(json.loads(body)))
+    except Exception as exc:  # noqa: BLE001 - any failure of the target is a failed delivery
+        return False, None, f"{type(exc).__name__}: {exc}"
+    if status is not None and not 200 <= status < 300:
+        return False, status, f"HTTP {status}"
+    return True, status, None

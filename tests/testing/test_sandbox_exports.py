@@ -1,0 +1,73 @@
+"""The public names of smartpos.testing, and __all__ in every one of its modules."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from pathlib import Path
+
+import smartpos.testing
+
+EXPECTED = {
+    "Approve",
+    "BadGateway",
+    "Card",
+    "ConnectionRefused",
+    "Customer",
+    "DeliveryAttempt",
+    "DropConnection",
+    "Endpoint",
+    "Fault",
+    "InternalError",
+    "KeyStatus",
+    "Latency",
+    "NoAnswer",
+    "Partner",
+    "Payment",
+    "PaymentOutcome",
+    "PrintDone",
+    "PrintFail",
+    "PrintJob",
+    "PrintOutcome",
+    "QRCode",
+    "QRCodeExpiredError",
+    "RateLimited",
+    "ReadTimeout",
+    "RecordedRequest",
+    "Refund",
+    "Refuse",
+    "Sandbox",
+    "SandboxError",
+    "SandboxTransport",
+    "SupportsReceive",
+    "Terminal",
+    "WebhookTarget",
+}
+
+
+def test_exported_names() -> None:
+    """smartpos.testing exports exactly the documented names, and each one exists."""
+    assert set(smartpos.testing.__all__) == EXPECTED
+    for name in EXPECTED:
+        assert getattr(smartpos.testing, name) is not None
+
+
+def test_every_module_declares_all() -> None:
+    """Every module of smartpos.testing has an __all__ naming only what it defines."""
+    for info in pkgutil.iter_modules(smartpos.testing.__path__, "smartpos.testing."):
+        module = importlib.import_module(info.name)
+        assert isinstance(module.__all__, list), info.name
+        for name in module.__all__:
+            assert hasattr(module, name), (info.name, name)
+
+
+def test_the_simulator_does_not_import_the_sdk_it_checks() -> None:
+    """No sandbox module imports the SDK's wire converter, models, core or clients."""
+    forbidden = ("_wire", "_models", "_core", "_client", "_sync_client", "_async_client")
+    for info in pkgutil.iter_modules(smartpos.testing.__path__, "smartpos.testing."):
+        module = importlib.import_module(info.name)
+        source = Path(module.__file__ or "").read_text(encoding="utf-8")
+        for name in forbidden:
+            assert f"smartpos.{name}" not in source, (info.name, name)
+            assert f"from ..{name}" not in source, (info.name, name)
+            assert f"from .. import {name}" not in source, (info.name, name)
