@@ -23,9 +23,9 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 import attrs
-import cattrs
-from cattrs.errors import ClassValidationError, IterableValidationError
-from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
+
+if typing.TYPE_CHECKING:
+    import cattrs
 
 __all__ = [
     "WireError",
@@ -91,6 +91,17 @@ def _float(value: Any, _: Any) -> float:
 
 def _any(value: Any, _: Any) -> Any:
     return value
+
+
+def _is_object(tp: Any) -> bool:
+    return typing.get_origin(tp) in (Mapping, typing.Mapping) and typing.get_args(tp) == (str, Any)
+
+
+def _object(value: Any, _: Any) -> Mapping[str, Any]:
+    # A JSON object kept as received (UnknownEvent.dados): checked, not copied.
+    if isinstance(value, Mapping):
+        return value
+    raise TypeError("expected an object")
 
 
 def parse_datetime(value: Any) -> _dt.datetime:
@@ -188,10 +199,13 @@ def _sequence_factory(conv: cattrs.Converter, detailed: bool) -> Callable[[Any],
             for index, item in enumerate(value):
                 try:
                     out.append(elem_hook(item, elem))
-                except Exception as exc:
-                    exc.__notes__ = [*getattr(exc, "__notes__", []), _IndexNote(index)]
+                except Exception as exc:  # noqa: BLE001, PERF203 - collected, re-raised below
+                    notes = [*getattr(exc, "__notes__", []), _IndexNote(index)]
+                    setattr(exc, "__notes__", notes)  # noqa: B010 - add_note is 3.11+
                     errors.append(exc)
             if errors:
+                from cattrs.errors import IterableValidationError
+
                 raise IterableValidationError("invalid array", errors, tp)
             return make(out)
 
@@ -201,7 +215,7 @@ def _sequence_factory(conv: cattrs.Converter, detailed: bool) -> Callable[[Any],
 
 
 class _IndexNote(str):
-    index: int
+    index: int  # type: ignore[assignment]  # shadows str.index on purpose: cattrs' name
 
     def __new__(cls, index: int) -> _IndexNote:
         note = super().__new__(cls, f"at index {index}")
@@ -212,7 +226,13 @@ class _IndexNote(str):
 # --- attrs classes -------------------------------------------------------------------------
 
 
+def _field_hook(hook: Callable[[Any], Any]) -> Callable[[Any, Any], Any]:
+    return lambda value, _: hook(value)
+
+
 def _attrs_factory(conv: cattrs.Converter, detailed: bool) -> Callable[[Any], Any]:
+    from cattrs.gen import make_dict_structure_fn, override
+
     def factory(cls: type[Any]) -> Any:
         overrides: dict[str, Any] = {}
         has_raw = False
@@ -224,7 +244,7 @@ def _attrs_factory(conv: cattrs.Converter, detailed: bool) -> Callable[[Any], An
             hook = field.metadata.get("wire_hook")
             overrides[field.name] = override(
                 rename=wire_name(field),
-                struct_hook=(lambda v, _t, _h=hook: _h(v)) if hook is not None else None,
+                struct_hook=_field_hook(hook) if hook is not None else None,
             )
         base = make_dict_structure_fn(
             cls,
@@ -256,6 +276,8 @@ def _attrs_factory(conv: cattrs.Converter, detailed: bool) -> Callable[[Any], An
 
 
 def _attrs_unstructure_factory(conv: cattrs.Converter) -> Callable[[Any], Any]:
+    from cattrs.gen import make_dict_unstructure_fn, override
+
     def factory(cls: type[Any]) -> Any:
         overrides: dict[str, Any] = {}
         for field in attrs.fields(cls):
@@ -275,6 +297,8 @@ def _attrs_unstructure_factory(conv: cattrs.Converter) -> Callable[[Any], Any]:
 
 
 def _make_converter(detailed: bool) -> cattrs.Converter:
+    import cattrs
+
     conv = cattrs.Converter(detailed_validation=detailed, forbid_extra_keys=False)
     conv.register_structure_hook(int, _int)
     conv.register_structure_hook(str, _str)
@@ -282,6 +306,7 @@ def _make_converter(detailed: bool) -> cattrs.Converter:
     conv.register_structure_hook(float, _float)
     conv.register_structure_hook(_dt.datetime, _datetime)
     conv.register_structure_hook_func(lambda t: t is Any, _any)
+    conv.register_structure_hook_func(_is_object, _object)
     conv.register_structure_hook_factory(_is_union, _union_factory(conv, detailed))
     conv.register_structure_hook_factory(_is_sequence, _sequence_factory(conv, detailed))
     conv.register_structure_hook_factory(attrs.has, _attrs_factory(conv, detailed))
@@ -290,14 +315,27 @@ def _make_converter(detailed: bool) -> cattrs.Converter:
     return conv
 
 
-_fast = _make_converter(detailed=False)
-_detailed = _make_converter(detailed=True)
+# cattrs costs ~20 ms to import and more to set up: the converters are built on first use, so
+# `import smartpos` stays cheap and a payment (which only writes plain dicts) never pays it.
+_converters: dict[bool, cattrs.Converter] = {}
+_extra_unstructure_hooks: list[tuple[type[Any], Callable[[Any], Any]]] = []
+
+
+def _converter(detailed: bool) -> cattrs.Converter:
+    conv = _converters.get(detailed)
+    if conv is None:
+        conv = _make_converter(detailed)
+        for cls, hook in _extra_unstructure_hooks:
+            conv.register_unstructure_hook(cls, hook)
+        _converters[detailed] = conv
+    return conv
 
 
 def register_unstructure_hook(cls: type[Any], hook: Callable[[Any], Any]) -> None:
     """Register a hand-written writer for a class whose wire shape is not flat (Comprovante)."""
-    _fast.register_unstructure_hook(cls, hook)
-    _detailed.register_unstructure_hook(cls, hook)
+    _extra_unstructure_hooks.append((cls, hook))
+    for conv in _converters.values():
+        conv.register_unstructure_hook(cls, hook)
 
 
 # --- the fast path: a structure function generated per attrs class ---------------------------
@@ -310,6 +348,7 @@ def register_unstructure_hook(cls: type[Any], hook: Callable[[Any], Any]) -> Non
 # detailed cattrs converter, which alone decides the error message.
 
 _fast_fns: dict[Any, Callable[[Any], Any]] = {}
+_FACTORY: type[Any] = type(attrs.Factory(list))
 _MISSING = object()
 
 
@@ -338,7 +377,7 @@ def _fast_fn(cls: Any) -> Callable[[Any], Any]:
     if isinstance(cls, type) and attrs.has(cls):
         fn = _generate(cls)
     else:
-        hook = _fast.get_structure_hook(cls)
+        hook = _converter(False).get_structure_hook(cls)
 
         def fn(data: Any) -> Any:
             return hook(data, cls)
@@ -367,7 +406,7 @@ def _value_code(tp: Any, var: str, ns: dict[str, Any], n: int) -> list[str]:
     if isinstance(tp, type) and attrs.has(tp):
         ns[f"_sub{n}"] = _fast_fn(tp)
         return [f"{var} = _sub{n}({var})"]
-    ns[f"_hook{n}"] = _fast.get_structure_hook(tp)
+    ns[f"_hook{n}"] = _converter(False).get_structure_hook(tp)
     ns[f"_type{n}"] = tp
     return [f"{var} = _hook{n}({var}, _type{n})"]
 
@@ -385,28 +424,29 @@ def _direct_setters(cls: type[Any]) -> dict[str, Any] | None:
         return None
     setters: dict[str, Any] = {}
     for field in attrs.fields(cls):
-        default = field.default
+        default: Any = field.default
         if (
             field.validator is not None
             or field.converter is not None
-            or (isinstance(default, attrs.Factory) and default.takes_self)  # type: ignore[arg-type]
+            or (isinstance(default, _FACTORY) and default.takes_self)
         ):
             return None
-        descriptor = getattr(cls, field.name, None)
+        descriptor: Any = getattr(cls, field.name, None)
         if type(descriptor).__name__ != "member_descriptor":
             return None
         setters[field.name] = descriptor.__set__
-    if any("cached_hash" in slot for klass in cls.__mro__ for slot in klass.__dict__.get("__slots__", ())):
+    slots = [slot for klass in cls.__mro__ for slot in klass.__dict__.get("__slots__", ())]
+    if any("cached_hash" in slot for slot in slots):
         return None
     return setters
 
 
-def _default_code(field: attrs.Attribute[Any], var: str, ns: dict[str, Any], n: int) -> str:
+def _default_code(field: attrs.Attribute[Any], ns: dict[str, Any], n: int) -> str:
     """An expression for the field's default; ``_fail()`` when it has none."""
-    default = field.default
+    default: Any = field.default
     if default is attrs.NOTHING:
         return "_fail()"
-    if isinstance(default, attrs.Factory):  # type: ignore[arg-type]
+    if isinstance(default, _FACTORY):
         ns[f"_factory{n}"] = default.factory
         return f"_factory{n}()"
     ns[f"_default{n}"] = default
@@ -437,7 +477,7 @@ def _generate(cls: type[Any]) -> Callable[[Any], Any]:
         elif not field.init or field.metadata.get("wire_skip"):
             if setters is None:
                 continue  # __init__ fills it in
-            lines.append(f"    {var} = {_default_code(field, var, ns, n)}")
+            lines.append(f"    {var} = {_default_code(field, ns, n)}")
         else:
             tp = hints.get(field.name, Any)
             hook = field.metadata.get("wire_hook")
@@ -447,11 +487,24 @@ def _generate(cls: type[Any]) -> Callable[[Any], Any]:
                 check = [f"{var} = _fieldhook{n}({var})"]
             else:
                 check = _value_code(tp if inner is None else inner, var, ns, n)
-            lines.append(f"    {var} = g({wire_name(field)!r}, _MISSING)")
-            lines.append(f"    if {var} is _MISSING: {var} = {_default_code(field, var, ns, n)}")
-            if check:
-                lines.append(f"    elif {var} is not None:" if inner is not None else "    else:")
-                lines.extend("        " + line for line in check)
+            key = wire_name(field)
+            if field.default is attrs.NOTHING and inner is None and check:
+                # Required: a missing key reads as None, which every check refuses.
+                lines.append(f"    {var} = g({key!r})")
+                lines.extend("    " + line for line in check)
+            elif field.default is None and inner is not None:
+                lines.append(f"    {var} = g({key!r})")
+                if check:
+                    lines.append(f"    if {var} is not None:")
+                    lines.extend("        " + line for line in check)
+            else:
+                lines.append(f"    {var} = g({key!r}, _MISSING)")
+                default = _default_code(field, ns, n)
+                lines.append(f"    if {var} is _MISSING: {var} = {default}")
+                if check:
+                    test = f"elif {var} is not None:" if inner is not None else "else:"
+                    lines.append("    " + test)
+                    lines.extend("        " + line for line in check)
         values.append((field, var))
     if setters is not None:
         lines.append("    o = _new(_cls)")
@@ -477,10 +530,10 @@ def structure(data: Any, cls: type[T]) -> T:
         fn = _fast_fn(cls)
     try:
         return fn(data)  # type: ignore[no-any-return]
-    except Exception:  # noqa: BLE001 - any failure is re-run below to find where it is
+    except Exception:  # noqa: BLE001, S110 - any failure is re-run below to find where it is
         pass
     try:
-        result = _detailed.structure(data, cls)
+        result = _converter(True).structure(data, cls)
     except Exception as exc:  # noqa: BLE001
         path, problem = _first_problem(exc, cls, "$")
         raise WireError(path, problem) from None
@@ -489,7 +542,7 @@ def structure(data: Any, cls: type[T]) -> T:
 
 def unstructure(obj: Any) -> Any:
     """Write an attrs instance as JSON-ready data (camelCase keys, no nulls)."""
-    return _fast.unstructure(obj)
+    return _converter(False).unstructure(obj)
 
 
 def _note_of(exc: BaseException) -> Any:
@@ -501,6 +554,8 @@ def _note_of(exc: BaseException) -> Any:
 
 def _first_problem(exc: BaseException, cls: Any, path: str) -> tuple[str, str]:
     """Walk cattrs' exception groups down to the first leaf; return its path and problem."""
+    from cattrs.errors import ClassValidationError, IterableValidationError
+
     if isinstance(exc, ClassValidationError):
         target = exc.cl
         for sub in exc.exceptions:

@@ -1,0 +1,101 @@
+"""Webhook events: parse them, store them once, process them later, never lose one.
+
+::
+
+    from smartpos import webhooks
+
+    store = webhooks.SQLiteStore("inbox.db")
+    receiver = webhooks.WebhookReceiver(store)          # receiver.asgi_app() / .wsgi_app()
+    worker = webhooks.Worker(store, handle)             # handle(event) in your own code
+    event = webhooks.parse_event(body)                  # strict, typed
+
+``RedisStore`` and ``PostgresStore`` are imported on first use, so ``import smartpos.webhooks``
+never needs the optional ``redis`` or ``psycopg`` packages.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from ._events import (
+    Autorizacao,
+    DadosImpressao,
+    DadosPagamento,
+    DadosSmartposIdentificado,
+    Envelope,
+    Event,
+    ImpressaoConcluida,
+    ImpressaoFalhou,
+    InvalidEventError,
+    PagamentoAprovado,
+    PagamentoRecusado,
+    ResultadoSmartPOS,
+    SmartposIdentificado,
+    UnknownEvent,
+    parse_envelope,
+    parse_event,
+)
+from ._memory import MemoryStore
+from ._receiver import Receipt, WebhookReceiver
+from ._sqlite import SQLiteStore
+from ._store import Claim, EventState, PutResult, Store, StoredEvent, StoreError
+from ._verify import HmacSignatureVerifier, SharedSecretVerifier, VerificationError, Verifier
+from ._worker import AsyncWorker, Worker
+
+if TYPE_CHECKING:
+    from ._postgres import PostgresStore
+    from ._redis import RedisStore
+
+__all__ = [
+    "AsyncWorker",
+    "Autorizacao",
+    "Claim",
+    "DadosImpressao",
+    "DadosPagamento",
+    "DadosSmartposIdentificado",
+    "Envelope",
+    "Event",
+    "EventState",
+    "HmacSignatureVerifier",
+    "ImpressaoConcluida",
+    "ImpressaoFalhou",
+    "InvalidEventError",
+    "MemoryStore",
+    "PagamentoAprovado",
+    "PagamentoRecusado",
+    "PostgresStore",
+    "PutResult",
+    "Receipt",
+    "RedisStore",
+    "ResultadoSmartPOS",
+    "SQLiteStore",
+    "SharedSecretVerifier",
+    "SmartposIdentificado",
+    "Store",
+    "StoreError",
+    "StoredEvent",
+    "UnknownEvent",
+    "VerificationError",
+    "Verifier",
+    "WebhookReceiver",
+    "Worker",
+    "parse_envelope",
+    "parse_event",
+]
+
+# Optional backends: name -> module, imported on first attribute access.
+_LAZY = {"RedisStore": "._redis", "PostgresStore": "._postgres"}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -1,0 +1,528 @@
+"""``Worker``: claim stored events, run the partner's handler, ack or nack; never lose one.
+
+One pass (``run_once``) claims up to ``batch`` events with a lease and, for each:
+
+- ``claim.event`` raises ``InvalidEventError`` (its ``dados`` does not fit the typed schema):
+  dead-lettered at once, since retrying cannot help; ``store.requeue(id)`` after an upgrade;
+- the handler returns: ack;
+- the handler raises: nack with exponential backoff and jitter; the store moves the event to
+  the dead state after its ``max_attempts``. The error kept is the exception's type and
+  message, with anything shaped like a CPF or CNPJ masked.
+
+While a batch is being handled, a heartbeat thread extends the leases of its unfinished
+events every ``lease / 3`` seconds, so a slow handler does not let an event be claimed twice.
+A claim that lost its lease anyway (the process stalled past it) is skipped, and a late ack
+is refused by the store: the event's new owner decides.
+
+``run()`` loops until ``stop()`` (or a set ``stop_event``, or SIGTERM when
+``install_signal_handlers=True``): the event being handled is finished, the rest of the batch
+is given back at once, and no new claim is made. ``AsyncWorker`` is the same for ``async def``
+handlers, with the store calls in a worker thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import random
+import re
+import signal
+import socket
+import threading
+import uuid
+from collections.abc import Awaitable, Callable, Sequence
+from types import FrameType
+from typing import Final
+
+from smartpos._documents import mask_documento
+
+from ._events import Event, InvalidEventError
+from ._store import Claim, Store
+
+__all__ = ["AsyncWorker", "Worker", "backoff_delay", "error_text"]
+
+_logger = logging.getLogger("smartpos.webhooks")
+
+#: Longest error text kept with a failed event.
+MAX_ERROR_CHARS: Final = 500
+# Masked or bare CPF (11) / CNPJ (14, alphanumeric since 2026) inside free text.
+_DOCUMENT = re.compile(
+    r"(?<![0-9A-Za-z])(?:\d{3}\.?\d{3}\.?\d{3}-?\d{2}|[0-9A-Z]{2}\.?[0-9A-Z]{3}\.?[0-9A-Z]{3}/?"
+    r"[0-9A-Z]{4}-?\d{2})(?![0-9A-Za-z])"
+)
+_RELEASED = "released unprocessed: the worker was stopping"
+
+
+def error_text(exc: BaseException) -> str:
+    """Describe a handler failure for the store: type and message, documents masked, bounded."""
+    message = str(exc)
+    text = f"{type(exc).__qualname__}: {message}" if message else type(exc).__qualname__
+    text = _DOCUMENT.sub(lambda m: mask_documento(m.group(0)), text)
+    return text if len(text) <= MAX_ERROR_CHARS else text[: MAX_ERROR_CHARS - 1] + "…"
+
+
+def backoff_delay(
+    attempts: int,
+    *,
+    base: float,
+    maximum: float,
+    jitter: Callable[[float, float], float] = random.uniform,
+) -> float:
+    """Seconds before a failed event is retried: exponential, capped, with jitter.
+
+    ``base * 2 ** (attempts - 1)``, capped at ``maximum``, then a random value between half of
+    it and all of it, so that events failing together do not come back together.
+
+    Args:
+        attempts: The attempt that failed (1 for the first).
+        base: Delay after the first failure; 0 retries at once (tests).
+        maximum: Longest delay.
+        jitter: ``random.uniform``-like; replaceable for determinism.
+    """
+    if base <= 0 or maximum <= 0:
+        return 0.0
+    exponent = min(max(attempts, 1) - 1, 62)
+    delay = min(maximum, base * 2.0**exponent)
+    return jitter(delay / 2.0, delay)
+
+
+def _default_owner() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+def _check_seconds(name: str, value: float, *, zero_ok: bool = False) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{name} must be a number of seconds, not {value!r}")
+    if not (value >= 0 if zero_ok else value > 0) or value == float("inf"):
+        raise ValueError(f"{name} must be {'>= 0' if zero_ok else '> 0'}, not {value!r}")
+    return float(value)
+
+
+class _Settings:
+    """What both workers share: validated options and the outcome of one claim."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        owner: str | None,
+        lease: float,
+        batch: int,
+        base_backoff: float,
+        max_backoff: float,
+        poll_interval: float,
+        heartbeat: float | None,
+    ) -> None:
+        if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
+            raise ValueError(f"batch must be an int >= 1, not {batch!r}")
+        self.store = store
+        self.owner = owner if owner else _default_owner()
+        self.lease = _check_seconds("lease", lease)
+        self.batch = batch
+        self.base_backoff = _check_seconds("base_backoff", base_backoff, zero_ok=True)
+        self.max_backoff = _check_seconds("max_backoff", max_backoff, zero_ok=True)
+        self.poll_interval = _check_seconds("poll_interval", poll_interval, zero_ok=True)
+        self.heartbeat = (
+            self.lease / 3.0 if heartbeat is None else _check_seconds("heartbeat", heartbeat)
+        )
+
+    def retry_in(self, attempts: int) -> float:
+        return backoff_delay(attempts, base=self.base_backoff, maximum=self.max_backoff)
+
+    def parse(self, claim: Claim) -> Event | None:
+        """The claim's event, or ``None`` after dead-lettering a schema mismatch."""
+        try:
+            return claim.event
+        except InvalidEventError as exc:
+            _logger.error(
+                "webhook event %s (%s) does not fit the schema (%s): dead-lettered; requeue it "
+                "after upgrading",
+                claim.event_id,
+                claim.tipo,
+                exc,
+            )
+            self.store.dead_letter(claim, error=f"InvalidEventError: {exc}")
+            return None
+
+    def done(self, claim: Claim) -> None:
+        if self.store.ack(claim):
+            _logger.debug("webhook event %s (%s) processed", claim.event_id, claim.tipo)
+        else:
+            _logger.warning(
+                "webhook event %s (%s) was processed after its lease was lost; the ack was "
+                "refused and the event may be processed again (raise the lease)",
+                claim.event_id,
+                claim.tipo,
+            )
+
+    def failed(self, claim: Claim, exc: BaseException) -> None:
+        retry_in = self.retry_in(claim.attempts)
+        text = error_text(exc)
+        _logger.warning(
+            "webhook event %s (%s) failed on attempt %d, retry in %.1fs: %s",
+            claim.event_id,
+            claim.tipo,
+            claim.attempts,
+            retry_in,
+            text,
+        )
+        self.store.nack(claim, error=text, retry_in=retry_in)
+
+    def release(self, claims: Sequence[Claim]) -> None:
+        for claim in claims:
+            self.store.nack(claim, error=_RELEASED, retry_in=0.0)
+
+
+class _Heartbeat:
+    """A thread that keeps extending the leases of a batch's unfinished claims."""
+
+    def __init__(self, settings: _Settings, claims: Sequence[Claim]) -> None:
+        self._settings = settings
+        self._lock = threading.Lock()
+        self._active = {claim.event_id: claim for claim in claims}
+        self.lost: set[str] = set()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(
+            target=self._run, name=f"smartpos-heartbeat-{settings.owner}", daemon=True
+        )
+        self._thread.start()
+
+    def finished(self, claim: Claim) -> None:
+        with self._lock:
+            self._active.pop(claim.event_id, None)
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        settings = self._settings
+        while not self._stop.wait(settings.heartbeat):
+            with self._lock:
+                claims = list(self._active.values())
+            for claim in claims:
+                try:
+                    kept = settings.store.extend(claim, lease=settings.lease)
+                except Exception:  # noqa: BLE001 - try again at the next beat
+                    _logger.warning("could not extend the lease of %s", claim.event_id)
+                    continue
+                if not kept:
+                    with self._lock:
+                        if claim.event_id in self._active:
+                            self.lost.add(claim.event_id)
+
+
+class Worker:
+    """Process stored events with a synchronous handler, at least once, in ``criado_em`` order.
+
+    Args:
+        store: The store the receiver puts events into.
+        handler: Called with each typed event; returning means done (ack), raising means
+            try again later (nack with backoff). Make it idempotent: at-least-once delivery
+            means a crash between the handler and the ack runs it again.
+        owner: The lease holder's name; default ``"<host>:<pid>:<random>"``.
+        lease: Seconds a claim is held before another worker may take it over; extended in
+            the background while the handler runs.
+        batch: Events claimed per pass.
+        base_backoff: Delay after the first failure; doubled per attempt. 0 retries at once.
+        max_backoff: Longest delay between attempts.
+        poll_interval: Seconds ``run()`` waits when nothing is pending.
+        heartbeat: Seconds between lease extensions; default ``lease / 3``.
+        install_signal_handlers: ``run()`` stops gracefully on SIGTERM and SIGINT (only when
+            called in the main thread; the previous handlers are restored afterwards).
+
+    Raises:
+        ValueError: An option is out of range.
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        handler: Callable[[Event], object],
+        *,
+        owner: str | None = None,
+        lease: float = 30.0,
+        batch: int = 10,
+        base_backoff: float = 1.0,
+        max_backoff: float = 300.0,
+        poll_interval: float = 1.0,
+        heartbeat: float | None = None,
+        install_signal_handlers: bool = False,
+    ) -> None:
+        if not callable(handler):
+            raise ValueError("handler must be callable")
+        self._settings = _Settings(
+            store,
+            owner=owner,
+            lease=lease,
+            batch=batch,
+            base_backoff=base_backoff,
+            max_backoff=max_backoff,
+            poll_interval=poll_interval,
+            heartbeat=heartbeat,
+        )
+        self._handler = handler
+        self._install_signal_handlers = install_signal_handlers
+        self._stopping = threading.Event()
+
+    def __repr__(self) -> str:
+        return f"Worker({self._settings.store!r}, owner={self._settings.owner!r})"
+
+    @property
+    def owner(self) -> str:
+        """The name this worker's claims are held under."""
+        return self._settings.owner
+
+    @property
+    def stopping(self) -> bool:
+        """``True`` once ``stop()`` was called."""
+        return self._stopping.is_set()
+
+    def stop(self) -> None:
+        """Stop gracefully: finish the event being handled, give back the rest, claim no more.
+
+        Safe to call from another thread or a signal handler.
+        """
+        self._stopping.set()
+
+    def run_once(self) -> int:
+        """Claim one batch and process it.
+
+        Returns:
+            How many events were handled (acked, nacked or dead-lettered); 0 when nothing
+            was pending or the worker is stopping.
+
+        Raises:
+            StoreError: The store failed while claiming; nothing was claimed.
+        """
+        if self._stopping.is_set():
+            return 0
+        settings = self._settings
+        claims = settings.store.claim(
+            owner=settings.owner, lease=settings.lease, limit=settings.batch
+        )
+        if not claims:
+            return 0
+        heartbeat = _Heartbeat(settings, claims)
+        processed = 0
+        try:
+            for index, claim in enumerate(claims):
+                if self._stopping.is_set():
+                    settings.release(claims[index:])
+                    break
+                if claim.event_id in heartbeat.lost:
+                    _logger.warning(
+                        "webhook event %s lost its lease before its turn", claim.event_id
+                    )
+                    continue
+                self._process(settings, claim)
+                heartbeat.finished(claim)
+                processed += 1
+        finally:
+            heartbeat.close()
+        return processed
+
+    def _process(self, settings: _Settings, claim: Claim) -> None:
+        event = settings.parse(claim)
+        if event is None:
+            return
+        try:
+            self._handler(event)
+        except Exception as exc:  # noqa: BLE001 - the partner's failure: retry later
+            settings.failed(claim, exc)
+        else:
+            settings.done(claim)
+
+    def run(self, stop_event: threading.Event | None = None) -> None:
+        """Process events until ``stop()`` is called or ``stop_event`` is set.
+
+        A store failure is logged and retried after ``poll_interval``; it never ends the loop.
+
+        Args:
+            stop_event: Set it (from any thread) to stop like ``stop()``.
+        """
+        restore = self._install_signals() if self._install_signal_handlers else None
+        settings = self._settings
+        watcher: threading.Thread | None = None
+        if stop_event is not None:
+            watcher = threading.Thread(
+                target=self._watch, args=(stop_event,), name="smartpos-worker-stop", daemon=True
+            )
+            watcher.start()
+        try:
+            while not self._stopping.is_set():
+                try:
+                    processed = self.run_once()
+                except Exception:
+                    _logger.exception("webhook worker %s: store failed; retrying", settings.owner)
+                    processed = 0
+                if processed == 0:
+                    self._stopping.wait(settings.poll_interval)
+        finally:
+            self._stopping.set()  # ends the watcher thread too
+            if watcher is not None:
+                watcher.join()
+            if restore is not None:
+                restore()
+
+    def _watch(self, stop_event: threading.Event) -> None:
+        while not self._stopping.is_set():
+            if stop_event.wait(0.05):
+                self._stopping.set()
+
+    def _install_signals(self) -> Callable[[], None] | None:
+        if threading.current_thread() is not threading.main_thread():
+            _logger.warning("signal handlers not installed: run() is not in the main thread")
+            return None
+
+        def handle(signum: int, frame: FrameType | None) -> None:
+            _logger.info("webhook worker %s: signal %d, stopping", self.owner, signum)
+            self.stop()
+
+        previous = {sig: signal.signal(sig, handle) for sig in (signal.SIGTERM, signal.SIGINT)}
+
+        def restore() -> None:
+            for sig, old in previous.items():
+                signal.signal(sig, old)
+
+        return restore
+
+
+class AsyncWorker:
+    """``Worker`` for an ``async def`` handler; store calls run in a worker thread.
+
+    Same arguments and behaviour as :class:`Worker` (``stop()``, ``run_once()``, ``run()``),
+    with ``run_once``/``run`` awaited. The lease heartbeat is a task on the same loop, so a
+    handler that blocks the loop also stops it: keep handlers truly asynchronous.
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        handler: Callable[[Event], Awaitable[object]],
+        *,
+        owner: str | None = None,
+        lease: float = 30.0,
+        batch: int = 10,
+        base_backoff: float = 1.0,
+        max_backoff: float = 300.0,
+        poll_interval: float = 1.0,
+        heartbeat: float | None = None,
+    ) -> None:
+        if not callable(handler):
+            raise ValueError("handler must be callable")
+        self._settings = _Settings(
+            store,
+            owner=owner,
+            lease=lease,
+            batch=batch,
+            base_backoff=base_backoff,
+            max_backoff=max_backoff,
+            poll_interval=poll_interval,
+            heartbeat=heartbeat,
+        )
+        self._handler = handler
+        self._stopping = threading.Event()
+        self._wakeup: asyncio.Event | None = None
+
+    def __repr__(self) -> str:
+        return f"AsyncWorker({self._settings.store!r}, owner={self._settings.owner!r})"
+
+    @property
+    def owner(self) -> str:
+        """The name this worker's claims are held under."""
+        return self._settings.owner
+
+    @property
+    def stopping(self) -> bool:
+        """``True`` once ``stop()`` was called."""
+        return self._stopping.is_set()
+
+    def stop(self) -> None:
+        """Stop gracefully (see :meth:`Worker.stop`); call it from the worker's event loop."""
+        self._stopping.set()
+        if self._wakeup is not None:
+            self._wakeup.set()
+
+    async def run_once(self) -> int:
+        """Claim one batch and process it; see :meth:`Worker.run_once`."""
+        if self._stopping.is_set():
+            return 0
+        settings = self._settings
+        claims = await asyncio.to_thread(
+            settings.store.claim, owner=settings.owner, lease=settings.lease, limit=settings.batch
+        )
+        if not claims:
+            return 0
+        active = {claim.event_id: claim for claim in claims}
+        lost: set[str] = set()
+        beat = asyncio.create_task(self._heartbeat(active, lost))
+        processed = 0
+        try:
+            for index, claim in enumerate(claims):
+                if self._stopping.is_set():
+                    await asyncio.to_thread(settings.release, claims[index:])
+                    break
+                if claim.event_id in lost:
+                    continue
+                await self._process(settings, claim)
+                active.pop(claim.event_id, None)
+                processed += 1
+        finally:
+            beat.cancel()
+            await asyncio.gather(beat, return_exceptions=True)
+        return processed
+
+    async def _process(self, settings: _Settings, claim: Claim) -> None:
+        event = await asyncio.to_thread(settings.parse, claim)
+        if event is None:
+            return
+        try:
+            await self._handler(event)
+        except Exception as exc:  # noqa: BLE001 - the partner's failure: retry later
+            await asyncio.to_thread(settings.failed, claim, exc)
+        else:
+            await asyncio.to_thread(settings.done, claim)
+
+    async def _heartbeat(self, active: dict[str, Claim], lost: set[str]) -> None:
+        settings = self._settings
+        while True:
+            await asyncio.sleep(settings.heartbeat)
+            for claim in list(active.values()):
+                try:
+                    kept = await asyncio.to_thread(
+                        settings.store.extend, claim, lease=settings.lease
+                    )
+                except Exception:  # noqa: BLE001 - try again at the next beat
+                    _logger.warning("could not extend the lease of %s", claim.event_id)
+                    continue
+                if not kept and claim.event_id in active:
+                    lost.add(claim.event_id)
+
+    async def run(self, stop_event: asyncio.Event | None = None) -> None:
+        """Process events until ``stop()`` is called or ``stop_event`` is set."""
+        self._wakeup = asyncio.Event()
+        settings = self._settings
+        watcher = asyncio.create_task(self._watch(stop_event)) if stop_event is not None else None
+        try:
+            while not self._stopping.is_set():
+                try:
+                    processed = await self.run_once()
+                except Exception:
+                    _logger.exception("webhook worker %s: store failed; retrying", settings.owner)
+                    processed = 0
+                if processed == 0 and not self._stopping.is_set():
+                    with contextlib.suppress(asyncio.TimeoutError):
+                        await asyncio.wait_for(self._wakeup.wait(), settings.poll_interval)
+                    self._wakeup.clear()
+        finally:
+            self._stopping.set()
+            if watcher is not None:
+                watcher.cancel()
+                await asyncio.gather(watcher, return_exceptions=True)
+
+    async def _watch(self, stop_event: asyncio.Event) -> None:
+        await stop_event.wait()
+        self.stop()

@@ -1,0 +1,447 @@
+"""Worker and AsyncWorker: ack, nack with backoff, dead letters, leases, graceful stop."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import logging
+import os
+import signal
+import threading
+import time
+from typing import Any
+
+import pytest
+
+from smartpos.webhooks import (
+    AsyncWorker,
+    Claim,
+    Envelope,
+    Event,
+    EventState,
+    MemoryStore,
+    PagamentoAprovado,
+    StoreError,
+    Worker,
+    parse_event,
+)
+from smartpos.webhooks._worker import backoff_delay, error_text
+
+DOC = "52998224725"
+T0 = 1_800_000_000.0
+UTC = dt.timezone.utc
+
+
+class Clock:
+    """A clock that only moves when told."""
+
+    def __init__(self) -> None:
+        self.now = T0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def event(event_id: str, minute: int = 0, **dados: Any) -> Event:
+    """A typed pagamento.aprovado created at 12:<minute>."""
+    return parse_event(
+        {
+            "id": event_id,
+            "tipo": "pagamento.aprovado",
+            "criadoEm": f"2026-05-04T12:{minute:02d}:00Z",
+            "dados": {"referencia": "r", "documentoCliente": DOC, "status": "aprovado", **dados},
+        }
+    )
+
+
+def state(store: MemoryStore, event_id: str) -> EventState:
+    """The stored state of an event."""
+    stored = store.get(event_id)
+    assert stored is not None
+    return stored.state
+
+
+def test_success_is_acked_in_criado_em_order() -> None:
+    """Handled events are acked (done) and handed over oldest criado_em first."""
+    store = MemoryStore()
+    store.put(event("late", minute=9))
+    store.put(event("early", minute=1))
+    seen: list[str] = []
+    worker = Worker(store, lambda e: seen.append(e.id), base_backoff=0)
+    assert worker.run_once() == 2
+    assert seen == ["early", "late"]
+    assert state(store, "early") is state(store, "late") is EventState.DONE
+    assert worker.run_once() == 0
+
+
+def test_handler_gets_the_typed_event() -> None:
+    """The handler receives the parsed, typed event."""
+    store = MemoryStore()
+    store.put(event("e1", valorCentavos=1500))
+    got: list[Event] = []
+    Worker(store, got.append).run_once()
+    assert isinstance(got[0], PagamentoAprovado)
+    assert got[0].dados.valor_centavos == 1500
+
+
+def test_failure_is_nacked_with_backoff() -> None:
+    """A raising handler: nack with a delay between half and all of base * 2**(n-1)."""
+    clock = Clock()
+    store = MemoryStore(clock=clock)
+    store.put(event("e1"))
+
+    def fail(_: Event) -> None:
+        raise RuntimeError("erp offline")
+
+    worker = Worker(store, fail, base_backoff=10.0, max_backoff=1000.0)
+    assert worker.run_once() == 1
+    stored = store.get("e1")
+    assert stored is not None
+    assert (stored.state, stored.attempts) == (EventState.PENDING, 1)
+    assert stored.last_error == "RuntimeError: erp offline"
+    assert stored.available_at is not None
+    delay = stored.available_at.timestamp() - T0
+    assert 5.0 <= delay <= 10.0
+    assert worker.run_once() == 0  # not available yet
+    clock.now += 10.0
+    assert worker.run_once() == 1
+    second = store.get("e1")
+    assert second is not None
+    assert second.available_at is not None
+    assert 10.0 <= second.available_at.timestamp() - clock.now <= 20.0
+
+
+def test_failures_end_in_the_dead_state() -> None:
+    """After max_attempts failures the store moves the event to dead."""
+    store = MemoryStore(max_attempts=3)
+    store.put(event("e1"))
+    calls: list[int] = []
+
+    def fail(_: Event) -> None:
+        calls.append(1)
+        raise ValueError("no")
+
+    worker = Worker(store, fail, base_backoff=0)
+    for _ in range(5):
+        worker.run_once()
+    assert len(calls) == 3
+    assert state(store, "e1") is EventState.DEAD
+    assert [d.id for d in store.dead()] == ["e1"]
+
+
+def test_error_text_masks_documents_and_is_bounded() -> None:
+    """Recorded errors mask CPF/CNPJ shapes and are cut to a bounded length."""
+    text = error_text(KeyError(f"cliente {DOC} / 529.982.247-25 / 12.ABC.345/01DE-35"))
+    assert DOC not in text
+    assert "529.982.247-25" not in text
+    assert "12.ABC.345/01DE-35" not in text
+    assert text.startswith("KeyError: ")
+    assert "529.***.***-25" in text
+    assert len(error_text(RuntimeError("x" * 5000))) == 500
+    assert error_text(RuntimeError()) == "RuntimeError"
+
+
+def test_recorded_error_has_no_document() -> None:
+    """A handler whose exception names the customer's document leaves it out of the store."""
+    store = MemoryStore()
+    store.put(event("e1"))
+
+    def fail(e: Event) -> None:
+        raise LookupError(f"customer {e.dados.documento_cliente} unknown")  # type: ignore[union-attr]
+
+    Worker(store, fail, base_backoff=0).run_once()
+    stored = store.get("e1")
+    assert stored is not None
+    assert stored.last_error == "LookupError: customer 529.***.***-25 unknown"
+
+
+def test_schema_mismatch_is_dead_lettered_at_once() -> None:
+    """An event whose dados does not parse is dead-lettered on its first claim."""
+
+    raw = {"id": "bad", "tipo": "pagamento.aprovado", "criadoEm": "x", "dados": {}}
+    store = MemoryStore(max_attempts=10)
+    store.put(Envelope("bad", "pagamento.aprovado", None, raw))
+    handled: list[Event] = []
+    assert Worker(store, handled.append).run_once() == 1
+    stored = store.get("bad")
+    assert stored is not None
+    assert (stored.state, stored.attempts, handled) == (EventState.DEAD, 1, [])
+    assert stored.last_error == "InvalidEventError: $.criadoEm: expected an ISO 8601 date-time"
+
+
+def test_heartbeat_extends_the_lease_of_a_slow_handler() -> None:
+    """While a handler outlives the lease, the heartbeat keeps others from claiming it."""
+    store = MemoryStore()
+    store.put(event("slow"))
+    stolen: list[Claim] = []
+
+    def slow(_: Event) -> None:
+        deadline = time.monotonic() + 0.8
+        while time.monotonic() < deadline:
+            stolen.extend(store.claim(owner="other", lease=5, limit=1))
+            time.sleep(0.05)
+
+    worker = Worker(store, slow, lease=0.3, heartbeat=0.05)
+    assert worker.run_once() == 1
+    assert stolen == []
+    stored = store.get("slow")
+    assert stored is not None
+    assert (stored.state, stored.attempts) == (EventState.DONE, 1)
+
+
+def test_heartbeat_covers_events_waiting_in_the_batch() -> None:
+    """Events claimed in the same batch keep their lease while earlier ones are handled."""
+    store = MemoryStore()
+    for n in range(3):
+        store.put(event(f"e{n}", minute=n))
+    stolen: list[Claim] = []
+
+    def slow(_: Event) -> None:
+        time.sleep(0.25)
+        stolen.extend(store.claim(owner="other", lease=5, limit=3))
+
+    assert Worker(store, slow, lease=0.2, heartbeat=0.04, batch=3).run_once() == 3
+    assert stolen == []
+
+
+def test_claim_that_lost_its_lease_is_skipped() -> None:
+    """When extend reports the lease lost, the waiting event is not handled by this worker."""
+
+    class Forgetful(MemoryStore):
+        def extend(self, claim: Claim, *, lease: float) -> bool:
+            return False
+
+    store = Forgetful()
+    store.put(event("first", minute=1))
+    store.put(event("second", minute=2))
+    handled: list[str] = []
+
+    def slow(e: Event) -> None:
+        handled.append(e.id)
+        time.sleep(0.2)
+
+    assert Worker(store, slow, lease=5, heartbeat=0.02, batch=2).run_once() == 1
+    assert handled == ["first"]
+
+
+def test_refused_ack_is_logged(caplog: pytest.LogCaptureFixture) -> None:
+    """An ack refused by the store (lease lost) is logged as a warning, not raised."""
+
+    class Refusing(MemoryStore):
+        def ack(self, claim: Claim) -> bool:
+            return False
+
+    store = Refusing()
+    store.put(event("e1"))
+    with caplog.at_level(logging.WARNING, logger="smartpos.webhooks"):
+        assert Worker(store, lambda _: None).run_once() == 1
+    assert "ack was refused" in caplog.text
+
+
+def test_stop_finishes_the_current_event_and_releases_the_rest() -> None:
+    """stop() during a batch: the current event is acked, the others go back to pending."""
+    store = MemoryStore()
+    for n in range(3):
+        store.put(event(f"e{n}", minute=n))
+    handled: list[str] = []
+
+    def handler(e: Event) -> None:
+        handled.append(e.id)
+        worker.stop()
+
+    worker = Worker(store, handler, batch=3)
+    assert worker.run_once() == 1
+    assert handled == ["e0"]
+    assert state(store, "e0") is EventState.DONE
+    assert state(store, "e1") is state(store, "e2") is EventState.PENDING
+    assert worker.stopping
+    assert worker.run_once() == 0
+    assert len(store.claim(owner="next", lease=5, limit=5)) == 2
+
+
+def test_run_until_stop_event() -> None:
+    """run() processes events as they arrive and returns once stop_event is set."""
+    store = MemoryStore()
+    handled: list[str] = []
+    worker = Worker(store, lambda e: handled.append(e.id), poll_interval=0.01)
+    stop = threading.Event()
+    thread = threading.Thread(target=worker.run, args=(stop,))
+    thread.start()
+    store.put(event("late-arrival"))
+    deadline = time.monotonic() + 5
+    while not handled and time.monotonic() < deadline:
+        time.sleep(0.01)
+    stop.set()
+    thread.join(timeout=5)
+    assert not thread.is_alive()
+    assert handled == ["late-arrival"]
+
+
+def test_run_survives_store_failures(caplog: pytest.LogCaptureFixture) -> None:
+    """A claim that raises StoreError is logged and retried; the loop goes on."""
+
+    class Flaky(MemoryStore):
+        failures = 2
+
+        def claim(self, *, owner: str, lease: float, limit: int = 1) -> list[Claim]:
+            if self.failures:
+                self.failures -= 1
+                raise StoreError("database is locked")
+            return super().claim(owner=owner, lease=lease, limit=limit)
+
+    store = Flaky()
+    store.put(event("e1"))
+    handled: list[str] = []
+
+    def handler(e: Event) -> None:
+        handled.append(e.id)
+        worker.stop()
+
+    worker = Worker(store, handler, poll_interval=0.01)
+    with caplog.at_level(logging.ERROR, logger="smartpos.webhooks"):
+        worker.run()
+    assert handled == ["e1"]
+    assert caplog.text.count("store failed") == 2
+
+
+def test_sigterm_stops_run_gracefully() -> None:
+    """With install_signal_handlers, SIGTERM stops run(); the old handler comes back."""
+    before = signal.getsignal(signal.SIGTERM)
+    store = MemoryStore()
+    worker = Worker(store, lambda _: None, poll_interval=0.01, install_signal_handlers=True)
+    timer = threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGTERM))
+    timer.start()
+    started = time.monotonic()
+    worker.run()
+    timer.join()
+    assert worker.stopping
+    assert time.monotonic() - started < 5
+    assert signal.getsignal(signal.SIGTERM) is before
+
+
+def test_signal_handlers_only_in_main_thread(caplog: pytest.LogCaptureFixture) -> None:
+    """Outside the main thread, run() logs that it cannot install signal handlers."""
+    worker = Worker(MemoryStore(), lambda _: None, install_signal_handlers=True)
+    worker.stop()
+    with caplog.at_level(logging.WARNING, logger="smartpos.webhooks"):
+        thread = threading.Thread(target=worker.run)
+        thread.start()
+        thread.join(timeout=5)
+    assert "not in the main thread" in caplog.text
+
+
+def test_backoff_delay() -> None:
+    """Exponential, capped, jittered between half and all; zero base means no delay."""
+
+    def top(low: float, high: float) -> float:
+        return high
+
+    def bottom(low: float, high: float) -> float:
+        return low
+
+    assert [backoff_delay(n, base=1, maximum=60, jitter=top) for n in (1, 2, 3, 7, 8, 100)] == [
+        1.0,
+        2.0,
+        4.0,
+        60.0,
+        60.0,
+        60.0,
+    ]
+    assert backoff_delay(3, base=1, maximum=60, jitter=bottom) == 2.0
+    assert backoff_delay(5, base=0, maximum=60) == 0.0
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"batch": 0}, {"batch": True}, {"lease": 0}, {"lease": float("inf")}, {"poll_interval": -1}],
+)
+def test_worker_options_are_checked(options: dict[str, Any]) -> None:
+    """Out-of-range options are refused at construction."""
+    with pytest.raises(ValueError, match=next(iter(options))):
+        Worker(MemoryStore(), lambda _: None, **options)
+
+
+def test_default_owner_names_host_and_pid() -> None:
+    """Without an owner, the claims are held under host:pid:random, unique per worker."""
+    one, two = Worker(MemoryStore(), print), Worker(MemoryStore(), print)
+    assert f":{os.getpid()}:" in one.owner
+    assert one.owner != two.owner
+
+
+# --- AsyncWorker ----------------------------------------------------------------------------
+
+
+@pytest.mark.asyncio
+async def test_async_worker_acks_and_nacks() -> None:
+    """An async handler: success is acked, failure is nacked with the error recorded."""
+    store = MemoryStore()
+    store.put(event("ok", minute=1))
+    store.put(event("bad", minute=2))
+    seen: list[str] = []
+
+    async def handler(e: Event) -> None:
+        await asyncio.sleep(0)
+        seen.append(e.id)
+        if e.id == "bad":
+            raise RuntimeError("later")
+
+    worker = AsyncWorker(store, handler, base_backoff=0)
+    assert await worker.run_once() == 2
+    assert seen == ["ok", "bad"]
+    assert state(store, "ok") is EventState.DONE
+    bad = store.get("bad")
+    assert bad is not None
+    assert (bad.state, bad.last_error) == (EventState.PENDING, "RuntimeError: later")
+
+
+@pytest.mark.asyncio
+async def test_async_worker_heartbeat_and_run_until_stopped() -> None:
+    """AsyncWorker.run extends the lease of a slow handler and stops on stop_event."""
+    store = MemoryStore()
+    store.put(event("slow"))
+    stop = asyncio.Event()
+    stolen: list[Claim] = []
+
+    async def handler(_: Event) -> None:
+        for _beat in range(8):
+            await asyncio.sleep(0.05)
+            stolen.extend(await asyncio.to_thread(store.claim, owner="x", lease=5))
+        stop.set()
+
+    worker = AsyncWorker(store, handler, lease=0.15, heartbeat=0.03, poll_interval=0.01)
+    await asyncio.wait_for(worker.run(stop), timeout=10)
+    assert stolen == []
+    assert state(store, "slow") is EventState.DONE
+    assert worker.stopping
+
+
+@pytest.mark.asyncio
+async def test_async_worker_dead_letters_schema_mismatch() -> None:
+    """AsyncWorker dead-letters an event whose dados does not parse."""
+
+    raw = {"id": "bad", "tipo": "pagamento.aprovado", "criadoEm": "2026-01-01", "dados": 1}
+    store = MemoryStore()
+    store.put(Envelope("bad", "pagamento.aprovado", dt.datetime(2026, 1, 1, tzinfo=UTC), raw))
+
+    async def handler(_: Event) -> None:
+        raise AssertionError("not called")
+
+    assert await AsyncWorker(store, handler).run_once() == 1
+    assert state(store, "bad") is EventState.DEAD
+
+
+@pytest.mark.asyncio
+async def test_async_worker_stop_releases_the_rest_of_the_batch() -> None:
+    """AsyncWorker.stop() during a batch: the current event is acked, the others released."""
+    store = MemoryStore()
+    for n in range(3):
+        store.put(event(f"e{n}", minute=n))
+
+    async def handler(_: Event) -> None:
+        worker.stop()
+
+    worker = AsyncWorker(store, handler, batch=3)
+    assert await worker.run_once() == 1
+    assert state(store, "e0") is EventState.DONE
+    assert state(store, "e1") is state(store, "e2") is EventState.PENDING
+    assert await worker.run_once() == 0
