@@ -1,0 +1,669 @@
+"""The command line: one argparse parser, a dispatcher, and the mapping of errors to statuses.
+
+Only ``argparse``, ``os`` and ``sys`` are needed to build the parser; each command's module is
+imported when that command runs, so ``smartpos --help`` does not load the sandbox, the webhook
+kit or segno.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, Final
+
+from smartpos._version import __version__
+
+from ._output import EXIT_ERROR, EXIT_UNKNOWN, EXIT_USAGE, CommandError, Output
+
+__all__ = [
+    "DEFAULT_LISTEN_PORT",
+    "DEFAULT_SANDBOX_PORT",
+    "DEFAULT_STORE",
+    "TIPOS",
+    "build_parser",
+    "run",
+]
+
+DEFAULT_SANDBOX_PORT: Final = 8765
+"""Port of ``smartpos sandbox`` (the same as ``python -m smartpos.testing``)."""
+DEFAULT_LISTEN_PORT: Final = 8766
+"""Port of ``smartpos listen``."""
+DEFAULT_STORE: Final = "smartpos-inbox.db"
+"""Inbox file of ``smartpos listen`` and ``smartpos events`` when ``SMARTPOS_INBOX`` is unset
+(the same default as the webhook examples), in the current directory."""
+
+TIPOS: Final = (
+    # The five event kinds of spec section 6.
+    "smartpos.identificado",
+    "pagamento.aprovado",
+    "pagamento.recusado",
+    "impressao.concluida",
+    "impressao.falhou",
+)
+
+_EXIT_STATUSES = """\
+exit status:
+  0  success
+  1  error: the service refused (codigo, mensagem and acao are printed), a local
+     validation error, a network failure, a file that cannot be read
+  2  usage error
+  3  outcome unknown: the service may have accepted the payment, refund or print
+     job; do NOT retry with a new referencia, wait for the event of that referencia
+
+environment:
+  SMARTPOS_API_KEY   the integration key (or --api-key; it is never printed)
+  SMARTPOS_BASE_URL  the service's base address (or --base-url)
+  SMARTPOS_INBOX     the inbox file of listen and events (default: smartpos-inbox.db)
+  NO_COLOR           any value turns colours off (colour is only used on a terminal)
+"""
+
+
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, max_help_position=32)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number >= 1, not {text!r}")
+    return value
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a port number, not {text!r}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0 to 65535, not {value}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds, not {text!r}") from None
+    if not 0 < value < 86400:
+        raise argparse.ArgumentTypeError(f"expected seconds > 0, not {text!r}")
+    return value
+
+
+def _delay(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds, not {text!r}") from None
+    if not 0 <= value <= 60:
+        raise argparse.ArgumentTypeError(f"expected 0 to 60 seconds, not {text!r}")
+    return value
+
+
+def _store_default() -> str:
+    return os.environ.get("SMARTPOS_INBOX") or DEFAULT_STORE
+
+
+def _parents() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
+    json_parent = argparse.ArgumentParser(add_help=False)
+    json_parent.add_argument(
+        "--json", action="store_true", help="print JSON for scripts instead of text"
+    )
+    service = argparse.ArgumentParser(add_help=False)
+    group = service.add_argument_group("service")
+    group.add_argument(
+        "--api-key", metavar="KEY", help="integration key (default: env SMARTPOS_API_KEY)"
+    )
+    group.add_argument(
+        "--base-url", metavar="URL", help="service address (default: env SMARTPOS_BASE_URL)"
+    )
+    group.add_argument(
+        "--timeout",
+        type=_seconds,
+        metavar="SECONDS",
+        help="HTTP timeout (default: 5 s to connect, 30 s otherwise)",
+    )
+    group.add_argument(
+        "--max-retries",
+        type=int,
+        default=2,
+        metavar="N",
+        help="retries of a failed call, always with the same referencia (default: 2)",
+    )
+    return json_parent, service
+
+
+def _add(
+    sub: Any,
+    name: str,
+    handler: str,
+    *,
+    help: str,
+    description: str,
+    epilog: str = "",
+    parents: Sequence[argparse.ArgumentParser] = (),
+) -> argparse.ArgumentParser:
+    parser: argparse.ArgumentParser = sub.add_parser(
+        name,
+        help=help,
+        description=description,
+        epilog=epilog,
+        parents=list(parents),
+        formatter_class=_Formatter,
+    )
+    parser.set_defaults(handler=handler)
+    return parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Build the parser of every command.
+
+    Returns:
+        The ``smartpos`` parser; ``args.handler`` names the function that runs the command.
+    """
+    parser = argparse.ArgumentParser(
+        prog="smartpos",
+        description=(
+            "Drive smart POS payment terminals from the command line, receive and replay\n"
+            "their webhook events, and try it all against an embedded sandbox.\n\n"
+            "Start with:  smartpos demo"
+        ),
+        epilog=_EXIT_STATUSES,
+        formatter_class=_Formatter,
+    )
+    parser.add_argument("--version", action="version", version=f"smartpos {__version__}")
+    parser.add_argument(
+        "--no-color", action="store_true", help="no colours (also: env NO_COLOR set)"
+    )
+    parser.set_defaults(handler=None, terminal_op=False)
+    json_parent, service = _parents()
+    sub = parser.add_subparsers(title="commands", metavar="COMMAND")
+
+    demo = _add(
+        sub,
+        "demo",
+        "_demo:run",
+        help="run a whole sale against an embedded sandbox, in seconds",
+        description=(
+            "Start an embedded sandbox and a local webhook receiver with an SQLite inbox, then\n"
+            "pair a terminal with a QR code, charge, wait for pagamento.aprovado, print a\n"
+            "receipt on the terminal, refund, and show every event as it arrives."
+        ),
+        epilog="example:\n  smartpos demo\n  smartpos demo --async --store inbox.sqlite3",
+        parents=[json_parent],
+    )
+    demo.add_argument(
+        "--async",
+        dest="use_async",
+        action="store_true",
+        help="run the same flow on smartpos.AsyncClient (asyncio)",
+    )
+    demo.add_argument(
+        "--store", metavar="PATH", help="keep the inbox in this SQLite file (default: temporary)"
+    )
+    demo.add_argument(
+        "--valor-centavos",
+        type=_positive_int,
+        default=4990,
+        metavar="N",
+        help="amount to charge, in cents (default: 4990)",
+    )
+    demo.add_argument(
+        "--wait",
+        type=_seconds,
+        default=10.0,
+        metavar="SECONDS",
+        help="longest wait for each event (default: 10)",
+    )
+    demo.add_argument(
+        "--delay",
+        type=_delay,
+        default=0.6,
+        metavar="SECONDS",
+        help="how long the simulated customer takes at the terminal (default: 0.6)",
+    )
+    demo.add_argument("--no-qr", action="store_true", help="do not draw the QR code")
+
+    sandbox = _add(
+        sub,
+        "sandbox",
+        "_sandbox:run",
+        help="serve the simulator of the service on 127.0.0.1",
+        description=(
+            "Serve the sandbox, a simulator of the whole service, over HTTP on a loopback\n"
+            "address until Ctrl-C or SIGTERM. Prints the base URL, the API key, the customer\n"
+            "document and the terminal of its ready-made world."
+        ),
+        epilog=(
+            "example:\n"
+            "  smartpos sandbox --port 8765 --webhook http://127.0.0.1:8766/\n"
+            "  export SMARTPOS_BASE_URL=http://127.0.0.1:8765 SMARTPOS_API_KEY=sandbox-key"
+        ),
+        parents=[json_parent],
+    )
+    sandbox.add_argument("--host", default="127.0.0.1", help="loopback address (127.0.0.1)")
+    sandbox.add_argument(
+        "--port",
+        type=_port,
+        default=DEFAULT_SANDBOX_PORT,
+        help=f"port, 0 for any free one (default: {DEFAULT_SANDBOX_PORT})",
+    )
+    sandbox.add_argument(
+        "--webhook", metavar="URL", help="also deliver events to this loopback URL"
+    )
+    sandbox.add_argument("--seed", type=int, help="seed for reproducible ids")
+
+    referencia = _add(
+        sub,
+        "referencia",
+        "_service:referencia",
+        help="print a new referencia (a UUID, optionally -suffix)",
+        description="Print a new referencia: one per operational attempt (spec 2.6).",
+        epilog="example:\n  smartpos referencia --suffix pdv7",
+        parents=[json_parent],
+    )
+    referencia.add_argument("--suffix", help="appended after the UUID as -SUFFIX")
+
+    qrcode = _add(
+        sub,
+        "qrcode",
+        "_service:qrcode",
+        help="create a QR code that pairs a terminal, and draw it",
+        description=(
+            "Create a QR code for a customer (POST /qrcode) and draw it in the terminal.\n"
+            "When a terminal reads it, smartpos.identificado carries its smartposId."
+        ),
+        epilog="example:\n  smartpos qrcode 529.982.247-25 --png qr.png",
+        parents=[json_parent, service],
+    )
+    qrcode.add_argument("documento", metavar="DOC", help="customer CPF or CNPJ (masked or not)")
+    qrcode.add_argument("--referencia", help="echoed back (default: a new one)")
+    image = qrcode.add_mutually_exclusive_group()
+    image.add_argument("--png", metavar="PATH", help="also save it as a PNG image")
+    image.add_argument("--svg", metavar="PATH", help="also save it as an SVG image")
+    qrcode.add_argument("--no-draw", action="store_true", help="do not draw it in the terminal")
+    qrcode.add_argument(
+        "--invert", action="store_true", help="for terminals with a light background"
+    )
+
+    pay = _add(
+        sub,
+        "pay",
+        "_service:pay",
+        help="ask a terminal for a payment",
+        description=(
+            "Ask for a payment (POST /v1/payments). The answer only means accepted: the sale\n"
+            "is final when pagamento.aprovado with the same referencia reaches your webhook."
+        ),
+        epilog=(
+            "examples:\n"
+            "  smartpos pay 52998224725 1990 --smartpos-id SP-SANDBOX-1 --forma pix\n"
+            "  smartpos pay 52998224725 30000 --smartpos-id SP-SANDBOX-1 --forma credito \\\n"
+            "      --parcelas 3 --parcelamento estabelecimento\n"
+            "  smartpos pay 52998224725 4500 --manual --comanda 'Mesa 12' --item 'Pizza'"
+        ),
+        parents=[json_parent, service],
+    )
+    pay.set_defaults(terminal_op=True)
+    pay.add_argument("documento", metavar="DOC", help="customer CPF or CNPJ")
+    pay.add_argument(
+        "valor_centavos", metavar="VALOR_CENTAVOS", type=int, help="amount in cents (1990)"
+    )
+    pay.add_argument("--smartpos-id", metavar="ID", help="terminal that charges (imediato mode)")
+    pay.add_argument("--forma", choices=["credito", "debito", "pix", "voucher"])
+    pay.add_argument("--parcelas", type=int, metavar="N", help="installments (credito)")
+    pay.add_argument("--parcelamento", choices=["estabelecimento", "administradora"])
+    pay.add_argument(
+        "--manual", action="store_true", help="a card in the operator's queue (needs --comanda)"
+    )
+    pay.add_argument("--comanda", metavar="LABEL", help="label of the manual-queue card")
+    pay.add_argument(
+        "--item",
+        action="append",
+        default=[],
+        metavar="TITULO[:DESCRICAO]",
+        help="an item shown on the card (repeatable)",
+    )
+    pay.add_argument("--endereco", help="address or context shown to the operator")
+    for who in ("cliente", "loja"):
+        pay.add_argument(f"--imprimir-{who}", action="store_true", help=f"print the {who} receipt")
+    pay.add_argument("--referencia", help="this attempt's referencia (default: a new one)")
+
+    refund = _add(
+        sub,
+        "refund",
+        "_service:refund",
+        help="refund an approved payment",
+        description=(
+            "Refund an approved payment (POST /v1/refunds), from its pagamento.aprovado event\n"
+            "(--event FILE) or from explicit authorization fields."
+        ),
+        epilog=(
+            "examples:\n"
+            "  smartpos refund --event aprovado.json\n"
+            "  smartpos refund --event aprovado.json --valor-centavos 500\n"
+            "  smartpos events show EVENT_ID --json | smartpos refund --event -\n"
+            "  smartpos refund 52998224725 SP-SANDBOX-1 1990 --codigo-autorizacao A1B2C3 \\\n"
+            "      --numero-transacao 000123456789 --dados-finalizacao 'xyz' \\\n"
+            "      --tipo-pagamento CREDITO"
+        ),
+        parents=[json_parent, service],
+    )
+    refund.set_defaults(terminal_op=True)
+    refund.add_argument("documento", metavar="DOC", nargs="?", help="customer CPF or CNPJ")
+    refund.add_argument("smartpos_id", metavar="SMARTPOS_ID", nargs="?", help="the terminal")
+    refund.add_argument(
+        "valor_centavos", metavar="VALOR_CENTAVOS", nargs="?", type=int, help="amount in cents"
+    )
+    refund.add_argument(
+        "--event",
+        metavar="FILE",
+        help="a pagamento.aprovado event as JSON ('-' for stdin); amount defaults to the total",
+    )
+    refund.add_argument(
+        "--valor-centavos",
+        dest="valor_parcial",
+        type=_positive_int,
+        metavar="N",
+        help="with --event: refund only N cents (default: the approved total)",
+    )
+    refund.add_argument("--codigo-autorizacao", metavar="CODIGO")
+    refund.add_argument("--numero-transacao", metavar="NUMERO")
+    refund.add_argument("--dados-finalizacao", metavar="DADOS")
+    refund.add_argument("--tipo-pagamento", metavar="TIPO")
+    refund.add_argument("--referencia", help="the refund's referencia (default: a new one)")
+
+    print_ = _add(
+        sub,
+        "print",
+        "_service:print_job",
+        help="print a file on a terminal",
+        description=(
+            "Print on a terminal (POST /v1/print-jobs). impressao.concluida or impressao.falhou\n"
+            "reports the outcome; printing never changes a sale."
+        ),
+        epilog="examples:\n  smartpos print 52998224725 SP-SANDBOX-1 recibo.txt\n"
+        "  echo 'Obrigado!' | smartpos print 52998224725 SP-SANDBOX-1 -",
+        parents=[json_parent, service],
+    )
+    print_.set_defaults(terminal_op=True)
+    print_.add_argument("documento", metavar="DOC", help="customer CPF or CNPJ")
+    print_.add_argument("smartpos_id", metavar="SMARTPOS_ID", help="the terminal that prints")
+    print_.add_argument("file", metavar="FILE", help="what to print; '-' reads stdin")
+    print_.add_argument("--referencia", help="the print job's referencia (default: a new one)")
+
+    terminals = _add(
+        sub,
+        "terminals",
+        "_service:terminals",
+        help="list a customer's terminals",
+        description="List a customer's terminals (GET /v1/customers/{documentoCliente}/smartpos).",
+        epilog="example:\n  smartpos terminals 52998224725 --json",
+        parents=[json_parent, service],
+    )
+    terminals.add_argument("documento", metavar="DOC", help="customer CPF or CNPJ")
+
+    listen = _add(
+        sub,
+        "listen",
+        "_listen:run",
+        help="receive webhook events locally and print them",
+        description=(
+            "Serve a webhook receiver on a loopback address: every delivery is stored in an\n"
+            "SQLite inbox (deduplicated by id) and printed as it arrives; a resent id is\n"
+            "marked DUPLICATE. Events stay pending in the inbox for your worker (see\n"
+            "'smartpos events'). Stops on Ctrl-C or SIGTERM."
+        ),
+        epilog=(
+            "examples:\n"
+            "  smartpos listen\n"
+            "  smartpos listen --port 9000 --store inbox.sqlite3 \\\n"
+            "      --forward-to http://127.0.0.1:8000/webhooks/smartpos"
+        ),
+        parents=[json_parent],
+    )
+    listen.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
+    listen.add_argument(
+        "--port",
+        type=_port,
+        default=DEFAULT_LISTEN_PORT,
+        help=f"port, 0 for any free one (default: {DEFAULT_LISTEN_PORT})",
+    )
+    listen.add_argument(
+        "--store",
+        metavar="PATH",
+        default=_store_default(),
+        help="inbox file (default: env SMARTPOS_INBOX, else smartpos-inbox.db)",
+    )
+    listen.add_argument(
+        "--forward-to", metavar="URL", help="also POST every delivery, as received, to URL"
+    )
+
+    trigger = _add(
+        sub,
+        "trigger",
+        "_samples:trigger",
+        help="send a realistic sample event to a webhook endpoint",
+        description=(
+            "POST a realistic sample event, with the full dados of spec section 6, to a\n"
+            "webhook endpoint (yours, or 'smartpos listen'), and print what it answered.\n"
+            "--resend ID sends the same envelope again, as the service's manual resend does:\n"
+            "a correct receiver stores it once and answers 2xx."
+        ),
+        epilog=(
+            "examples:\n"
+            "  smartpos trigger pagamento.aprovado --to http://127.0.0.1:8766/\n"
+            "  smartpos trigger pagamento.aprovado --to http://127.0.0.1:8766/ --resend ID"
+        ),
+        parents=[json_parent],
+    )
+    trigger.add_argument("tipo", metavar="TIPO", choices=TIPOS, help=", ".join(TIPOS))
+    trigger.add_argument("--to", required=True, metavar="URL", help="the webhook endpoint")
+    trigger.add_argument(
+        "--resend",
+        metavar="ID",
+        help="reuse this event id (same id and options give the same body)",
+    )
+    trigger.add_argument("--documento", metavar="DOC", help="documentoCliente (a sandbox CPF)")
+    trigger.add_argument("--referencia", help="dados.referencia (default: derived from the id)")
+    trigger.add_argument("--smartpos-id", metavar="ID", help="dados.smartposId (SP-SANDBOX-1)")
+    trigger.add_argument(
+        "--valor-centavos", type=_positive_int, metavar="N", help="payments: amount (default 1990)"
+    )
+    trigger.add_argument(
+        "-H",
+        "--header",
+        action="append",
+        default=[],
+        metavar="'NAME: VALUE'",
+        help="an extra request header, e.g. a shared secret (repeatable)",
+    )
+    trigger.add_argument(
+        "--timeout", type=_seconds, default=5.0, metavar="SECONDS", help="(default: 5)"
+    )
+
+    events = _add(
+        sub,
+        "events",
+        "_events:run",
+        help="inspect and requeue the events of an inbox file",
+        description="List, show and requeue the events of an SQLite inbox file.",
+        epilog=(
+            "examples:\n"
+            "  smartpos events list --state dead\n"
+            "  smartpos events show EVENT_ID --json\n"
+            "  smartpos events requeue EVENT_ID --store inbox.sqlite3"
+        ),
+    )
+    events_sub = events.add_subparsers(title="actions", metavar="ACTION", dest="action")
+    events_sub.required = True
+    store_parent = argparse.ArgumentParser(add_help=False)
+    store_parent.add_argument(
+        "--store",
+        metavar="PATH",
+        default=_store_default(),
+        help="inbox file (default: env SMARTPOS_INBOX, else smartpos-inbox.db)",
+    )
+    ev_list = events_sub.add_parser(
+        "list",
+        help="list stored events, oldest first",
+        description="List the events of an inbox, oldest first.",
+        parents=[json_parent, store_parent],
+        formatter_class=_Formatter,
+    )
+    ev_list.add_argument(
+        "--state", choices=["pending", "claimed", "done", "dead"], help="only this state"
+    )
+    ev_list.add_argument(
+        "--limit", type=_positive_int, default=100, metavar="N", help="at most N (default 100)"
+    )
+    ev_show = events_sub.add_parser(
+        "show",
+        help="show one event and its inbox record",
+        description="Show one event: its inbox record and the envelope as received.",
+        parents=[json_parent, store_parent],
+        formatter_class=_Formatter,
+    )
+    ev_show.add_argument("event_id", metavar="ID")
+    ev_requeue = events_sub.add_parser(
+        "requeue",
+        help="make a dead or done event pending again",
+        description="Make a dead (or done) event pending again, its attempts reset to 0.",
+        parents=[json_parent, store_parent],
+        formatter_class=_Formatter,
+    )
+    ev_requeue.add_argument("event_id", metavar="ID")
+    return parser
+
+
+def _handler(spec: str) -> Callable[[argparse.Namespace, Output], int]:
+    module_name, _, function = spec.partition(":")
+    module = importlib.import_module(f"{__package__}.{module_name}")
+    handler: Callable[[argparse.Namespace, Output], int] = getattr(module, function)
+    return handler
+
+
+def run(argv: Sequence[str] | None = None) -> int:
+    """Parse ``argv``, run the command, and turn what went wrong into an exit status.
+
+    Args:
+        argv: The arguments after the program name; ``sys.argv[1:]`` when ``None``.
+
+    Returns:
+        The exit status.
+    """
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    if args.handler is None:
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    out = Output(json_mode=getattr(args, "json", False), no_colour=args.no_color)
+    try:
+        return _handler(args.handler)(args, out)
+    except CommandError as exc:
+        out.error(exc.message, hint=exc.hint)
+        return exc.code
+    except KeyboardInterrupt:
+        out.line()
+        return 130
+    except BrokenPipeError:
+        # `smartpos events list | head`: stop quietly, and keep Python from complaining again
+        # when it flushes stdout at exit.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_ERROR
+    except Exception as exc:  # noqa: BLE001 - every SDK error becomes a message and a status
+        return _report(exc, args, out)
+
+
+def _report(exc: Exception, args: argparse.Namespace, out: Output) -> int:
+    """Print an exception the way a user can act on, and return its exit status."""
+    from smartpos import _errors as errors
+
+    base_url = getattr(args, "base_url", None) or os.environ.get("SMARTPOS_BASE_URL") or "?"
+    terminal_op = bool(args.terminal_op)
+    if isinstance(exc, errors.OutcomeUnknownError):
+        out.error(
+            f"the outcome of referencia {exc.referencia} is unknown: the service may have "
+            "accepted it",
+            details={"referencia": exc.referencia, "last error": _short(exc.last_error)},
+            hint=(
+                "do NOT retry with a new referencia (that may charge or print twice). Wait "
+                f"for the webhook event whose dados.referencia is {exc.referencia}."
+            ),
+        )
+        return EXIT_UNKNOWN
+    if isinstance(exc, errors.APIError):
+        out.error(
+            f"the service refused the request (HTTP {exc.status_code})",
+            details={
+                "codigo": exc.codigo,
+                "mensagem": exc.mensagem,
+                "acao": exc.acao,
+                "campo": exc.campo,
+                "request id": exc.request_id,
+            },
+            hint=(
+                "fix what acao says; a new attempt needs a new referencia."
+                if terminal_op
+                else (exc.acao or "check the arguments and the API key.")
+            ),
+        )
+        return EXIT_ERROR
+    if isinstance(exc, errors.ValidationError):
+        out.error(
+            "refused locally before sending: nothing was sent",
+            details={"codigo": exc.codigo, "campo": exc.campo, "mensagem": exc.mensagem},
+            hint="fix the argument and run the command again.",
+        )
+        return EXIT_ERROR
+    if isinstance(exc, errors.ConfigurationError):
+        out.error(
+            str(exc),
+            hint=(
+                "set SMARTPOS_API_KEY and SMARTPOS_BASE_URL, or pass --api-key and --base-url. "
+                "To try things out, run 'smartpos sandbox' in another terminal."
+            ),
+        )
+        return EXIT_ERROR
+    if isinstance(exc, errors.TransportError):
+        out.error(
+            f"could not reach the service at {base_url}: {exc}",
+            hint=(
+                "check --base-url / SMARTPOS_BASE_URL and the network. Nothing reached the "
+                "service, so it is safe to try again"
+                + (" (with a new referencia)." if terminal_op else ".")
+            ),
+        )
+        return EXIT_ERROR
+    if isinstance(exc, errors.ResponseError):
+        if terminal_op:
+            out.error(
+                f"the service accepted the request but its answer could not be read: {exc}",
+                details={"referencia": exc.referencia},
+                hint="do NOT retry with a new referencia; wait for the event of this referencia.",
+            )
+            return EXIT_UNKNOWN
+        out.error(f"the service's answer could not be read: {exc}", hint="try again later.")
+        return EXIT_ERROR
+    if isinstance(exc, errors.SmartPOSError):
+        out.error(str(exc))
+        return EXIT_ERROR
+    if isinstance(exc, OSError):
+        out.error(str(exc), hint="check the path and its permissions.")
+        return EXIT_ERROR
+    raise exc
+
+
+def _short(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    return text if len(text) <= 200 else text[:197] + "..."

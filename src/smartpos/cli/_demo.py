@@ -1,0 +1,630 @@
+"""``smartpos demo``: a whole sale against an embedded sandbox, over real HTTP, in seconds.
+
+What runs, all on 127.0.0.1:
+
+- the sandbox (the service, simulated) behind a real HTTP server;
+- the SDK's :class:`~smartpos.webhooks.WebhookReceiver` with an SQLite inbox behind another
+  one, configured as the partner's webhook URL, so events travel over HTTP like in production;
+- a :class:`~smartpos.webhooks.Worker` (or ``AsyncWorker``) that claims each stored event,
+  handles it and acks it, so an event delivered twice is processed once;
+- a real :class:`smartpos.Client` (or ``AsyncClient`` with ``--async``) against the sandbox.
+
+The flow is written once, as a generator of steps (call the client, wait for an event, act as
+the terminal), and driven either synchronously or with asyncio: the two modes cannot drift
+apart. Every wait is bounded; a failure ends the demo with exit status 1 and a message.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import collections
+import contextlib
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Generator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from ._http import Delivery, serve_receiver
+from ._output import EXIT_OK, CommandError, Output, format_centavos, mask
+
+if TYPE_CHECKING:
+    from smartpos import AsyncClient, Client
+    from smartpos.testing import Sandbox
+    from smartpos.webhooks import Event, Store
+
+__all__ = ["DEMO_SMARTPOS_ID", "run"]
+
+DEMO_SMARTPOS_ID: Final = "SP-DEMO-0001"
+"""The terminal the demo pairs: a new device, linked to the customer by the QR code."""
+_SPINNER: Final = "|/-\\"
+
+
+def _receipt(valor: int, codigo: str, referencia: str) -> str:
+    """The customer receipt the demo prints on the terminal, 32 columns wide."""
+    amount = format_centavos(valor)
+    rows = [
+        "LOJA DEMO SMARTPOS".center(32),
+        "-" * 32,
+        f"{'1x Cafe especial':<20}{amount:>12}",
+        "-" * 32,
+        f"{'TOTAL':<20}{amount:>12}",
+        "Pagamento: credito 1x",
+        f"Autorizacao: {codigo}",
+        f"referencia: {referencia[:18]}...",
+        "Obrigado e volte sempre!".center(32),
+    ]
+    return "\n".join(row.rstrip() for row in rows) + "\n"
+
+
+# --- the steps a flow yields -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Call:
+    """Call ``client.<resource>.<method>(*args, **kwargs)``; the result is sent back."""
+
+    resource: str
+    method: str
+    kwargs: Mapping[str, Any]
+    args: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True)
+class _Wait:
+    """Wait for the worker to process an event of one of ``tipos`` for ``referencia``."""
+
+    tipos: tuple[str, ...]
+    referencia: str
+    why: str
+
+
+@dataclass(frozen=True)
+class _WaitDuplicate:
+    """Wait for the receiver to answer a redelivery of ``event_id`` as a duplicate."""
+
+    event_id: str
+
+
+@dataclass(frozen=True)
+class _Act:
+    """Run a local action (the simulated terminal or customer); the result is sent back."""
+
+    action: Callable[[], Any]
+
+
+_Step = _Call | _Wait | _WaitDuplicate | _Act
+
+
+# --- what the receiver and the worker saw -----------------------------------------------------
+
+
+@dataclass
+class _Seen:
+    """Events seen by the receiver and the worker, shared between threads under one lock."""
+
+    changed: threading.Condition = field(default_factory=threading.Condition)
+    processed: list[Event] = field(default_factory=list)
+    handled: collections.Counter[str] = field(default_factory=collections.Counter)
+    received: list[tuple[str, str, bool]] = field(default_factory=list)
+    taken: set[str] = field(default_factory=set)
+
+    def find(self, wait: _Wait) -> Event | None:
+        """Return (and mark as taken) the first processed event matching ``wait``."""
+        with self.changed:
+            for event in self.processed:
+                if event.id in self.taken or event.tipo not in wait.tipos:
+                    continue
+                if getattr(event.dados, "referencia", None) == wait.referencia:
+                    self.taken.add(event.id)
+                    return event
+        return None
+
+    def duplicate_of(self, event_id: str) -> bool:
+        """Tell whether the receiver answered a redelivery of ``event_id`` as a duplicate."""
+        with self.changed:
+            return any(eid == event_id and dup for eid, _, dup in self.received)
+
+
+class _Demo:
+    """The demo's state, its event handlers and its flow."""
+
+    def __init__(self, args: argparse.Namespace, out: Output, sandbox: Sandbox) -> None:
+        self.args = args
+        self.out = out
+        self.sandbox = sandbox
+        self.seen = _Seen()
+        self.steps: list[dict[str, Any]] = []
+        self.timers: list[threading.Timer] = []
+        self.referencias: dict[str, str] = {}
+        self.started = time.perf_counter()
+        self._step_started = self.started
+
+    # Receiver thread: after the answer was sent.
+
+    def on_delivery(self, delivery: Delivery) -> None:
+        """Show an event as it arrives over HTTP, marking a duplicate."""
+        receipt = delivery.receipt
+        envelope = receipt.envelope
+        if envelope is None:
+            self.out.line(
+                f"  {self.out.style('<- rejected', 'red')} HTTP {receipt.status_code}: "
+                f"{receipt.error}"
+            )
+            return
+        with self.seen.changed:
+            self.seen.received.append((envelope.id, envelope.tipo, receipt.duplicate))
+            self.seen.changed.notify_all()
+        if receipt.duplicate:
+            note = f"HTTP {receipt.status_code}, DUPLICATE: already in the inbox"
+            self.out.event(envelope.raw, prefix="  <- ", note=note)
+        else:
+            self.out.event(
+                envelope.raw,
+                prefix="  <- ",
+                note=f"HTTP {receipt.status_code}, stored in the inbox",
+                note_style="dim",
+            )
+
+    # Worker: after the claim, before the ack.
+
+    def handle(self, event: Event) -> None:
+        """The partner's event handler: record the event (the worker acks it after)."""
+        with self.seen.changed:
+            self.seen.handled[event.id] += 1
+            self.seen.processed.append(event)
+            count = self.seen.handled[event.id]
+            self.seen.changed.notify_all()
+        self.out.line(
+            "     "
+            + self.out.style(f"processed by the worker: claimed, handled ({count}x), acked", "dim")
+        )
+
+    async def ahandle(self, event: Event) -> None:
+        """The same handler for ``AsyncWorker``."""
+        self.handle(event)
+
+    # Output helpers.
+
+    def step(self, number: int, title: str, code: str) -> None:
+        """Close the previous step's timing and announce the next one with its SDK call."""
+        self._end_step()
+        self.steps.append({"step": number, "title": title, "seconds": None})
+        self._step_started = time.perf_counter()
+        self.out.line()
+        self.out.line(self.out.style(f"[{number}/5] {title}", "bold"))
+        for line in code.splitlines():
+            self.out.line("    " + self.out.style(line, "dim"))
+
+    def _end_step(self) -> None:
+        if self.steps and self.steps[-1]["seconds"] is None:
+            self.steps[-1]["seconds"] = round(time.perf_counter() - self._step_started, 3)
+
+    def release_later(self, seconds: float) -> None:
+        """The customer at the terminal: deliver the held events after ``seconds``."""
+        timer = threading.Timer(seconds, self.sandbox.release_events)
+        timer.daemon = True
+        self.timers.append(timer)
+        timer.start()
+
+    def progress(self, text: str, elapsed: float) -> None:
+        """Redraw the progress line (terminals only)."""
+        frame = _SPINNER[int(elapsed * 10) % len(_SPINNER)]
+        self.out.status(f"  {frame} {text} {elapsed:4.1f}s")
+
+    def timed_out(self, what: str) -> CommandError:
+        """The error for a wait that ran out, with the sandbox's last delivery problems."""
+        failures = [d for d in self.sandbox.deliveries if not d.ok][-3:]
+        detail = "; ".join(f"{d.tipo} attempt {d.attempt}: {d.error}" for d in failures)
+        return CommandError(
+            f"{what} did not arrive within {self.args.wait:g} s"
+            + (f" (webhook deliveries failed: {detail})" if detail else ""),
+            hint="run it again with a longer --wait; if it keeps failing, report it with "
+            "this output.",
+        )
+
+    # The flow, written once for both clients.
+
+    def flow(self) -> Generator[_Step, Any, None]:
+        """The sale, step by step; the driver sends each step's result back."""
+        from smartpos.testing import Sandbox
+
+        out = self.out
+        documento = Sandbox.DOCUMENTO
+        valor = self.args.valor_centavos
+        delay = self.args.delay
+
+        self.step(
+            1,
+            "Pair a terminal: a QR code on your screen, read by the terminal",
+            "qr = client.qrcodes.create(documento_cliente=DOCUMENTO)",
+        )
+        qr = yield _Call("qrcodes", "create", {"documento_cliente": documento})
+        self.referencias["qrcode"] = qr.referencia
+        if not self.args.no_qr and not out.json:
+            from ._service import show_qrcode
+
+            show_qrcode(out, qr.qr_code)
+        out.fields(
+            {
+                "qrCode": qr.qr_code,
+                "expiresAt": qr.expires_at.isoformat(),
+                "customer": mask(documento),
+            }
+        )
+        out.line(f"  the terminal {DEMO_SMARTPOS_ID} reads the QR code...")
+
+        def scan() -> None:
+            time.sleep(min(delay, 0.3))
+            self.sandbox.scan(qr.qr_code, DEMO_SMARTPOS_ID)
+
+        yield _Act(scan)
+        identified = yield _Wait(("smartpos.identificado",), qr.referencia, "smartpos.identificado")
+        smartpos_id = identified.dados.smartpos_id
+        out.line(f"  paired: save smartposId {out.style(smartpos_id, 'bold')} for this customer.")
+
+        self.step(
+            2,
+            f"Charge {format_centavos(valor)} on the terminal, wait for pagamento.aprovado",
+            "acceptance = client.payments.create(\n"
+            f"    documento_cliente=DOCUMENTO, valor_centavos={valor},\n"
+            f'    smartpos_id="{smartpos_id}", forma_pagamento="credito", parcelas=1)',
+        )
+        yield _Act(self.sandbox.hold_events)
+        acceptance = yield _Call(
+            "payments",
+            "create",
+            {
+                "documento_cliente": documento,
+                "valor_centavos": valor,
+                "smartpos_id": smartpos_id,
+                "forma_pagamento": "credito",
+                "parcelas": 1,
+            },
+        )
+        self.referencias["payment"] = acceptance.referencia
+        out.line(
+            f"  accepted ({acceptance.status}): not a sale yet. referencia {acceptance.referencia}"
+        )
+        out.line("  the customer taps the card and types the PIN...")
+        yield _Act(lambda: self.release_later(delay))
+        outcome = yield _Wait(
+            ("pagamento.aprovado", "pagamento.recusado"),
+            acceptance.referencia,
+            "pagamento.aprovado",
+        )
+        if outcome.tipo != "pagamento.aprovado":
+            raise CommandError(
+                f"the terminal refused the payment ({outcome.dados.status})",
+                hint="a new attempt needs a new referencia.",
+            )
+        autorizacao = outcome.dados.autorizacao
+        codigo = autorizacao.codigo if autorizacao else "?"
+        out.line(
+            f"  {out.style('approved', 'bold', 'green')}: finalize the sale now; keep "
+            f"dados.autorizacao (codigo {codigo}) for a refund."
+        )
+
+        self.step(
+            3,
+            "The service delivers pagamento.aprovado again (a manual resend, same id)",
+            "receiver.receive(body, headers)  # the inbox already holds this id",
+        )
+        yield _Act(lambda: self.sandbox.resend(outcome.id))
+        yield _WaitDuplicate(outcome.id)
+        out.line("  answered 200 so the service stops resending; the worker does not see it again.")
+
+        receipt = _receipt(valor, str(codigo), acceptance.referencia)
+        self.step(
+            4,
+            "Print the receipt on the terminal, wait for impressao.concluida",
+            "job = client.print_jobs.create(\n"
+            f'    documento_cliente=DOCUMENTO, smartpos_id="{smartpos_id}", conteudo=receipt_text)',
+        )
+        yield _Act(self.sandbox.hold_events)
+        job = yield _Call(
+            "print_jobs",
+            "create",
+            {"documento_cliente": documento, "smartpos_id": smartpos_id, "conteudo": receipt},
+        )
+        self.referencias["print_job"] = job.referencia
+        out.line(f"  accepted ({job.status}); referencia {job.referencia}")
+        yield _Act(lambda: self.release_later(delay / 2))
+        printed = yield _Wait(
+            ("impressao.concluida", "impressao.falhou"), job.referencia, "impressao.concluida"
+        )
+        if printed.tipo != "impressao.concluida":
+            out.line("  the print failed: printing never changes the sale; print it again.")
+        else:
+            for line in receipt.rstrip().splitlines():
+                out.line("  " + out.style("|", "dim") + " " + line)
+
+        self.step(
+            5,
+            "Refund the payment from its pagamento.aprovado event",
+            "refund = client.refunds.create_for(aprovado)  # total refund",
+        )
+        refund = yield _Call("refunds", "create_for", {}, (outcome,))
+        self.referencias["refund"] = refund.referencia
+        out.line(f"  refund requested ({refund.status or 'sent'}): referencia {refund.referencia}")
+        self._end_step()
+
+    # Drivers.
+
+    def _waiting(self, step: _Wait | _WaitDuplicate) -> tuple[str, Callable[[], Any]]:
+        if isinstance(step, _Wait):
+            return f"waiting for {step.why}", lambda: self.seen.find(step)
+        return (
+            "waiting for the receiver to see the resend",
+            lambda: True if self.seen.duplicate_of(step.event_id) else None,
+        )
+
+    def _what(self, step: _Wait | _WaitDuplicate) -> str:
+        if isinstance(step, _Wait):
+            return f"{step.why} for referencia {step.referencia}"
+        return f"the resend of event {step.event_id}"
+
+    def _start_wait(self, text: str) -> None:
+        if not self.out.interactive:
+            self.out.line(f"  ... {text} (up to {self.args.wait:g} s)")
+
+    def _end_wait(self, text: str, elapsed: float) -> None:
+        self.out.clear_status()
+        self.out.line("  " + self.out.style(f"{text}: done after {elapsed:.2f} s", "dim"))
+
+    def drive(self, client: Client) -> None:
+        """Run the flow with the synchronous client."""
+        flow = self.flow()
+        value: Any = None
+        while True:
+            try:
+                step = flow.send(value)
+            except StopIteration:
+                return
+            if isinstance(step, _Call):
+                method = getattr(getattr(client, step.resource), step.method)
+                value = method(*step.args, **step.kwargs)
+            elif isinstance(step, _Act):
+                value = step.action()
+            else:
+                value = self._wait_sync(step)
+
+    def _wait_sync(self, step: _Wait | _WaitDuplicate) -> Any:
+        text, check = self._waiting(step)
+        self._start_wait(text)
+        started = time.perf_counter()
+        while True:
+            found = check()
+            elapsed = time.perf_counter() - started
+            if found is not None:
+                self._end_wait(text, elapsed)
+                return found
+            if elapsed >= self.args.wait:
+                self.out.clear_status()
+                raise self.timed_out(self._what(step))
+            self.progress(text, elapsed)
+            with self.seen.changed:
+                self.seen.changed.wait(min(0.1, self.args.wait - elapsed))
+
+    async def adrive(self, client: AsyncClient) -> None:
+        """Run the same flow with the asyncio client."""
+        flow = self.flow()
+        value: Any = None
+        while True:
+            try:
+                step = flow.send(value)
+            except StopIteration:
+                return
+            if isinstance(step, _Call):
+                method = getattr(getattr(client, step.resource), step.method)
+                value = await method(*step.args, **step.kwargs)
+            elif isinstance(step, _Act):
+                value = await asyncio.to_thread(step.action)
+            else:
+                value = await self._wait_async(step)
+
+    async def _wait_async(self, step: _Wait | _WaitDuplicate) -> Any:
+        text, check = self._waiting(step)
+        self._start_wait(text)
+        started = time.perf_counter()
+        while True:
+            found = check()
+            elapsed = time.perf_counter() - started
+            if found is not None:
+                self._end_wait(text, elapsed)
+                return found
+            if elapsed >= self.args.wait:
+                self.out.clear_status()
+                raise self.timed_out(self._what(step))
+            self.progress(text, elapsed)
+            await asyncio.sleep(min(0.02, self.args.wait - elapsed))
+
+    def cancel_timers(self) -> None:
+        """Stop the simulated customer's pending timers."""
+        for timer in self.timers:
+            timer.cancel()
+
+
+_WORKER_OPTIONS: Final[dict[str, Any]] = {
+    "lease": 10.0,
+    "poll_interval": 0.02,
+    "base_backoff": 0.05,
+    "max_backoff": 1.0,
+}
+
+
+def _run_sync(demo: _Demo, base_url: str, store: Store) -> None:
+    from smartpos import Client
+    from smartpos.testing import Sandbox
+    from smartpos.webhooks import Worker
+
+    worker = Worker(store, demo.handle, owner="smartpos-demo", **_WORKER_OPTIONS)
+    stop = threading.Event()
+    thread = threading.Thread(
+        target=worker.run, args=(stop,), name="smartpos-demo-worker", daemon=True
+    )
+    thread.start()
+    try:
+        with Client(api_key=Sandbox.API_KEY, base_url=base_url, timeout=5.0) as client:
+            demo.drive(client)
+    finally:
+        stop.set()
+        worker.stop()
+        thread.join(timeout=5.0)
+
+
+async def _run_async(demo: _Demo, base_url: str, store: Store) -> None:
+    from smartpos import AsyncClient
+    from smartpos.testing import Sandbox
+    from smartpos.webhooks import AsyncWorker
+
+    worker = AsyncWorker(store, demo.ahandle, owner="smartpos-demo-async", **_WORKER_OPTIONS)
+    stop = asyncio.Event()
+    task = asyncio.create_task(worker.run(stop))
+    try:
+        async with AsyncClient(api_key=Sandbox.API_KEY, base_url=base_url, timeout=5.0) as client:
+            await demo.adrive(client)
+    finally:
+        stop.set()
+        worker.stop()
+        try:
+            await asyncio.wait_for(task, 5.0)
+        except asyncio.TimeoutError:
+            task.cancel()
+
+
+def _inbox_states(store: Store, ids: list[str]) -> collections.Counter[str]:
+    states: collections.Counter[str] = collections.Counter()
+    for event_id in ids:
+        record = store.get(event_id)
+        states[record.state.value if record else "missing"] += 1
+    return states
+
+
+def _summary(
+    demo: _Demo, out: Output, *, store: Store, store_path: str, kept: bool, base_url: str
+) -> None:
+    seen = demo.seen
+    duration = time.perf_counter() - demo.started
+    with seen.changed:
+        received = list(seen.received)
+        # An inbox kept with --store may hold events of earlier runs: report this run's only.
+        this_run = {event_id for event_id, _, _ in received}
+        processed = [e for e in seen.processed if e.id in this_run]
+        handled = {k: v for k, v in seen.handled.items() if k in this_run}
+    duplicates = sum(1 for _, _, dup in received if dup)
+    twice = [eid for eid, count in handled.items() if count != 1]
+    states = _inbox_states(store, [e.id for e in processed])
+    ok = not twice and set(states) == {"done"}
+    client = "AsyncClient" if demo.args.use_async else "Client"
+    if out.json:
+        out.data(
+            {
+                "ok": ok,
+                "client": client,
+                "duration_seconds": round(duration, 3),
+                "steps": demo.steps,
+                "events": [
+                    {
+                        "id": e.id,
+                        "tipo": e.tipo,
+                        "referencia": getattr(e.dados, "referencia", None),
+                        "processed": handled.get(e.id, 0),
+                    }
+                    for e in processed
+                ],
+                "deliveries": len(received),
+                "duplicates": duplicates,
+                "inbox": {"path": store_path if kept else None, "states": dict(states)},
+                "referencias": demo.referencias,
+            }
+        )
+    else:
+        out.line()
+        out.line(out.style("Summary", "bold"))
+        steps = "  ".join(f"{s['step']}) {s['seconds']:.2f}s" for s in demo.steps)
+        by_tipo = collections.Counter(e.tipo for e in processed)
+        out.fields(
+            {
+                "steps": steps,
+                "events": ", ".join(f"{tipo} x{n}" for tipo, n in by_tipo.items()),
+                "deliveries": f"{len(received)} over HTTP, {duplicates} duplicate(s) "
+                "answered 200 and not stored again",
+                "worker": f"{len(handled)} event(s), each processed exactly once "
+                "(claim, handle, ack)"
+                if not twice
+                else f"PROCESSED MORE THAN ONCE: {', '.join(twice)}",
+                "inbox": ", ".join(f"{n} {state}" for state, n in states.items())
+                + (f"  ({store_path})" if kept else "  (temporary, deleted now)"),
+                "client": f"smartpos.{client} against the sandbox at {base_url}",
+                "duration": f"{duration:.2f} s",
+            }
+        )
+        if kept:
+            out.line(f"Inspect the inbox: smartpos events list --store {store_path}")
+        out.line(
+            out.style("Done.", "bold", "green")
+            + " Next: docs/quickstart.md, or 'smartpos sandbox' + 'smartpos listen' to try your "
+            "own code."
+        )
+    if not ok:
+        raise CommandError(
+            "the inbox check failed: "
+            + (f"events processed more than once: {twice}" if twice else f"states {dict(states)}"),
+            hint="this is a bug; please report it with this output.",
+        )
+
+
+def run(args: argparse.Namespace, out: Output) -> int:
+    """Run the demo; every wait is bounded by ``--wait``.
+
+    Args:
+        args: ``use_async``, ``store``, ``valor_centavos``, ``wait``, ``delay``, ``no_qr``.
+        out: The output.
+
+    Returns:
+        0 when the whole flow ran and every event was processed exactly once.
+
+    Raises:
+        CommandError: A step failed or an event did not arrive in time.
+    """
+    from smartpos.testing import Sandbox
+    from smartpos.webhooks import SQLiteStore, WebhookReceiver
+
+    with contextlib.ExitStack() as stack:
+        if args.store:
+            store_path = args.store
+        else:
+            tmp = stack.enter_context(
+                tempfile.TemporaryDirectory(prefix="smartpos-demo-", ignore_cleanup_errors=True)
+            )
+            store_path = str(Path(tmp) / "inbox.sqlite3")
+        store = stack.enter_context(SQLiteStore(store_path))
+        sandbox = stack.enter_context(Sandbox())
+        demo = _Demo(args, out, sandbox)
+        stack.callback(demo.cancel_timers)
+        receiver_url = stack.enter_context(
+            serve_receiver(WebhookReceiver(store), "127.0.0.1", 0, demo.on_delivery)
+        )
+        sandbox.set_webhook(receiver_url)
+        base_url = stack.enter_context(sandbox.serve())
+        out.line(out.style("smartpos demo", "bold") + " - a whole sale against the sandbox")
+        out.fields(
+            {
+                "service": f"{base_url}  (the sandbox, over real HTTP)",
+                "webhook": f"{receiver_url}  (WebhookReceiver + SQLite inbox)",
+                "inbox": store_path,
+                "client": "smartpos.AsyncClient (asyncio)" if args.use_async else "smartpos.Client",
+            }
+        )
+        if args.use_async:
+            asyncio.run(_run_async(demo, base_url, store))
+        else:
+            _run_sync(demo, base_url, store)
+        _summary(
+            demo, out, store=store, store_path=store_path, kept=bool(args.store), base_url=base_url
+        )
+    return EXIT_OK

@@ -1,0 +1,219 @@
+"""``smartpos events list|show|requeue``: look into an SQLite inbox file and requeue events.
+
+``show`` and ``requeue`` use :class:`~smartpos.webhooks.SQLiteStore`'s own ``get`` and
+``requeue``. The store interface has no way to list events by state (only ``dead()``), so
+``list`` reads the inbox table through a separate read-only connection, with the store
+module's own query and row decoder, and never writes to the file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sqlite3
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ._output import EXIT_ERROR, EXIT_OK, CommandError, Output, mask
+
+if TYPE_CHECKING:
+    from smartpos.webhooks import SQLiteStore, StoredEvent
+
+__all__ = ["list_events", "record_data", "run"]
+
+
+def _existing(path: str) -> Path:
+    file = Path(path)
+    if not file.is_file():
+        raise CommandError(
+            f"no inbox at {path}",
+            hint="pass the inbox file with --store PATH or SMARTPOS_INBOX (smartpos listen "
+            "writes smartpos-inbox.db in its directory by default).",
+        )
+    return file
+
+
+@contextlib.contextmanager
+def _store(path: str) -> Iterator[SQLiteStore]:
+    from smartpos.webhooks import SQLiteStore, StoreError
+
+    _existing(path)
+    try:
+        store = SQLiteStore(path)
+    except StoreError as exc:
+        raise CommandError(str(exc), hint="is it an inbox file written by smartpos?") from exc
+    with store:
+        yield store
+
+
+def list_events(path: str, *, state: str | None, limit: int) -> list[StoredEvent]:
+    """Return the events of an inbox file, oldest first, read-only.
+
+    Args:
+        path: The SQLite inbox file.
+        state: Only events in this state (pending, claimed, done, dead), or all.
+        limit: At most this many.
+
+    Returns:
+        The stored records.
+
+    Raises:
+        CommandError: The file is missing or not an inbox.
+    """
+    from smartpos.webhooks import _sqlite
+
+    file = _existing(path)
+    where = "" if state is None else "WHERE state = ? "
+    query = _sqlite._SELECT + where + "ORDER BY seq LIMIT ?"
+    params: tuple[Any, ...] = (limit,) if state is None else (state, limit)
+    try:
+        conn = sqlite3.connect(f"{file.resolve().as_uri()}?mode=ro", uri=True, timeout=5.0)
+    except sqlite3.Error as exc:
+        raise CommandError(f"cannot open {path}: {exc}") from exc
+    try:
+        rows = conn.execute(query, params).fetchall()
+    except sqlite3.Error as exc:
+        raise CommandError(
+            f"{path} is not a smartpos inbox: {exc}", hint="pass the right file with --store."
+        ) from exc
+    finally:
+        conn.close()
+    return [_sqlite._stored(row) for row in rows]
+
+
+def record_data(record: StoredEvent) -> dict[str, Any]:
+    """Return a stored record as JSON-ready data, the envelope under ``raw``.
+
+    Args:
+        record: The stored event.
+
+    Returns:
+        Its fields (times as ISO 8601).
+    """
+    return {
+        "id": record.id,
+        "tipo": record.tipo,
+        "state": record.state.value,
+        "attempts": record.attempts,
+        "criado_em": record.criado_em,
+        "received_at": record.received_at,
+        "available_at": record.available_at,
+        "done_at": record.done_at,
+        "owner": record.owner,
+        "lease_expires_at": record.lease_expires_at,
+        "last_error": record.last_error,
+        "raw": dict(record.raw),
+    }
+
+
+_STATE_STYLE = {"pending": "yellow", "claimed": "cyan", "done": "green", "dead": "red"}
+
+
+def _state(out: Output, state: str) -> str:
+    return out.style(state.ljust(7), _STATE_STYLE.get(state, "bold"))
+
+
+def _list(args: argparse.Namespace, out: Output) -> int:
+    records = list_events(args.store, state=args.state, limit=args.limit)
+    if out.json:
+        out.data([record_data(r) for r in records])
+        return EXIT_OK
+    if not records:
+        out.line(f"no {args.state + ' ' if args.state else ''}events in {args.store}")
+        return EXIT_OK
+    for record in records:
+        received = record.received_at.astimezone().strftime("%Y-%m-%d %H:%M:%S")
+        out.line(
+            f"{_state(out, record.state.value)}  {received}  {out.tipo(record.tipo).ljust(21)}"
+            f"  {record.id}  attempts {record.attempts}"
+        )
+        if record.last_error:
+            out.line(f"         last error: {record.last_error}")
+    out.line(f"{len(records)} event(s) in {args.store}")
+    return EXIT_OK
+
+
+def _masked(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of an envelope with ``dados.documentoCliente`` masked, for display."""
+    copy = dict(raw)
+    dados = copy.get("dados")
+    if isinstance(dados, Mapping) and "documentoCliente" in dados:
+        copy["dados"] = {**dados, "documentoCliente": mask(dados["documentoCliente"])}
+    return copy
+
+
+def _show(args: argparse.Namespace, out: Output) -> int:
+    import json
+
+    with _store(args.store) as store:
+        record = store.get(args.event_id)
+    if record is None:
+        raise CommandError(
+            f"no event {args.event_id} in {args.store}",
+            hint="list the ids with 'smartpos events list'.",
+        )
+    if out.json:
+        out.data(record_data(record))
+        return EXIT_OK
+    out.event(record.raw)
+    values: dict[str, object] = {
+        "state": _state(out, record.state.value).rstrip(),
+        "attempts": record.attempts,
+        "received": record.received_at.isoformat(),
+    }
+    if record.criado_em is not None:
+        values["criadoEm"] = record.criado_em.isoformat()
+    if record.done_at is not None:
+        values["done"] = record.done_at.isoformat()
+    if record.available_at is not None:
+        values["next attempt"] = record.available_at.isoformat()
+    if record.owner:
+        values["claimed by"] = record.owner
+    if record.last_error:
+        values["last error"] = record.last_error
+    out.fields(values)
+    out.line("  envelope (document masked; --json shows it as stored):")
+    for line in json.dumps(_masked(record.raw), ensure_ascii=False, indent=2).splitlines():
+        out.line("    " + line)
+    return EXIT_OK
+
+
+def _requeue(args: argparse.Namespace, out: Output) -> int:
+    with _store(args.store) as store:
+        done = store.requeue(args.event_id)
+        record = store.get(args.event_id)
+    if out.json:
+        out.data(
+            {
+                "id": args.event_id,
+                "requeued": done,
+                "state": record.state.value if record else None,
+            }
+        )
+    if done:
+        out.line(f"requeued {args.event_id}: pending again, attempts reset to 0.")
+        return EXIT_OK
+    if record is None:
+        message = f"no event {args.event_id} in {args.store}"
+        hint = "list the ids with 'smartpos events list'."
+    else:
+        message = f"event {args.event_id} is {record.state.value}: only dead or done events"
+        message += " can be requeued"
+        hint = "a pending or claimed event is still going to be processed; wait for it."
+    out.error(message, hint=hint)
+    return EXIT_ERROR
+
+
+def run(args: argparse.Namespace, out: Output) -> int:
+    """Dispatch ``smartpos events ACTION``.
+
+    Args:
+        args: ``action``, ``store`` and the action's options.
+        out: The output.
+
+    Returns:
+        The exit status.
+    """
+    actions = {"list": _list, "show": _show, "requeue": _requeue}
+    return actions[args.action](args, out)

@@ -1,0 +1,275 @@
+"""Realistic sample events (spec section 6, every ``dados`` field) and ``smartpos trigger``.
+
+A sample is a pure function of its id and options: every generated value (referencia,
+authorization code, serial number...) is drawn from a random generator seeded with the id, and
+ids made here are UUIDv7, whose first 48 bits are the creation time in milliseconds, so
+``criadoEm`` is rebuilt from the id too. ``--resend ID`` therefore posts byte for byte the body
+sent the first time, as the service's manual resend does, and a correct receiver sees a
+duplicate. Changing an option on a resend changes the body: a receiver should then keep the
+first one (a conflict).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import random
+import secrets
+import time
+import uuid
+from typing import Any, Final
+
+from ._app import TIPOS
+from ._output import EXIT_ERROR, EXIT_OK, CommandError, Output
+
+__all__ = ["SAMPLE_DOCUMENTO", "SAMPLE_SMARTPOS_ID", "TIPOS", "new_event_id", "sample", "trigger"]
+
+SAMPLE_DOCUMENTO: Final = "52998224725"
+"""The sandbox customer's CPF (valid check digits)."""
+SAMPLE_SMARTPOS_ID: Final = "SP-SANDBOX-1"
+"""The sandbox terminal."""
+_BRT: Final = _dt.timezone(_dt.timedelta(hours=-3), "BRT")
+_ALNUM: Final = "0123456789ABCDEFGHJKLMNPQRSTUVWXYZ"
+_TIPO_PAGAMENTO: Final = {
+    "credito": "CREDITO",
+    "debito": "DEBITO",
+    "pix": "PIX",
+    "voucher": "VOUCHER",
+}
+
+
+def new_event_id(now: float | None = None) -> str:
+    """Return a new event id: a UUIDv7 carrying the creation time in milliseconds.
+
+    Args:
+        now: Unix time to encode; default the current time.
+
+    Returns:
+        The id, in the canonical UUID form.
+    """
+    ms = int((time.time() if now is None else now) * 1000) & ((1 << 48) - 1)
+    value = (ms << 80) | (0x7 << 76) | (secrets.randbits(12) << 64)
+    value |= (0b10 << 62) | secrets.randbits(62)
+    return str(uuid.UUID(int=value))
+
+
+def _created_at(event_id: str) -> _dt.datetime:
+    """``criadoEm`` of a sample: the time inside a UUIDv7 id, else now."""
+    try:
+        parsed = uuid.UUID(event_id)
+    except ValueError:
+        parsed = None
+    if parsed is not None and parsed.version == 7:
+        return _dt.datetime.fromtimestamp((parsed.int >> 80) / 1000, _BRT)
+    return _dt.datetime.now(_BRT)
+
+
+def _code(rng: random.Random, alphabet: str, size: int) -> str:
+    return "".join(rng.choice(alphabet) for _ in range(size))
+
+
+def sample(
+    tipo: str,
+    event_id: str,
+    *,
+    documento: str | None = None,
+    referencia: str | None = None,
+    smartpos_id: str | None = None,
+    valor_centavos: int | None = None,
+) -> dict[str, Any]:
+    """Build a realistic event envelope of any of the five kinds, with every ``dados`` field.
+
+    The same arguments always give the same envelope.
+
+    Args:
+        tipo: One of :data:`TIPOS`.
+        event_id: The envelope's ``id``; a UUIDv7 also gives ``criadoEm``.
+        documento: ``dados.documentoCliente`` (default: the sandbox CPF), sent without mask.
+        referencia: ``dados.referencia`` (default: a UUID derived from the id).
+        smartpos_id: ``dados.smartposId`` (default ``SP-SANDBOX-1``).
+        valor_centavos: Payments: ``dados.valorCentavos`` (default 1990).
+
+    Returns:
+        The envelope: ``id``, ``tipo``, ``criadoEm`` (ISO 8601, ``-03:00``), ``dados``.
+
+    Raises:
+        ValueError: An unknown ``tipo``.
+    """
+    from smartpos._documents import normalize_documento
+
+    if tipo not in TIPOS:
+        raise ValueError(f"unknown tipo {tipo!r}; one of: {', '.join(TIPOS)}")
+    rng = random.Random(f"smartpos-sample:{event_id}")
+    documento = documento or SAMPLE_DOCUMENTO
+    documento = normalize_documento(documento) or documento
+    referencia = referencia or str(uuid.UUID(int=rng.getrandbits(128), version=4))
+    smartpos_id = smartpos_id or SAMPLE_SMARTPOS_ID
+    dados: dict[str, Any]
+    if tipo == "smartpos.identificado":
+        dados = {
+            "qrCodeId": str(uuid.UUID(int=rng.getrandbits(128), version=4)),
+            "referencia": referencia,
+            "documentoCliente": documento,
+            "smartposId": smartpos_id,
+            "numeroSerieTerminal": "SN" + _code(rng, "0123456789", 10),
+            "adquirente": "STONE",
+        }
+    elif tipo.startswith("pagamento."):
+        valor = valor_centavos if valor_centavos is not None else 1990
+        aprovado = tipo == "pagamento.aprovado"
+        dados = {
+            "referencia": referencia,
+            "documentoCliente": documento,
+            "status": "aprovado" if aprovado else "recusado",
+            "valorCentavos": valor,
+            "valorFormatado": f"{valor // 100}.{valor % 100:02d}",
+            "formaPagamento": "credito",
+            "parcelas": 1,
+            "smartposId": smartpos_id,
+        }
+        if aprovado:
+            dados["autorizacao"] = {
+                "codigo": _code(rng, _ALNUM, 6),
+                "numeroTransacao": _code(rng, "0123456789", 12),
+                "dadosFinalizacao": (
+                    f"{_code(rng, '0123456789', 6)}|{_code(rng, _ALNUM, 12)}|"
+                    f"{_code(rng, '0123456789', 4)}"
+                ),
+                "tipoPagamento": _TIPO_PAGAMENTO["credito"],
+            }
+            dados["resultadoSmartPOS"] = {
+                "executado": True,
+                "codigoStatus": "00",
+                "mensagemOperador": "TRANSACAO APROVADA",
+            }
+        else:
+            dados["resultadoSmartPOS"] = {
+                "executado": True,
+                "codigoStatus": "05",
+                "mensagemOperador": "TRANSACAO NEGADA",
+            }
+    else:
+        concluida = tipo == "impressao.concluida"
+        dados = {
+            "referencia": referencia,
+            "documentoCliente": documento,
+            "status": "concluida" if concluida else "falhou",
+            "smartposId": smartpos_id,
+            "resultadoSmartPOS": {
+                "executado": concluida,
+                "codigoStatus": "00" if concluida else "E01",
+                "mensagemOperador": "IMPRESSAO CONCLUIDA" if concluida else "SEM PAPEL",
+            },
+        }
+    return {
+        "id": event_id,
+        "tipo": tipo,
+        "criadoEm": _created_at(event_id).isoformat(timespec="milliseconds"),
+        "dados": dados,
+    }
+
+
+def _headers(values: list[str]) -> dict[str, str]:
+    headers: dict[str, str] = {}
+    for value in values:
+        name, sep, content = value.partition(":")
+        if not sep or not name.strip():
+            raise CommandError(f"bad header {value!r}", hint="write it as 'Name: value'.", code=2)
+        headers[name.strip()] = content.strip()
+    return headers
+
+
+def trigger(args: argparse.Namespace, out: Output) -> int:
+    """``smartpos trigger``: post a sample event and report what the receiver answered.
+
+    Args:
+        args: ``tipo``, ``to``, ``resend``, ``documento``, ``referencia``, ``smartpos_id``,
+            ``valor_centavos``, ``header``, ``timeout``.
+        out: The output.
+
+    Returns:
+        0 when the receiver answered 2xx, 1 otherwise.
+
+    Raises:
+        CommandError: The URL is not http(s), a bad header, or the receiver is unreachable.
+    """
+    import httpx
+
+    from smartpos._version import __version__
+
+    try:
+        url = httpx.URL(args.to)
+    except httpx.InvalidURL as exc:
+        raise CommandError(f"bad URL {args.to!r}: {exc}", code=2) from exc
+    if url.scheme not in ("http", "https") or not url.host:
+        raise CommandError(
+            f"--to must be an http(s) URL, not {args.to!r}",
+            hint="e.g. --to http://127.0.0.1:8766/",
+            code=2,
+        )
+    event_id = args.resend or new_event_id()
+    envelope = sample(
+        args.tipo,
+        event_id,
+        documento=args.documento,
+        referencia=args.referencia,
+        smartpos_id=args.smartpos_id,
+        valor_centavos=args.valor_centavos,
+    )
+    body = json.dumps(envelope, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    headers = {
+        "content-type": "application/json",
+        "user-agent": f"smartpos-cli/{__version__} (trigger)",
+        **_headers(args.header),
+    }
+    try:
+        with httpx.Client(timeout=args.timeout, trust_env=False) as client:
+            response = client.post(url, content=body, headers=headers)
+    except httpx.HTTPError as exc:
+        raise CommandError(
+            f"could not deliver to {args.to}: {type(exc).__name__}: {exc}",
+            hint="is the receiver running? ('smartpos listen' starts one on port 8766)",
+        ) from exc
+    try:
+        answer: Any = response.json()
+    except ValueError:
+        answer = response.text[:500]
+    ok = response.is_success
+    duplicate = isinstance(answer, dict) and answer.get("duplicado") is True
+    if out.json:
+        out.data(
+            {
+                "id": event_id,
+                "tipo": args.tipo,
+                "to": str(url),
+                "status_code": response.status_code,
+                "duplicate": duplicate,
+                "response": answer,
+                "event": envelope,
+            }
+        )
+    else:
+        out.event(envelope, prefix="resent " if args.resend else "sent ")
+        shown = answer if isinstance(answer, str) else json.dumps(answer, ensure_ascii=False)
+        colour = "green" if ok else "red"
+        out.line(
+            f"  -> {out.style(f'{response.status_code} {response.reason_phrase}', 'bold', colour)}"
+            f"  {shown}"
+        )
+        if duplicate:
+            out.line("  the receiver recognised the id: a duplicate, not processed again.")
+        if ok and not args.resend:
+            out.line(
+                f"  resend it:  smartpos trigger {args.tipo} --to {args.to} --resend {event_id}"
+            )
+    if not ok:
+        out.error(
+            f"the receiver answered HTTP {response.status_code}",
+            hint=(
+                "the service delivers again after a non-2xx answer: store the event and "
+                "answer 2xx within 1-2 s; answer 4xx only to a body that cannot be an event."
+            ),
+        )
+        return EXIT_ERROR
+    return EXIT_OK

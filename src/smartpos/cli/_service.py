@@ -1,0 +1,379 @@
+"""Commands that call a service (the real one or a sandbox): qrcode, pay, refund, print, terminals.
+
+Each builds a :class:`smartpos.Client` from ``--api-key``/``--base-url`` or the environment,
+makes one call and prints its result. Errors are left to the dispatcher, which prints
+``codigo``, ``mensagem`` and ``acao`` and picks the exit status.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ._output import EXIT_OK, CommandError, Output
+
+if TYPE_CHECKING:
+    from smartpos import Acceptance, Client, QRCode
+
+__all__ = [
+    "acceptance_data",
+    "make_client",
+    "pay",
+    "print_job",
+    "qrcode",
+    "qrcode_data",
+    "read_input",
+    "referencia",
+    "refund",
+    "show_qrcode",
+    "terminals",
+]
+
+
+def make_client(args: argparse.Namespace) -> Client:
+    """Build a client from the command's service options and the environment.
+
+    Args:
+        args: The parsed options (``api_key``, ``base_url``, ``timeout``, ``max_retries``).
+
+    Returns:
+        A client; close it after use.
+
+    Raises:
+        ConfigurationError: No API key or base URL anywhere.
+    """
+    from smartpos import Client
+
+    return Client(
+        api_key=args.api_key,
+        base_url=args.base_url,
+        timeout=args.timeout,
+        max_retries=max(0, args.max_retries),
+    )
+
+
+def read_input(path: str) -> bytes:
+    """Read a file, or standard input for ``-``.
+
+    Args:
+        path: A file path or ``-``.
+
+    Returns:
+        The bytes read.
+
+    Raises:
+        CommandError: The file cannot be read.
+    """
+    if path == "-":
+        return sys.stdin.buffer.read()
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        raise CommandError(
+            f"cannot read {path}: {exc.strerror or exc}", hint="check the path."
+        ) from exc
+
+
+def acceptance_data(acceptance: Acceptance) -> dict[str, Any]:
+    """Return an ``Acceptance`` as JSON-ready data (SDK field names).
+
+    Args:
+        acceptance: The result of a payment or print job.
+
+    Returns:
+        ``referencia``, ``status``, ``mensagem``, ``smartpos_id``, ``targets``, ``request_id``.
+    """
+    return {
+        "referencia": acceptance.referencia,
+        "status": acceptance.status,
+        "mensagem": acceptance.mensagem,
+        "smartpos_id": acceptance.smartpos_id,
+        "targets": [{"smartpos_id": t.smartpos_id, "status": t.status} for t in acceptance.targets],
+        "request_id": acceptance.http.request_id if acceptance.http else None,
+    }
+
+
+def qrcode_data(qr: QRCode) -> dict[str, Any]:
+    """Return a ``QRCode`` as JSON-ready data.
+
+    Args:
+        qr: The QR code.
+
+    Returns:
+        ``qr_code``, ``referencia`` and ``expires_at`` (ISO 8601, UTC).
+    """
+    return {"qr_code": qr.qr_code, "referencia": qr.referencia, "expires_at": qr.expires_at}
+
+
+def show_qrcode(out: Output, content: str, *, invert: bool = False) -> None:
+    """Draw a QR code in the terminal, in whatever the output can show.
+
+    With colour, black on white is set explicitly (right on any theme); when stdout cannot
+    encode the block characters, ``##`` blocks are used.
+
+    Args:
+        out: The output.
+        content: The QR code's value.
+        invert: Draw for a light-background terminal (without colour).
+    """
+    from smartpos._qr import to_terminal
+
+    encoding = getattr(out.stdout, "encoding", None) or "ascii"
+    try:
+        "\u2580\u2584\u2588".encode(encoding)
+        ascii_only = False
+    except (UnicodeEncodeError, LookupError):
+        ascii_only = True
+    drawing = to_terminal(content, invert=invert, colour=out.colour, ascii_only=ascii_only)
+    for row in drawing.splitlines():
+        out.line("  " + row)
+
+
+def referencia(args: argparse.Namespace, out: Output) -> int:
+    """``smartpos referencia``: print a new referencia."""
+    from smartpos import new_referencia
+
+    value = new_referencia(args.suffix)
+    if out.json:
+        out.data({"referencia": value})
+    else:
+        out.line(value)
+    return EXIT_OK
+
+
+def qrcode(args: argparse.Namespace, out: Output) -> int:
+    """``smartpos qrcode``: create a QR code, draw it, and optionally save it as an image."""
+    with make_client(args) as client:
+        qr = client.qrcodes.create(documento_cliente=args.documento, referencia=args.referencia)
+    saved = args.png or args.svg
+    if saved:
+        try:
+            qr.save(saved)
+        except OSError as exc:
+            raise CommandError(
+                f"cannot write {saved}: {exc.strerror or exc}", hint="check the path."
+            ) from exc
+    if out.json:
+        out.data({**qrcode_data(qr), "saved_to": saved})
+        return EXIT_OK
+    if not args.no_draw:
+        show_qrcode(out, qr.qr_code, invert=args.invert)
+    out.fields(
+        {
+            "qrCode": qr.qr_code,
+            "referencia": qr.referencia,
+            "expiresAt": qr.expires_at.isoformat(),
+            **({"saved to": saved} if saved else {}),
+        }
+    )
+    out.line("Show it to the terminal; smartpos.identificado will carry the terminal's smartposId.")
+    return EXIT_OK
+
+
+def _print_acceptance(out: Output, acceptance: Acceptance, *, what: str, event: str) -> None:
+    out.line(
+        out.style("accepted", "bold", "green") + f": {acceptance.status} - {acceptance.mensagem}"
+    )
+    values: dict[str, object] = {"referencia": acceptance.referencia}
+    for target in acceptance.targets:
+        values[f"terminal {target.smartpos_id}"] = target.status
+    out.fields(values)
+    out.line(
+        f"The {what} is not final yet: {event} with this referencia reaches your webhook later."
+    )
+
+
+def pay(args: argparse.Namespace, out: Output) -> int:
+    """``smartpos pay``: ask a terminal for a payment."""
+    from smartpos import Comanda, Comprovante, ItemComanda, ModoExecucao
+
+    comanda = None
+    if args.comanda is not None or args.item or args.endereco:
+        if args.comanda is None:
+            raise CommandError(
+                "--item and --endereco describe the manual-queue card: --comanda is missing",
+                hint="add --comanda LABEL (with --manual).",
+                code=2,
+            )
+        itens = []
+        for item in args.item:
+            titulo, _, descricao = item.partition(":")
+            itens.append(ItemComanda(titulo=titulo or None, descricao=descricao or None))
+        comanda = Comanda(args.comanda, itens=itens, endereco=args.endereco)
+    comprovante = None
+    if args.imprimir_cliente or args.imprimir_loja:
+        comprovante = Comprovante(
+            imprimir_cliente=args.imprimir_cliente or None,
+            imprimir_loja=args.imprimir_loja or None,
+        )
+    with make_client(args) as client:
+        acceptance = client.payments.create(
+            documento_cliente=args.documento,
+            valor_centavos=args.valor_centavos,
+            smartpos_id=args.smartpos_id,
+            referencia=args.referencia,
+            forma_pagamento=args.forma,
+            parcelas=args.parcelas,
+            parcelamento=args.parcelamento,
+            modo_execucao=ModoExecucao.MANUAL if args.manual else ModoExecucao.IMEDIATO,
+            comanda=comanda,
+            comprovante=comprovante,
+        )
+    if out.json:
+        out.data(acceptance_data(acceptance))
+    else:
+        _print_acceptance(
+            out, acceptance, what="sale", event="pagamento.aprovado (or pagamento.recusado)"
+        )
+    return EXIT_OK
+
+
+def _event_from_file(path: str) -> Any:
+    """Read a ``pagamento.aprovado`` event from a JSON file (or stdin for ``-``)."""
+    from smartpos.webhooks import InvalidEventError, PagamentoAprovado, parse_event
+
+    body = read_input(path)
+    try:
+        data = json.loads(body)
+    except ValueError as exc:
+        raise CommandError(f"{path} is not JSON: {exc}", hint="pass the event's JSON.") from exc
+    # `smartpos events show ID --json` wraps the envelope in its inbox record.
+    if isinstance(data, Mapping) and "tipo" not in data and isinstance(data.get("raw"), Mapping):
+        data = data["raw"]
+    try:
+        event = parse_event(data)
+    except InvalidEventError as exc:
+        raise CommandError(
+            f"{path} is not a valid event: {exc}",
+            hint="pass the pagamento.aprovado envelope as received (id, tipo, criadoEm, dados).",
+        ) from exc
+    if not isinstance(event, PagamentoAprovado):
+        raise CommandError(
+            f"{path} holds a {event.tipo} event; only pagamento.aprovado can be refunded",
+            hint="pass the pagamento.aprovado event of the payment.",
+        )
+    return event
+
+
+def refund(args: argparse.Namespace, out: Output) -> int:
+    """``smartpos refund``: refund from an event file or from explicit fields."""
+    from smartpos import PagamentoOriginal
+
+    explicit = {
+        "--codigo-autorizacao": args.codigo_autorizacao,
+        "--numero-transacao": args.numero_transacao,
+        "--dados-finalizacao": args.dados_finalizacao,
+        "--tipo-pagamento": args.tipo_pagamento,
+    }
+    if args.event is not None:
+        if args.documento or args.smartpos_id or any(v is not None for v in explicit.values()):
+            raise CommandError(
+                "--event takes the customer, the terminal and the authorization from the "
+                "event: give no DOC, SMARTPOS_ID or authorization option with it",
+                hint="smartpos refund --event FILE [--valor-centavos N]",
+                code=2,
+            )
+        event = _event_from_file(args.event)
+        with make_client(args) as client:
+            result = client.refunds.create_for(
+                event, valor_centavos=args.valor_parcial, referencia=args.referencia
+            )
+    else:
+        missing = [name for name, value in explicit.items() if value is None]
+        if args.valor_parcial is not None:
+            raise CommandError(
+                "--valor-centavos goes with --event; here the amount is VALOR_CENTAVOS",
+                hint="see 'smartpos refund --help'.",
+                code=2,
+            )
+        if args.valor_centavos is None or missing:
+            raise CommandError(
+                "give DOC SMARTPOS_ID VALOR_CENTAVOS and "
+                + ", ".join(missing or ["the authorization options"])
+                + ", or --event FILE",
+                hint="see 'smartpos refund --help'.",
+                code=2,
+            )
+        original = PagamentoOriginal(
+            codigo_autorizacao=args.codigo_autorizacao,
+            numero_transacao=args.numero_transacao,
+            dados_finalizacao=args.dados_finalizacao,
+            tipo_pagamento=args.tipo_pagamento,
+        )
+        with make_client(args) as client:
+            result = client.refunds.create(
+                documento_cliente=args.documento,
+                smartpos_id=args.smartpos_id,
+                valor_centavos=args.valor_centavos,
+                pagamento_original=original,
+                referencia=args.referencia,
+            )
+    if out.json:
+        out.data(
+            {
+                "referencia": result.referencia,
+                "status": result.status,
+                "mensagem": result.mensagem,
+                "raw": dict(result.raw),
+            }
+        )
+        return EXIT_OK
+    out.line(
+        out.style("refund requested", "bold", "green")
+        + (f": {result.status}" if result.status else "")
+        + (f" - {result.mensagem}" if result.mensagem else "")
+    )
+    values: dict[str, object] = {"referencia": result.referencia}
+    valor = result.raw.get("valorCentavos")
+    if isinstance(valor, int):
+        from ._output import format_centavos
+
+        values["valor"] = format_centavos(valor)
+    out.fields(values)
+    return EXIT_OK
+
+
+def print_job(args: argparse.Namespace, out: Output) -> int:
+    """``smartpos print``: print a file (or stdin) on a terminal."""
+    conteudo = read_input(args.file)
+    if not conteudo:
+        raise CommandError(f"{args.file} is empty: there is nothing to print", hint="check it.")
+    with make_client(args) as client:
+        acceptance = client.print_jobs.create(
+            documento_cliente=args.documento,
+            smartpos_id=args.smartpos_id,
+            conteudo=conteudo,
+            referencia=args.referencia,
+        )
+    if out.json:
+        out.data(acceptance_data(acceptance))
+    else:
+        _print_acceptance(
+            out, acceptance, what="print job", event="impressao.concluida (or impressao.falhou)"
+        )
+    return EXIT_OK
+
+
+def terminals(args: argparse.Namespace, out: Output) -> int:
+    """``smartpos terminals``: list a customer's terminals."""
+    with make_client(args) as client:
+        found = client.terminals.list(documento_cliente=args.documento)
+    if out.json:
+        out.data([{"smartpos_id": t.smartpos_id, "raw": dict(t.raw)} for t in found])
+        return EXIT_OK
+    if not found:
+        out.line("no terminal is linked to this customer; pair one with 'smartpos qrcode'.")
+        return EXIT_OK
+    for terminal in found:
+        extra = {
+            k: v
+            for k, v in terminal.raw.items()
+            if k != "smartposId" and isinstance(v, (str, int, float, bool))
+        }
+        details = "  ".join(f"{out.style(k, 'dim')} {v}" for k, v in extra.items())
+        out.line(f"{out.style(str(terminal.smartpos_id), 'bold')}  {details}".rstrip())
+    return EXIT_OK

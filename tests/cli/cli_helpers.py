@@ -1,0 +1,156 @@
+"""Run the ``smartpos`` command as a subprocess, in the foreground or in the background.
+
+Every process is started here with ``python -m smartpos`` and a bounded timeout, and is stopped
+through the PID it was started with (SIGTERM, then SIGKILL if it does not stop in time).
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import re
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+__all__ = ["REPO", "TIMEOUT", "URL", "Background", "Starter", "cli_env", "run_cli"]
+
+REPO = Path(__file__).resolve().parents[2]
+TIMEOUT = 60.0
+"""Longest any foreground command may take."""
+URL = re.compile(r"https?://127\.0\.0\.1:\d+/?")
+
+
+def cli_env(**extra: str) -> dict[str, str]:
+    """The environment for a subprocess: no SMARTPOS_* or colour settings unless given."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("SMARTPOS_") and k not in ("NO_COLOR", "FORCE_COLOR")
+    }
+    env["PYTHONIOENCODING"] = "utf-8"
+    env.update(extra)
+    return env
+
+
+def run_cli(
+    *args: str,
+    env: Mapping[str, str] | None = None,
+    input: bytes | None = None,
+    timeout: float = TIMEOUT,
+    cwd: Path | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m smartpos ARGS`` to completion and return its output as text."""
+    completed = subprocess.run(
+        [sys.executable, "-m", "smartpos", *args],
+        env=dict(env) if env is not None else cli_env(),
+        input=input,
+        capture_output=True,
+        timeout=timeout,
+        cwd=cwd,
+        check=False,
+    )
+    return subprocess.CompletedProcess(
+        completed.args,
+        completed.returncode,
+        completed.stdout.decode("utf-8", "replace"),
+        completed.stderr.decode("utf-8", "replace"),
+    )
+
+
+class Background:
+    """A ``smartpos`` command running in the background, its output read line by line."""
+
+    def __init__(self, args: Sequence[str], env: Mapping[str, str], cwd: Path | None) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "smartpos", *args],
+            env=dict(env),
+            cwd=cwd,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+        )
+        self.lines: list[str] = []
+        self._queue: queue.Queue[str | None] = queue.Queue()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+        self.stderr = ""
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self._queue.put(line.rstrip("\n"))
+        self._queue.put(None)
+
+    def wait_for(self, pattern: str, timeout: float = 20.0) -> re.Match[str]:
+        """Read output lines until one matches ``pattern``; fail after ``timeout`` seconds."""
+        regex = re.compile(pattern)
+        deadline = time.monotonic() + timeout
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise AssertionError(
+                    f"no line matching {pattern!r} within {timeout}s; output so far:\n"
+                    + "\n".join(self.lines)
+                )
+            try:
+                line = self._queue.get(timeout=remaining)
+            except queue.Empty:
+                continue
+            if line is None:
+                self.stop()
+                raise AssertionError(
+                    f"the process ended (status {self.process.returncode}) before a line "
+                    f"matching {pattern!r}; output:\n" + "\n".join(self.lines) + self.stderr
+                )
+            self.lines.append(line)
+            match = regex.search(line)
+            if match:
+                return match
+
+    def stop(self, timeout: float = 10.0) -> int:
+        """Send SIGTERM to our PID, collect the rest of the output, return the exit status."""
+        if self.process.poll() is None:
+            self.process.terminate()
+        try:
+            self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout)
+        self._reader.join(timeout)
+        while True:
+            try:
+                line = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if line is not None:
+                self.lines.append(line)
+        assert self.process.stderr is not None
+        self.stderr = self.process.stderr.read()
+        self.process.stdout.close()  # type: ignore[union-attr]
+        self.process.stderr.close()
+        return self.process.returncode
+
+    @property
+    def output(self) -> str:
+        """Every stdout line read so far."""
+        return "\n".join(self.lines)
+
+
+class Starter:
+    """Starts background commands and remembers them, so that each one is stopped."""
+
+    def __init__(self) -> None:
+        self.started: list[Background] = []
+
+    def __call__(
+        self, *args: str, env: Mapping[str, str] | None = None, cwd: Path | None = None
+    ) -> Background:
+        """Start ``python -m smartpos ARGS`` in the background."""
+        proc = Background(args, env if env is not None else cli_env(), cwd)
+        self.started.append(proc)
+        return proc

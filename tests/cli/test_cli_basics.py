@@ -1,0 +1,147 @@
+"""The command's surface: help on every command, usage errors, version, referencia."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from importlib.metadata import entry_points
+
+import pytest
+from cli_helpers import run_cli
+
+import smartpos
+from smartpos.cli import main
+from smartpos.cli._app import build_parser
+
+pytestmark = pytest.mark.slow
+
+COMMANDS = [
+    ["demo"],
+    ["sandbox"],
+    ["referencia"],
+    ["qrcode"],
+    ["pay"],
+    ["refund"],
+    ["print"],
+    ["terminals"],
+    ["listen"],
+    ["trigger"],
+    ["events"],
+    ["events", "list"],
+    ["events", "show"],
+    ["events", "requeue"],
+]
+
+
+def test_console_script_points_at_main() -> None:
+    """The installed console script ``smartpos`` runs ``smartpos.cli:main``."""
+    scripts = entry_points(group="console_scripts", name="smartpos")
+    assert [ep.value for ep in scripts] == ["smartpos.cli:main"]
+
+
+def test_top_level_help_lists_every_command() -> None:
+    """``smartpos --help`` exits 0 and names every command and the exit statuses."""
+    result = run_cli("--help")
+    assert result.returncode == 0
+    for command in {c[0] for c in COMMANDS}:
+        assert f"    {command}" in result.stdout
+    assert "3  outcome unknown" in result.stdout
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
+def test_every_command_has_help(command: list[str]) -> None:
+    """``--help`` works on every command and subcommand, with a usage line and exit 0."""
+    result = run_cli(*command, "--help")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(f"usage: smartpos {' '.join(command)}")
+
+
+def test_version() -> None:
+    """``--version`` prints the package version."""
+    result = run_cli("--version")
+    assert (result.returncode, result.stdout.strip()) == (0, f"smartpos {smartpos.__version__}")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        [],
+        ["no-such-command"],
+        ["pay", "52998224725"],
+        ["pay", "52998224725", "dez-reais"],
+        ["pay", "52998224725", "100", "--forma", "cheque"],
+        ["trigger", "pagamento.estornado", "--to", "http://127.0.0.1:1/"],
+        ["trigger", "pagamento.aprovado"],
+        ["sandbox", "--port", "70000"],
+        ["events"],
+        ["qrcode", "52998224725", "--png", "a.png", "--svg", "a.svg"],
+    ],
+    ids=lambda a: " ".join(a) or "(nothing)",
+)
+def test_usage_errors_exit_2(args: list[str]) -> None:
+    """Missing or malformed arguments are usage errors: exit status 2 and a usage line."""
+    result = run_cli(*args)
+    assert result.returncode == 2
+    assert "usage: smartpos" in result.stderr
+
+
+def test_main_in_process_returns_statuses() -> None:
+    """``main(argv)`` returns the status instead of exiting: 0 for help, 2 for usage."""
+    assert main(["--version"]) == 0
+    assert main(["pay"]) == 2
+
+
+def test_referencia_is_uuid_first_with_suffix() -> None:
+    """``referencia --suffix`` prints a UUID from the first character, then ``-suffix``."""
+    result = run_cli("referencia", "--suffix", "pdv7")
+    assert result.returncode == 0
+    value = result.stdout.strip()
+    assert smartpos.is_valid_referencia(value)
+    assert value.endswith("-pdv7")
+    assert str(uuid.UUID(value[:36])) == value[:36]
+
+
+def test_referencia_json() -> None:
+    """``referencia --json`` prints one JSON object with a fresh referencia each time."""
+    first = json.loads(run_cli("referencia", "--json").stdout)
+    second = json.loads(run_cli("referencia", "--json").stdout)
+    assert smartpos.is_valid_referencia(first["referencia"])
+    assert first["referencia"] != second["referencia"]
+
+
+def test_help_does_not_import_heavy_modules() -> None:
+    """Building the parser imports neither the sandbox, the webhook kit nor segno."""
+    code = (
+        "import sys; from smartpos.cli._app import build_parser; build_parser(); "
+        "print(sorted(m for m in sys.modules if m.startswith(('smartpos.testing', "
+        "'smartpos.webhooks', 'segno', 'smartpos.cli._demo'))))"
+    )
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert out.stdout.strip() == "[]"
+
+
+def test_parser_every_subcommand_has_a_handler() -> None:
+    """Every leaf command of the parser names a handler module and function that exist."""
+    import importlib
+
+    parser = build_parser()
+    for command in COMMANDS:
+        if command == ["events"]:
+            continue
+        extra = {"show": ["X"], "requeue": ["X"]}.get(command[-1], [])
+        positional = {
+            "qrcode": ["D"],
+            "pay": ["D", "1"],
+            "print": ["D", "S", "F"],
+            "terminals": ["D"],
+            "trigger": ["pagamento.aprovado", "--to", "http://x"],
+        }.get(command[0], [])
+        args = parser.parse_args([*command, *positional, *extra])
+        module_name, _, function = args.handler.partition(":")
+        module = importlib.import_module(f"smartpos.cli.{module_name}")
+        assert callable(getattr(module, function))

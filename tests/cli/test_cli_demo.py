@@ -1,0 +1,117 @@
+"""``smartpos demo`` end to end as a subprocess: every event shown, a summary, bounded."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from cli_helpers import cli_env, run_cli
+
+pytestmark = pytest.mark.slow
+
+DEMO_TIMEOUT = 90.0
+
+
+def check_text_output(stdout: str) -> None:
+    """The demo's text shows each step, each event kind as it arrives, and the summary."""
+    for step in range(1, 6):
+        assert f"[{step}/5]" in stdout
+    for tipo in ("smartpos.identificado", "pagamento.aprovado", "impressao.concluida"):
+        assert re.search(rf"<- {re.escape(tipo)}  id \S+  HTTP 200, stored in the inbox", stdout)
+    assert re.search(r"<- pagamento\.aprovado  id \S+  HTTP 200, DUPLICATE", stdout)
+    assert stdout.count("processed by the worker: claimed, handled (1x), acked") == 3
+    assert "approved" in stdout
+    assert "refund requested" in stdout
+    assert "Summary" in stdout
+    assert "each processed exactly once" in stdout
+    assert "4 over HTTP, 1 duplicate(s)" in stdout
+    assert re.search(r"duration\s+\d+\.\d\d s", stdout)
+    assert "529.***.***-25" in stdout
+    assert "52998224725" not in stdout
+
+
+def test_demo_runs_the_whole_sale() -> None:
+    """The sync demo exits 0, shows every event and the summary, without colour codes."""
+    result = run_cli("demo", timeout=DEMO_TIMEOUT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    check_text_output(result.stdout)
+    assert "smartpos.Client against the sandbox" in result.stdout
+    assert "\x1b[" not in result.stdout
+    assert "\u2588" in result.stdout  # the QR code is drawn
+
+
+def test_demo_async_runs_the_same_flow() -> None:
+    """``demo --async`` runs the same flow on AsyncClient and AsyncWorker."""
+    result = run_cli("demo", "--async", "--no-qr", timeout=DEMO_TIMEOUT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    check_text_output(result.stdout)
+    assert "smartpos.AsyncClient against the sandbox" in result.stdout
+    assert "\u2588" not in result.stdout
+
+
+@pytest.mark.parametrize("flag", [[], ["--async"]], ids=["sync", "async"])
+def test_demo_json_summary(flag: list[str]) -> None:
+    """``demo --json`` prints one summary: every event processed once, one duplicate, all done."""
+    result = run_cli("demo", "--json", *flag, timeout=DEMO_TIMEOUT)
+    assert result.returncode == 0, result.stderr
+    [line] = result.stdout.splitlines()
+    summary = json.loads(line)
+    assert summary["ok"] is True
+    assert summary["client"] == ("AsyncClient" if flag else "Client")
+    assert [e["tipo"] for e in summary["events"]] == [
+        "smartpos.identificado",
+        "pagamento.aprovado",
+        "impressao.concluida",
+    ]
+    assert {e["processed"] for e in summary["events"]} == {1}
+    assert (summary["deliveries"], summary["duplicates"]) == (4, 1)
+    assert summary["inbox"]["states"] == {"done": 3}
+    assert [s["step"] for s in summary["steps"]] == [1, 2, 3, 4, 5]
+    assert set(summary["referencias"]) == {"qrcode", "payment", "print_job", "refund"}
+    assert summary["duration_seconds"] < DEMO_TIMEOUT
+
+
+def test_demo_keeps_the_inbox_with_store(tmp_path: Path) -> None:
+    """``--store PATH`` keeps the inbox; ``events list`` then shows the three events done."""
+    store = tmp_path / "demo.sqlite3"
+    result = run_cli("demo", "--no-qr", "--delay", "0", "--store", str(store), timeout=DEMO_TIMEOUT)
+    assert result.returncode == 0, result.stderr
+    assert f"smartpos events list --store {store}" in result.stdout
+    listed = json.loads(run_cli("events", "list", "--store", str(store), "--json").stdout)
+    assert [(r["tipo"], r["state"]) for r in listed] == [
+        ("smartpos.identificado", "done"),
+        ("pagamento.aprovado", "done"),
+        ("impressao.concluida", "done"),
+    ]
+    again = run_cli("demo", "--json", "--delay", "0", "--store", str(store), timeout=DEMO_TIMEOUT)
+    assert again.returncode == 0, again.stderr
+    assert len(json.loads(again.stdout)["events"]) == 3
+    assert len(json.loads(run_cli("events", "list", "--store", str(store), "--json").stdout)) == 6
+
+
+def test_demo_failure_is_a_clear_non_zero_exit(tmp_path: Path) -> None:
+    """An inbox that cannot be created ends the demo with exit 1 and a message, not a hang."""
+    result = run_cli(
+        "demo", "--store", str(tmp_path / "missing-dir" / "inbox.sqlite3"), timeout=DEMO_TIMEOUT
+    )
+    assert result.returncode == 1
+    assert "error:" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_demo_respects_no_color_and_amount() -> None:
+    """With NO_COLOR set there are no escape codes; --valor-centavos is the amount charged."""
+    result = run_cli(
+        "demo",
+        "--no-qr",
+        "--valor-centavos",
+        "12345",
+        env=cli_env(NO_COLOR="1"),
+        timeout=DEMO_TIMEOUT,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "\x1b[" not in result.stdout
+    assert "Charge R$ 123,45" in result.stdout
+    assert "valor R$ 123,45 credito 1x" in result.stdout
