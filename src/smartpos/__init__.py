@@ -5,7 +5,8 @@ results as webhook events. Test all of it without the service through
 :class:`smartpos.testing.Sandbox`.
 """
 
-from ._async_client import AsyncClient
+from typing import TYPE_CHECKING, Any
+
 from ._documents import is_valid_documento, mask_documento, normalize_documento
 from ._errors import (
     APIError,
@@ -54,8 +55,11 @@ from ._models import (
     Terminal,
 )
 from ._referencia import is_valid_referencia, new_referencia
-from ._sync_client import Client
 from ._version import __version__
+
+if TYPE_CHECKING:
+    from ._async_client import AsyncClient
+    from ._sync_client import Client
 
 __all__ = [
     "APIError",
@@ -109,3 +113,23 @@ __all__ = [
     "new_referencia",
     "normalize_documento",
 ]
+
+
+# The clients import httpx (~110 ms): they load on first use, so that `import smartpos` for the
+# models, errors, referencia and documents, or the `smartpos --help` command, stays fast.
+_LAZY = {"Client": "._sync_client", "AsyncClient": "._async_client"}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'smartpos' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -26,7 +26,7 @@ from ._models import (
     Refund,
     Terminal,
 )
-from ._transports import AsyncLazyTransport
+from ._transports import AsyncLazyTransport, AsyncUnownedTransport
 
 if TYPE_CHECKING:
     from .webhooks import PagamentoAprovado
@@ -100,7 +100,11 @@ class AsyncClient:
             self._owns_http = False
         else:
             self._http = httpx.AsyncClient(
-                transport=transport if transport is not None else AsyncLazyTransport(),
+                transport=(
+                    AsyncUnownedTransport(transport)
+                    if transport is not None
+                    else AsyncLazyTransport()
+                ),
                 timeout=self._config.timeout,
             )
             self._owns_http = True

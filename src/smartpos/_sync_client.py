@@ -26,7 +26,7 @@ from ._models import (
     Refund,
     Terminal,
 )
-from ._transports import LazyTransport
+from ._transports import LazyTransport, UnownedTransport
 
 if TYPE_CHECKING:
     from .webhooks import PagamentoAprovado
@@ -100,7 +100,9 @@ class Client:
             self._owns_http = False
         else:
             self._http = httpx.Client(
-                transport=transport if transport is not None else LazyTransport(),
+                transport=(
+                    UnownedTransport(transport) if transport is not None else LazyTransport()
+                ),
                 timeout=self._config.timeout,
             )
             self._owns_http = True

@@ -14,7 +14,7 @@ import httpx
 
 from ._core import shared_ssl_context
 
-__all__ = ["AsyncLazyTransport", "LazyTransport"]
+__all__ = ["AsyncLazyTransport", "AsyncUnownedTransport", "LazyTransport", "UnownedTransport"]
 
 
 class LazyTransport(httpx.BaseTransport):
@@ -67,3 +67,33 @@ class AsyncLazyTransport(httpx.AsyncBaseTransport):
     async def aclose(self) -> None:
         if self._inner is not None:
             await self._inner.aclose()
+
+
+class UnownedTransport(httpx.BaseTransport):
+    """Wraps a transport the user passed: requests go through, ``close()`` does not.
+
+    The client closes its own ``httpx.Client``, which would close the transport in turn; a
+    transport the user owns (a sandbox's, a shared pool) must outlive the client.
+    """
+
+    def __init__(self, inner: httpx.BaseTransport) -> None:
+        self.inner = inner
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        return self.inner.handle_request(request)
+
+    def close(self) -> None:
+        """Leave the user's transport open."""
+
+
+class AsyncUnownedTransport(httpx.AsyncBaseTransport):
+    """Async twin of :class:`UnownedTransport`."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self.inner = inner
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        return await self.inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        """Leave the user's transport open."""
