@@ -39,7 +39,16 @@ from ._events import (
 from ._memory import MemoryStore
 from ._receiver import Receipt, WebhookReceiver
 from ._sqlite import SQLiteStore
-from ._store import Claim, EventState, PutResult, Store, StoredEvent, StoreError
+from ._store import (
+    Claim,
+    EventState,
+    PutResult,
+    Store,
+    StoreBase,
+    StoredEvent,
+    StoreError,
+    StoreFullError,
+)
 from ._verify import HmacSignatureVerifier, SharedSecretVerifier, VerificationError, Verifier
 from ._worker import AsyncWorker, Worker
 
@@ -73,7 +82,9 @@ __all__ = [
     "SharedSecretVerifier",
     "SmartposIdentificado",
     "Store",
+    "StoreBase",
     "StoreError",
+    "StoreFullError",
     "StoredEvent",
     "UnknownEvent",
     "VerificationError",

@@ -1,0 +1,520 @@
+"""``MemoryStore``: the inbox in a dictionary, for tests and development.
+
+Nothing survives the process, so a production receiver should use ``SQLiteStore`` or a server
+backend. The store is bounded: when ``max_events`` are held, the oldest *done* events are
+evicted to make room. Eviction forgets ids, so a redelivery of an evicted id is ``NEW`` again;
+pending, claimed and dead events are never evicted, and when nothing can be evicted ``put``
+raises ``StoreFullError`` instead of dropping an event.
+
+Claiming is O(log n): available events wait in a heap ordered by ``criado_em``, the others
+(claimed, or delayed by ``nack``) in a heap ordered by the time they become available. An
+update leaves the old heap entry behind, recognised as stale by its version number, and the
+heaps are compacted when stale entries outnumber live ones.
+"""
+
+from __future__ import annotations
+
+import collections
+import datetime as _dt
+import heapq
+import itertools
+import json
+import threading
+import time
+from collections.abc import Callable, Sequence
+
+from smartpos._errors import ConfigurationError
+
+from ._store import (
+    DEFAULT_MAX_ATTEMPTS,
+    DEFAULT_RETENTION,
+    Claim,
+    EventLike,
+    EventState,
+    PutResult,
+    StoreBase,
+    StoredEvent,
+    StoreError,
+    StoreFullError,
+    _Encoded,
+    _utc,
+    _utc_or_none,
+)
+
+__all__ = ["MemoryStore"]
+
+_PENDING, _CLAIMED, _DONE, _DEAD = (
+    EventState.PENDING,
+    EventState.CLAIMED,
+    EventState.DONE,
+    EventState.DEAD,
+)
+# Heaps are compacted only past this many stale entries, so small stores never pay for it.
+_COMPACT_MIN_STALE = 1024
+
+
+class _Record:
+    """One stored event; mutated in place under the store's lock."""
+
+    __slots__ = (
+        "attempts",
+        "available_at",
+        "body_hash",
+        "criado_em",
+        "done_at",
+        "id",
+        "last_error",
+        "lease_expires_at",
+        "owner",
+        "queued",
+        "raw_json",
+        "received_at",
+        "seq",
+        "state",
+        "tipo",
+        "token",
+        "version",
+    )
+
+    def __init__(self, encoded: _Encoded, seq: int, now: float) -> None:
+        self.id = encoded.id
+        self.tipo = encoded.tipo
+        self.criado_em = encoded.criado_em
+        self.raw_json = encoded.raw_json
+        self.body_hash = encoded.body_hash
+        self.seq = seq
+        self.state = _PENDING
+        self.attempts = 0
+        self.received_at = now
+        self.available_at: float | None = now
+        self.owner: str | None = None
+        self.token: str | None = None
+        self.lease_expires_at: float | None = None
+        self.last_error: str | None = None
+        self.done_at: float | None = None
+        # ``version`` is unique store-wide (never reused, even when an id is readmitted), so a
+        # heap entry carrying it is live exactly while the record still has that version.
+        self.version = -1
+        self.queued = False
+
+    def order(self) -> tuple[bool, float, int]:
+        """Claim order: ``criado_em`` first, events without one after, then arrival."""
+        return (self.criado_em is None, self.criado_em or 0.0, self.seq)
+
+    def release(self) -> None:
+        self.owner = self.token = None
+        self.lease_expires_at = None
+
+
+class MemoryStore(StoreBase):
+    """An in-process, thread-safe, bounded inbox for tests and development.
+
+    Nothing survives the process. When ``max_events`` events are held, the oldest done events
+    are evicted; an evicted id is forgotten, so its redelivery is ``NEW`` again. Pending,
+    claimed and dead events are never evicted: when nothing can be evicted, ``put`` raises
+    ``StoreFullError`` (a ``StoreError``, so a receiver answers 503 and the service retries).
+
+    Args:
+        max_events: Most events held at once.
+        max_attempts: Claims after which a failing event goes to the dead state.
+        retention: How long ``purge()`` keeps done events by default.
+        clock: Returns the current time in epoch seconds.
+
+    Raises:
+        ConfigurationError: An option is out of range.
+    """
+
+    def __init__(
+        self,
+        max_events: int = 100_000,
+        *,
+        max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+        retention: _dt.timedelta = DEFAULT_RETENTION,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        super().__init__(max_attempts=max_attempts, retention=retention, clock=clock)
+        if isinstance(max_events, bool) or not isinstance(max_events, int) or max_events < 1:
+            raise ConfigurationError(f"max_events must be an int >= 1, not {max_events!r}")
+        self._max_events = max_events
+        self._lock = threading.Lock()
+        self._events: dict[str, _Record] = {}
+        # Ids in the order they became done: the eviction order.
+        self._done: collections.OrderedDict[str, None] = collections.OrderedDict()
+        self._ready: list[tuple[tuple[bool, float, int], int, str]] = []
+        self._waiting: list[tuple[float, int, str]] = []
+        self._stale = 0
+        self._seq = itertools.count()
+        self._versions = itertools.count()
+        self._closed = False
+
+    def __repr__(self) -> str:
+        return f"MemoryStore(max_events={self._max_events})"
+
+    @property
+    def max_events(self) -> int:
+        """Most events held at once."""
+        return self._max_events
+
+    def put(self, event: EventLike) -> PutResult:
+        """Store the event if its id is new.
+
+        Args:
+            event: A parsed event or any object with ``id``, ``tipo``, ``criado_em`` and
+                ``raw``.
+
+        Returns:
+            ``NEW``, ``DUPLICATE`` (same id, same body) or ``CONFLICT`` (same id, different
+            body: logged, the first one kept).
+
+        Raises:
+            StoreFullError: No room, and no done event to evict.
+            ValueError: The event has no id or a naive ``criado_em``.
+        """
+        return self.put_many([event])[0]
+
+    def put_many(self, events: Sequence[EventLike]) -> list[PutResult]:
+        """Store several events at once: all of them or, when there is no room, none.
+
+        Args:
+            events: Events to store; an id repeated in the batch is ``DUPLICATE`` or
+                ``CONFLICT`` after its first occurrence.
+
+        Returns:
+            One ``PutResult`` per event, in order.
+
+        Raises:
+            StoreFullError: Not enough room for the new ids, even after evicting done events.
+            ValueError: An event has no id or a naive ``criado_em``.
+        """
+        batch = [self._encode(event) for event in events]
+        results: list[PutResult] = []
+        conflicts: list[tuple[_Encoded, str]] = []
+        with self._lock:
+            self._check_open()
+            now = self._now()
+            ids = {item.id for item in batch}
+            self._make_room(sum(1 for i in ids if i not in self._events), keep=ids)
+            for item in batch:
+                record = self._events.get(item.id)
+                if record is None:
+                    record = _Record(item, next(self._seq), now)
+                    self._events[item.id] = record
+                    self._enqueue(record, now)
+                    results.append(PutResult.NEW)
+                elif record.body_hash == item.body_hash:
+                    results.append(PutResult.DUPLICATE)
+                else:
+                    conflicts.append((item, record.body_hash))
+                    results.append(PutResult.CONFLICT)
+        for item, kept_hash in conflicts:
+            self._log_conflict(item.id, item.tipo, kept_hash, item.body_hash)
+        return results
+
+    def claim(self, *, owner: str, lease: float, limit: int = 1) -> list[Claim]:
+        """Lease up to ``limit`` available events, oldest ``criado_em`` first.
+
+        Args:
+            owner: Who holds the lease (shown by ``get``), e.g. a worker's name.
+            lease: Seconds before the event may be claimed again unless acked or extended.
+            limit: Most events to claim.
+
+        Returns:
+            The claims, possibly none.
+        """
+        self._check_claim(owner, lease, limit)
+        claims: list[Claim] = []
+        with self._lock:
+            self._check_open()
+            now = self._now()
+            self._promote(now)
+            while self._ready and len(claims) < limit:
+                _, version, event_id = heapq.heappop(self._ready)
+                record = self._live(event_id, version)
+                if record is None:
+                    continue
+                record.queued = False
+                if record.state is _CLAIMED and record.attempts >= self._max_attempts:
+                    self._to_dead(record, self._lease_expired_error(record.attempts))
+                    continue
+                record.state = _CLAIMED
+                record.attempts += 1
+                record.owner = owner
+                record.token = self._new_token()
+                record.lease_expires_at = record.available_at = now + lease
+                self._enqueue(record, now)
+                claims.append(
+                    Claim(
+                        event_id=record.id,
+                        tipo=record.tipo,
+                        raw=json.loads(record.raw_json),
+                        owner=owner,
+                        token=record.token,
+                        attempts=record.attempts,
+                        lease_expires_at=_utc(record.lease_expires_at),
+                    )
+                )
+            self._maybe_compact()
+        return claims
+
+    def ack(self, claim: Claim) -> bool:
+        """Mark the event done.
+
+        Args:
+            claim: A claim returned by ``claim``.
+
+        Returns:
+            ``False`` (and nothing changed) when the claim no longer holds the lease.
+        """
+        with self._lock:
+            self._check_open()
+            now = self._now()
+            record = self._held(claim, now)
+            if record is None:
+                return False
+            self._dequeue(record)
+            record.release()
+            record.state = _DONE
+            record.available_at = None
+            record.done_at = now
+            self._done[record.id] = None
+            return True
+
+    def nack(self, claim: Claim, *, error: str, retry_in: float) -> bool:
+        """Give the event back for another attempt after ``retry_in`` seconds.
+
+        At the ``max_attempts``-th attempt the event goes to the dead state instead.
+
+        Args:
+            claim: A claim returned by ``claim``.
+            error: Why the attempt failed; kept as ``last_error``.
+            retry_in: Seconds before the event can be claimed again.
+
+        Returns:
+            ``False`` (and nothing changed) when the claim no longer holds the lease.
+        """
+        self._check_seconds("retry_in", retry_in, positive=False)
+        with self._lock:
+            self._check_open()
+            now = self._now()
+            record = self._held(claim, now)
+            if record is None:
+                return False
+            if record.attempts >= self._max_attempts:
+                self._to_dead(record, error)
+                return True
+            self._dequeue(record)
+            record.release()
+            record.state = _PENDING
+            record.last_error = error
+            record.available_at = now + retry_in
+            self._enqueue(record, now)
+            return True
+
+    def dead_letter(self, claim: Claim, *, error: str) -> bool:
+        """Move the event to the dead state at once (it cannot succeed as it is).
+
+        Args:
+            claim: A claim returned by ``claim``.
+            error: Why; kept as ``last_error``.
+
+        Returns:
+            ``False`` (and nothing changed) when the claim no longer holds the lease.
+        """
+        with self._lock:
+            self._check_open()
+            record = self._held(claim, self._now())
+            if record is None:
+                return False
+            self._to_dead(record, error)
+            return True
+
+    def extend(self, claim: Claim, *, lease: float) -> bool:
+        """Move the lease's expiry to now + ``lease`` seconds.
+
+        Args:
+            claim: A claim returned by ``claim``.
+            lease: Seconds from now.
+
+        Returns:
+            ``False`` (and nothing changed) when the claim no longer holds the lease.
+        """
+        self._check_seconds("lease", lease, positive=True)
+        with self._lock:
+            self._check_open()
+            now = self._now()
+            record = self._held(claim, now)
+            if record is None:
+                return False
+            record.lease_expires_at = record.available_at = now + lease
+            self._enqueue(record, now)
+            return True
+
+    def get(self, event_id: str) -> StoredEvent | None:
+        """Return the stored record of an event, or ``None`` when unknown (or purged)."""
+        with self._lock:
+            self._check_open()
+            record = self._events.get(event_id)
+            return None if record is None else _stored(record)
+
+    def dead(self, *, limit: int = 100) -> list[StoredEvent]:
+        """List up to ``limit`` dead events, oldest ``criado_em`` first."""
+        with self._lock:
+            self._check_open()
+            dead = (r for r in self._events.values() if r.state is _DEAD)
+            return [_stored(r) for r in heapq.nsmallest(limit, dead, key=_Record.order)]
+
+    def requeue(self, event_id: str) -> bool:
+        """Make a dead or done event pending again with its attempts reset to 0.
+
+        Returns:
+            ``False`` when the event is unknown, pending or claimed.
+        """
+        with self._lock:
+            self._check_open()
+            record = self._events.get(event_id)
+            if record is None or record.state not in (_DEAD, _DONE):
+                return False
+            now = self._now()
+            self._done.pop(event_id, None)
+            record.state = _PENDING
+            record.attempts = 0
+            record.done_at = None
+            record.available_at = now
+            self._enqueue(record, now)
+            return True
+
+    def purge(self, *, done_before: _dt.datetime | None = None) -> int:
+        """Forget done events finished before ``done_before`` (default: now - retention).
+
+        Returns:
+            How many events were deleted. Pending, claimed and dead events are kept.
+        """
+        with self._lock:
+            self._check_open()
+            cutoff = self._purge_cutoff(done_before)
+            old = [i for i in self._done if (self._events[i].done_at or 0.0) < cutoff]
+            for event_id in old:
+                del self._done[event_id]
+                del self._events[event_id]
+            return len(old)
+
+    def close(self) -> None:
+        """Drop every event; the store is unusable afterwards."""
+        with self._lock:
+            self._closed = True
+            self._events.clear()
+            self._done.clear()
+            self._ready.clear()
+            self._waiting.clear()
+
+    # Internals; every one runs under self._lock.
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreError("this MemoryStore is closed")
+
+    def _make_room(self, needed: int, *, keep: set[str]) -> None:
+        """Evict the oldest done events, except those in ``keep``, until ``needed`` fit."""
+        excess = len(self._events) + needed - self._max_events
+        if excess <= 0:
+            return
+        evictable = len(self._done) - sum(1 for i in keep if i in self._done)
+        if excess > evictable:
+            raise StoreFullError(
+                f"MemoryStore is full: {len(self._events)} events are held, {evictable} of "
+                f"them evictable, and {needed} new ones do not fit in max_events="
+                f"{self._max_events}. Ack events, raise max_events, or use SQLiteStore."
+            )
+        kept: list[str] = []
+        while excess:
+            event_id, _ = self._done.popitem(last=False)
+            if event_id in keep:
+                kept.append(event_id)
+                continue
+            del self._events[event_id]
+            excess -= 1
+        for event_id in reversed(kept):
+            self._done[event_id] = None
+            self._done.move_to_end(event_id, last=False)
+
+    def _held(self, claim: Claim, now: float) -> _Record | None:
+        record = self._events.get(claim.event_id)
+        if (
+            record is None
+            or record.token is None
+            or record.token != claim.token
+            or record.lease_expires_at is None
+            or record.lease_expires_at <= now
+        ):
+            return None
+        return record
+
+    def _to_dead(self, record: _Record, error: str) -> None:
+        self._dequeue(record)
+        record.release()
+        record.state = _DEAD
+        record.available_at = None
+        record.last_error = error
+
+    def _live(self, event_id: str, version: int) -> _Record | None:
+        record = self._events.get(event_id)
+        if record is None or record.version != version:
+            self._stale -= 1
+            return None
+        return record
+
+    def _dequeue(self, record: _Record) -> None:
+        if record.queued:
+            self._stale += 1
+            record.queued = False
+        record.version = next(self._versions)
+
+    def _enqueue(self, record: _Record, now: float) -> None:
+        self._dequeue(record)
+        record.queued = True
+        available_at = record.available_at
+        assert available_at is not None
+        if available_at <= now:
+            heapq.heappush(self._ready, (record.order(), record.version, record.id))
+        else:
+            heapq.heappush(self._waiting, (available_at, record.version, record.id))
+
+    def _promote(self, now: float) -> None:
+        while self._waiting and self._waiting[0][0] <= now:
+            _, version, event_id = heapq.heappop(self._waiting)
+            record = self._live(event_id, version)
+            if record is not None:
+                heapq.heappush(self._ready, (record.order(), version, event_id))
+
+    def _maybe_compact(self) -> None:
+        live = len(self._ready) + len(self._waiting) - self._stale
+        if self._stale < _COMPACT_MIN_STALE or self._stale < live:
+            return
+
+        def is_live(event_id: str, version: int) -> bool:
+            record = self._events.get(event_id)
+            return record is not None and record.version == version
+
+        self._ready = [e for e in self._ready if is_live(e[2], e[1])]
+        self._waiting = [e for e in self._waiting if is_live(e[2], e[1])]
+        heapq.heapify(self._ready)
+        heapq.heapify(self._waiting)
+        self._stale = 0
+
+
+def _stored(record: _Record) -> StoredEvent:
+    return StoredEvent(
+        id=record.id,
+        tipo=record.tipo,
+        criado_em=_utc_or_none(record.criado_em),
+        raw=json.loads(record.raw_json),
+        body_hash=record.body_hash,
+        state=record.state,
+        attempts=record.attempts,
+        received_at=_utc(record.received_at),
+        available_at=_utc_or_none(record.available_at),
+        owner=record.owner,
+        lease_expires_at=_utc_or_none(record.lease_expires_at),
+        last_error=record.last_error,
+        done_at=_utc_or_none(record.done_at),
+    )

@@ -1,0 +1,621 @@
+"""``SQLiteStore``: the embedded, durable default inbox, one file on local disk.
+
+Why it is safe for several threads and processes on one host:
+
+- WAL journal mode: readers never block the writer, and a commit is one append to the log.
+- ``synchronous=FULL`` by default: the log is fsynced at every commit, so an event answered 2xx
+  survives a power cut. ``NORMAL`` skips that fsync (a power cut, not a crash, may lose the
+  last commits) and is an explicit option.
+- Every read-then-write runs in ``BEGIN IMMEDIATE``, which takes the write lock first: two
+  connections can never both read "absent" or "available" and then both write.
+- A busy timeout makes a connection wait for the lock instead of failing at once.
+
+SQLite's locking depends on POSIX locks and shared memory that network file systems (NFS,
+SMB) do not provide reliably: keep the file on a local disk.
+
+The schema is created on open (idempotent); ``PRAGMA user_version`` records its version for
+future migrations. Times are stored as float epoch seconds, the envelope as canonical JSON.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import json
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, Final
+
+from smartpos._errors import ConfigurationError
+
+from ._store import (
+    DEFAULT_MAX_ATTEMPTS,
+    DEFAULT_RETENTION,
+    Claim,
+    EventLike,
+    EventState,
+    PutResult,
+    StoreBase,
+    StoredEvent,
+    StoreError,
+    _Encoded,
+    _utc,
+    _utc_or_none,
+)
+
+__all__ = ["SQLiteStore"]
+
+SCHEMA_VERSION: Final = 1
+_SYNCHRONOUS_MODES = ("FULL", "NORMAL")
+# Connections kept open for reuse; more than this at once (more concurrent threads) are opened
+# for the call and closed after it.
+_MAX_IDLE = 8
+# ON CONFLICT ... DO NOTHING needs 3.24 (2018); every supported Python ships a newer one.
+_MIN_SQLITE = (3, 24, 0)
+
+_SCHEMA = (
+    # available_at is not NULL exactly while the event is pending or claimed: it is when the
+    # event may next be claimed (for a claimed event, its lease expiry). The claim query reads
+    # one partial index in claim order and stops after `limit` rows.
+    """
+    CREATE TABLE IF NOT EXISTS smartpos_inbox (
+        seq INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        tipo TEXT NOT NULL,
+        criado_em REAL,
+        raw TEXT NOT NULL,
+        body_hash TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('pending', 'claimed', 'done', 'dead')),
+        attempts INTEGER NOT NULL DEFAULT 0,
+        received_at REAL NOT NULL,
+        available_at REAL,
+        owner TEXT,
+        token TEXT,
+        lease_expires_at REAL,
+        last_error TEXT,
+        done_at REAL,
+        CHECK ((state IN ('pending', 'claimed')) = (available_at IS NOT NULL))
+    )
+    """,
+    """
+    CREATE INDEX IF NOT EXISTS smartpos_inbox_claim
+    ON smartpos_inbox (criado_em IS NULL, criado_em, seq, available_at)
+    WHERE available_at IS NOT NULL
+    """,
+    # Partial indexes for purge and dead(): a put never touches them, so a commit writes fewer
+    # pages (FULL fsyncs every page of the log).
+    """
+    CREATE INDEX IF NOT EXISTS smartpos_inbox_done
+    ON smartpos_inbox (done_at) WHERE state = 'done'
+    """,
+    """
+    CREATE INDEX IF NOT EXISTS smartpos_inbox_dead
+    ON smartpos_inbox (criado_em IS NULL, criado_em, seq) WHERE state = 'dead'
+    """,
+)
+
+_SELECT = (
+    "SELECT id, tipo, criado_em, raw, body_hash, state, attempts, received_at, available_at, "
+    "owner, lease_expires_at, last_error, done_at FROM smartpos_inbox "
+)
+_GET = _SELECT + "WHERE id = ?"
+_DEAD = _SELECT + "WHERE state = 'dead' ORDER BY criado_em IS NULL, criado_em, seq LIMIT ?"
+_INSERT = (
+    "INSERT INTO smartpos_inbox (id, tipo, criado_em, raw, body_hash, state, received_at, "
+    "available_at) VALUES (?, ?, ?, ?, ?, 'pending', ?, ?) ON CONFLICT (id) DO NOTHING"
+)
+_CLAIMABLE = (
+    "SELECT seq, id, tipo, raw, state, attempts FROM smartpos_inbox WHERE available_at <= ? "
+    "ORDER BY criado_em IS NULL, criado_em, seq LIMIT ?"
+)
+_CLAIM = (
+    "UPDATE smartpos_inbox SET state = 'claimed', attempts = attempts + 1, owner = ?, token = ?, "
+    "lease_expires_at = ?, available_at = ? WHERE seq = ?"
+)
+_EXPIRED_TO_DEAD = (
+    "UPDATE smartpos_inbox SET state = 'dead', available_at = NULL, owner = NULL, token = NULL, "
+    "lease_expires_at = NULL, last_error = ? WHERE seq = ?"
+)
+# The statements that need a live lease end with the same condition: (id, token, now).
+_ACK = (
+    "UPDATE smartpos_inbox SET state = 'done', done_at = ?, available_at = NULL, owner = NULL, "
+    "token = NULL, lease_expires_at = NULL WHERE id = ? AND token = ? AND lease_expires_at > ?"
+)
+_NACK = (
+    "UPDATE smartpos_inbox SET state = CASE WHEN attempts >= ? THEN 'dead' ELSE 'pending' END, "
+    "available_at = CASE WHEN attempts >= ? THEN NULL ELSE ? END, last_error = ?, owner = NULL, "
+    "token = NULL, lease_expires_at = NULL WHERE id = ? AND token = ? AND lease_expires_at > ?"
+)
+_DEAD_LETTER = (
+    "UPDATE smartpos_inbox SET state = 'dead', available_at = NULL, last_error = ?, owner = NULL, "
+    "token = NULL, lease_expires_at = NULL WHERE id = ? AND token = ? AND lease_expires_at > ?"
+)
+_EXTEND = (
+    "UPDATE smartpos_inbox SET lease_expires_at = ?, available_at = ? "
+    "WHERE id = ? AND token = ? AND lease_expires_at > ?"
+)
+_REQUEUE = (
+    "UPDATE smartpos_inbox SET state = 'pending', attempts = 0, available_at = ?, done_at = NULL, "
+    "owner = NULL, token = NULL, lease_expires_at = NULL WHERE id = ? AND state IN ('dead', 'done')"
+)
+_PURGE = "DELETE FROM smartpos_inbox WHERE state = 'done' AND done_at < ?"
+
+
+class SQLiteStore(StoreBase):
+    """The embedded, durable inbox: one SQLite file on a local disk.
+
+    Safe for several threads and several processes on one host; not on a network file system
+    (NFS, SMB), whose locks SQLite cannot rely on. Use it as a context manager, or call
+    ``close()``.
+
+    Args:
+        path: The database file; created with its directory's permissions when absent.
+        synchronous: ``"FULL"`` (default) fsyncs every commit, so an event answered 2xx
+            survives a power cut; ``"NORMAL"`` is faster but a power cut (not a crash) may
+            lose the last commits.
+        busy_timeout: Seconds to wait for another connection's write lock before failing.
+        max_attempts: Claims after which a failing event goes to the dead state.
+        retention: How long ``purge()`` keeps done events by default.
+        clock: Returns the current time in epoch seconds.
+
+    Raises:
+        ConfigurationError: An option is out of range, or ``path`` is ``":memory:"``.
+        StoreError: The file cannot be opened, is not a database, or cannot use WAL.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        synchronous: str = "FULL",
+        busy_timeout: float = 5.0,
+        max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+        retention: _dt.timedelta = DEFAULT_RETENTION,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        super().__init__(max_attempts=max_attempts, retention=retention, clock=clock)
+        self._path = os.fspath(path)
+        if self._path in ("", ":memory:"):
+            raise ConfigurationError(
+                "SQLiteStore needs a file path (each connection to ':memory:' is a separate "
+                "database); use MemoryStore for an in-process inbox"
+            )
+        mode = synchronous.upper() if isinstance(synchronous, str) else synchronous
+        if mode not in _SYNCHRONOUS_MODES:
+            raise ConfigurationError(f"synchronous must be 'FULL' or 'NORMAL', not {synchronous!r}")
+        if (
+            isinstance(busy_timeout, bool)
+            or not isinstance(busy_timeout, (int, float))
+            or not 0 <= busy_timeout < float("inf")
+        ):
+            raise ConfigurationError(f"busy_timeout must be seconds >= 0, not {busy_timeout!r}")
+        if sqlite3.sqlite_version_info < _MIN_SQLITE:
+            raise StoreError(
+                f"SQLiteStore needs SQLite >= 3.24, this Python has {sqlite3.sqlite_version}"
+            )
+        self._synchronous = mode
+        self._busy_timeout = float(busy_timeout)
+        self._lock = threading.Lock()
+        self._idle: list[sqlite3.Connection] = []
+        # Connections opened before a fork belong to the parent; the child must not use or
+        # close them (SQLite forbids carrying a connection across fork), only keep them alive.
+        self._inherited: list[sqlite3.Connection] = []
+        self._pid = os.getpid()
+        self._closed = False
+        conn = self._connect()
+        try:
+            self._set_up(conn)
+        except sqlite3.Error as exc:
+            conn.close()
+            raise self._error(exc) from exc
+        except BaseException:
+            conn.close()
+            raise
+        self._checkin(conn)
+
+    def __repr__(self) -> str:
+        return f"SQLiteStore({self._path!r}, synchronous={self._synchronous!r})"
+
+    @property
+    def path(self) -> str:
+        """The database file."""
+        return self._path
+
+    @property
+    def synchronous(self) -> str:
+        """``"FULL"`` or ``"NORMAL"``."""
+        return self._synchronous
+
+    def put(self, event: EventLike) -> PutResult:
+        """Store the event if its id is new, in one durable transaction.
+
+        Args:
+            event: A parsed event or any object with ``id``, ``tipo``, ``criado_em`` and
+                ``raw``.
+
+        Returns:
+            ``NEW``, ``DUPLICATE`` (same id, same body) or ``CONFLICT`` (same id, different
+            body: logged, the first one kept).
+
+        Raises:
+            StoreError: The database failed; nothing was stored.
+            ValueError: The event has no id or a naive ``criado_em``.
+        """
+        return self.put_many([event])[0]
+
+    def put_many(self, events: Sequence[EventLike]) -> list[PutResult]:
+        """Store several events in one transaction: one fsync for the whole batch.
+
+        Args:
+            events: Events to store; an id repeated in the batch is ``DUPLICATE`` or
+                ``CONFLICT`` after its first occurrence.
+
+        Returns:
+            One ``PutResult`` per event, in order.
+
+        Raises:
+            StoreError: The database failed; nothing was stored.
+            ValueError: An event has no id or a naive ``criado_em``.
+        """
+        batch = [self._encode(event) for event in events]
+        if not batch:
+            return []
+        results: list[PutResult] = []
+        conflicts: list[tuple[_Encoded, str]] = []
+        with self._write() as conn:
+            now = self._now()
+            for item in batch:
+                cursor = conn.execute(
+                    _INSERT,
+                    (item.id, item.tipo, item.criado_em, item.raw_json, item.body_hash, now, now),
+                )
+                if cursor.rowcount == 1:
+                    results.append(PutResult.NEW)
+                    continue
+                (kept_hash,) = conn.execute(
+                    "SELECT body_hash FROM smartpos_inbox WHERE id = ?", (item.id,)
+                ).fetchone()
+                if kept_hash == item.body_hash:
+                    results.append(PutResult.DUPLICATE)
+                else:
+                    conflicts.append((item, kept_hash))
+                    results.append(PutResult.CONFLICT)
+        for item, kept_hash in conflicts:
+            self._log_conflict(item.id, item.tipo, kept_hash, item.body_hash)
+        return results
+
+    def claim(self, *, owner: str, lease: float, limit: int = 1) -> list[Claim]:
+        """Lease up to ``limit`` available events, oldest ``criado_em`` first.
+
+        An event whose lease expired at its ``max_attempts``-th attempt goes to the dead state
+        here instead of being handed out again.
+
+        Args:
+            owner: Who holds the lease (shown by ``get``), e.g. a worker's name.
+            lease: Seconds before the event may be claimed again unless acked or extended.
+            limit: Most events to claim.
+
+        Returns:
+            The claims, possibly none.
+
+        Raises:
+            StoreError: The database failed; nothing was claimed.
+        """
+        self._check_claim(owner, lease, limit)
+        claims: list[Claim] = []
+        with self._write() as conn:
+            now = self._now()
+            expires = now + lease
+            expires_at = _utc(expires)
+            while len(claims) < limit:
+                wanted = limit - len(claims)
+                rows = conn.execute(_CLAIMABLE, (now, wanted)).fetchall()
+                exhausted: list[tuple[str, int]] = []
+                leases: list[tuple[str, str, float, float, int]] = []
+                for seq, event_id, tipo, raw, state, attempts in rows:
+                    if state == "claimed" and attempts >= self._max_attempts:
+                        exhausted.append((self._lease_expired_error(attempts), seq))
+                        continue
+                    token = self._new_token()
+                    leases.append((owner, token, expires, expires, seq))
+                    claims.append(
+                        Claim(
+                            event_id=event_id,
+                            tipo=tipo,
+                            raw=json.loads(raw),
+                            owner=owner,
+                            token=token,
+                            attempts=attempts + 1,
+                            lease_expires_at=expires_at,
+                        )
+                    )
+                conn.executemany(_EXPIRED_TO_DEAD, exhausted)
+                conn.executemany(_CLAIM, leases)
+                if not exhausted or len(rows) < wanted:
+                    break
+        return claims
+
+    def ack(self, claim: Claim) -> bool:
+        """Mark the event done.
+
+        Args:
+            claim: A claim returned by ``claim``.
+
+        Returns:
+            ``False`` (and nothing changed) when the claim no longer holds the lease.
+
+        Raises:
+            StoreError: The database failed; nothing changed.
+        """
+        return self.ack_many([claim])[0]
+
+    def ack_many(self, claims: Sequence[Claim]) -> list[bool]:
+        """Ack several claims in one transaction: one fsync for the whole batch.
+
+        Args:
+            claims: Claims returned by ``claim``.
+
+        Returns:
+            ``ack(claim)`` for each claim, in order.
+
+        Raises:
+            StoreError: The database failed; nothing changed.
+        """
+        if not claims:
+            return []
+        with self._write() as conn:
+            now = self._now()
+            return [
+                conn.execute(_ACK, (now, c.event_id, c.token, now)).rowcount == 1 for c in claims
+            ]
+
+    def nack(self, claim: Claim, *, error: str, retry_in: float) -> bool:
+        """Give the event back for another attempt after ``retry_in`` seconds.
+
+        At the ``max_attempts``-th attempt the event goes to the dead state instead.
+
+        Args:
+            claim: A claim returned by ``claim``.
+            error: Why the attempt failed; kept as ``last_error``.
+            retry_in: Seconds before the event can be claimed again.
+
+        Returns:
+            ``False`` (and nothing changed) when the claim no longer holds the lease.
+
+        Raises:
+            StoreError: The database failed; nothing changed.
+        """
+        self._check_seconds("retry_in", retry_in, positive=False)
+        max_attempts = self._max_attempts
+        with self._write() as conn:
+            now = self._now()
+            params = (max_attempts, max_attempts, now + retry_in, error)
+            cursor = conn.execute(_NACK, (*params, claim.event_id, claim.token, now))
+            return cursor.rowcount == 1
+
+    def dead_letter(self, claim: Claim, *, error: str) -> bool:
+        """Move the event to the dead state at once (it cannot succeed as it is).
+
+        Args:
+            claim: A claim returned by ``claim``.
+            error: Why; kept as ``last_error``.
+
+        Returns:
+            ``False`` (and nothing changed) when the claim no longer holds the lease.
+
+        Raises:
+            StoreError: The database failed; nothing changed.
+        """
+        with self._write() as conn:
+            now = self._now()
+            cursor = conn.execute(_DEAD_LETTER, (error, claim.event_id, claim.token, now))
+            return cursor.rowcount == 1
+
+    def extend(self, claim: Claim, *, lease: float) -> bool:
+        """Move the lease's expiry to now + ``lease`` seconds.
+
+        Args:
+            claim: A claim returned by ``claim``.
+            lease: Seconds from now.
+
+        Returns:
+            ``False`` (and nothing changed) when the claim no longer holds the lease.
+
+        Raises:
+            StoreError: The database failed; nothing changed.
+        """
+        self._check_seconds("lease", lease, positive=True)
+        with self._write() as conn:
+            now = self._now()
+            expires = now + lease
+            cursor = conn.execute(_EXTEND, (expires, expires, claim.event_id, claim.token, now))
+            return cursor.rowcount == 1
+
+    def get(self, event_id: str) -> StoredEvent | None:
+        """Return the stored record of an event, or ``None`` when unknown (or purged).
+
+        Raises:
+            StoreError: The database failed.
+        """
+        with self._read() as conn:
+            row = conn.execute(_GET, (event_id,)).fetchone()
+        return None if row is None else _stored(row)
+
+    def dead(self, *, limit: int = 100) -> list[StoredEvent]:
+        """List up to ``limit`` dead events, oldest ``criado_em`` first.
+
+        Raises:
+            StoreError: The database failed.
+        """
+        with self._read() as conn:
+            rows = conn.execute(_DEAD, (limit,)).fetchall()
+        return [_stored(row) for row in rows]
+
+    def requeue(self, event_id: str) -> bool:
+        """Make a dead or done event pending again with its attempts reset to 0.
+
+        Returns:
+            ``False`` when the event is unknown, pending or claimed.
+
+        Raises:
+            StoreError: The database failed.
+        """
+        with self._write() as conn:
+            return conn.execute(_REQUEUE, (self._now(), event_id)).rowcount == 1
+
+    def purge(self, *, done_before: _dt.datetime | None = None) -> int:
+        """Forget done events finished before ``done_before`` (default: now - retention).
+
+        Returns:
+            How many events were deleted. Pending, claimed and dead events are kept.
+
+        Raises:
+            StoreError: The database failed.
+        """
+        with self._write() as conn:
+            cutoff = self._purge_cutoff(done_before)
+            return conn.execute(_PURGE, (cutoff,)).rowcount
+
+    def close(self) -> None:
+        """Close every connection; the store is unusable afterwards."""
+        with self._lock:
+            self._closed = True
+            idle, self._idle = self._idle, []
+        for conn in idle:
+            conn.close()
+
+    # Connections.
+
+    def _connect(self) -> sqlite3.Connection:
+        try:
+            # isolation_level=None: this module writes BEGIN IMMEDIATE / COMMIT itself.
+            # check_same_thread=False: a pooled connection moves between threads, one at a time.
+            conn = sqlite3.connect(
+                self._path,
+                timeout=self._busy_timeout,
+                isolation_level=None,
+                check_same_thread=False,
+            )
+        except sqlite3.Error as exc:
+            raise self._error(exc) from exc
+        try:
+            conn.execute(f"PRAGMA synchronous = {self._synchronous}")
+        except sqlite3.Error as exc:
+            conn.close()
+            raise self._error(exc) from exc
+        return conn
+
+    def _set_up(self, conn: sqlite3.Connection) -> None:
+        (mode,) = conn.execute("PRAGMA journal_mode").fetchone()
+        if mode.lower() != "wal":
+            (mode,) = conn.execute("PRAGMA journal_mode = WAL").fetchone()
+            if mode.lower() != "wal":
+                raise StoreError(
+                    f"SQLite store {self._path!r}: cannot use WAL journal mode (got {mode!r}); "
+                    "is the file on a network or read-only file system?"
+                )
+        (version,) = conn.execute("PRAGMA user_version").fetchone()
+        if version == SCHEMA_VERSION:
+            return
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            (version,) = conn.execute("PRAGMA user_version").fetchone()
+            if version > SCHEMA_VERSION:
+                raise StoreError(
+                    f"SQLite store {self._path!r} has schema version {version}, newer than "
+                    f"this smartpos knows ({SCHEMA_VERSION}); upgrade smartpos"
+                )
+            for statement in _SCHEMA:
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            conn.execute("COMMIT")
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):
+                conn.rollback()
+            raise
+
+    def _checkout(self) -> sqlite3.Connection:
+        with self._lock:
+            if self._closed:
+                raise StoreError(f"SQLite store {self._path!r} is closed")
+            if self._pid != os.getpid():
+                self._inherited.extend(self._idle)
+                self._idle = []
+                self._pid = os.getpid()
+            if self._idle:
+                return self._idle.pop()
+        return self._connect()
+
+    def _checkin(self, conn: sqlite3.Connection) -> None:
+        with self._lock:
+            if not self._closed and len(self._idle) < _MAX_IDLE:
+                self._idle.append(conn)
+                return
+        conn.close()
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """Run the block in ``BEGIN IMMEDIATE`` ... ``COMMIT``; SQLite errors become StoreError."""
+        with self._read() as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+                conn.execute("COMMIT")
+            except BaseException:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.rollback()
+                raise
+
+    @contextlib.contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        """Lend a pooled connection to the block; SQLite errors become StoreError."""
+        conn = self._checkout()
+        try:
+            yield conn
+        except sqlite3.Error as exc:
+            # The connection may be in any state after an error: do not lend it again.
+            conn.close()
+            raise self._error(exc) from exc
+        except BaseException:
+            self._checkin(conn)
+            raise
+        self._checkin(conn)
+
+    def _error(self, exc: sqlite3.Error) -> StoreError:
+        return StoreError(f"SQLite store {self._path!r} failed: {exc}")
+
+
+def _stored(row: Any) -> StoredEvent:
+    (
+        event_id,
+        tipo,
+        criado_em,
+        raw,
+        body_hash,
+        state,
+        attempts,
+        received_at,
+        available_at,
+        owner,
+        lease_expires_at,
+        last_error,
+        done_at,
+    ) = row
+    return StoredEvent(
+        id=event_id,
+        tipo=tipo,
+        criado_em=_utc_or_none(criado_em),
+        raw=json.loads(raw),
+        body_hash=body_hash,
+        state=EventState(state),
+        attempts=attempts,
+        received_at=_utc(received_at),
+        available_at=_utc_or_none(available_at),
+        owner=owner,
+        lease_expires_at=_utc_or_none(lease_expires_at),
+        last_error=last_error,
+        done_at=_utc_or_none(done_at),
+    )
