@@ -4,7 +4,6 @@ The same tests, one for one and with the same names, as ``test_client.py`` for `
 """
 
 # STYLE.md section 5 asks for `expected == actual` (the attrs style), which SIM300 calls Yoda.
-# ruff: noqa: SIM300
 
 from __future__ import annotations
 

@@ -5,7 +5,6 @@
 """
 
 # STYLE.md section 5 asks for `expected == actual` (the attrs style), which SIM300 calls Yoda.
-# ruff: noqa: SIM300
 
 from __future__ import annotations
 

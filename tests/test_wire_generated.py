@@ -152,7 +152,10 @@ VALID: dict[type[Any], dict[str, Any]] = {
 def test_valid_inputs_build_equal_objects(cls: type[Any]) -> None:
     """A valid input builds the same object through both paths."""
     data = VALID[cls]
-    assert outcome(_wire._fast_fn(cls), data) == ("ok", _wire._converter(False).structure(data, cls))
+    assert outcome(_wire._fast_fn(cls), data) == (
+        "ok",
+        _wire._converter(False).structure(data, cls),
+    )
 
 
 @settings(max_examples=400, deadline=None)

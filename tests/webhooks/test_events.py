@@ -556,6 +556,7 @@ def test_envelope_refuses_what_cannot_be_an_event(value: bytes, message: str) ->
 
 # --- fuzzing --------------------------------------------------------------------------------
 
+
 def _json_containers(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
     # A named function: Hypothesis inspects extend's source to check that it recurses, and a
     # multi-line lambda's source is not always found (a spurious deprecation warning).
