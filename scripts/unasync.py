@@ -23,8 +23,11 @@ TARGET = ROOT / "src" / "smartpos" / "_sync_client.py"
 SUBS = [
     (r"^    import anyio\n\n", ""),
     (r"\banyio\.sleep\b", "time.sleep"),
-    (r"^    # anyio works under asyncio and trio alike, as httpx does; imported here because\n"
-     r"    # `import smartpos` must stay cheap and only a retry ever sleeps.\n", ""),
+    (
+        r"^    # anyio works under asyncio and trio alike, as httpx does; imported here because\n"
+        r"    # `import smartpos` must stay cheap and only a retry ever sleeps.\n",
+        "",
+    ),
     (r"^import builtins\n", "import builtins\nimport time\n"),
     (r"\bhttpx\.AsyncBaseTransport\b", "httpx.BaseTransport"),
     (r"\bhttpx\.AsyncClient\b", "httpx.Client"),
