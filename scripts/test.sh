@@ -48,7 +48,7 @@ echo "== lint and types ($newest)"
 "$newest/bin/python" scripts/unasync.py --check
 "$newest/bin/mypy" --strict
 "$newest/bin/mypy" --strict tests/typing
-"$newest/bin/pyright" tests/typing
+"$newest/bin/pyright" --pythonpath "$newest/bin/python" tests/typing
 
 for venv in "${venvs[@]}"; do
   echo "== pytest ($venv: $("$venv/bin/python" --version))"
