@@ -342,6 +342,8 @@ def main(argv: list[str] | None = None) -> int:
                     if med[what] < GOAL:
                         below.append(f"{backend} {workers}w {what}={med[what]:.2f}")
         print("all ratios meet the goal" if not below else "below goal: " + ", ".join(below))
+        if args.quick:
+            print("--quick is a smoke run (few, short blocks): run without it to measure.")
     finally:
         for server in reversed(started):
             server.stop()

@@ -53,7 +53,7 @@ from ._verify import HmacSignatureVerifier, SharedSecretVerifier, VerificationEr
 from ._worker import AsyncWorker, Worker
 
 if TYPE_CHECKING:
-    from ._postgres import PostgresStore
+    from ._postgres import MigrationRequiredError, PostgresStore
     from ._redis import RedisStore
 
 __all__ = [
@@ -71,6 +71,7 @@ __all__ = [
     "ImpressaoFalhou",
     "InvalidEventError",
     "MemoryStore",
+    "MigrationRequiredError",
     "PagamentoAprovado",
     "PagamentoRecusado",
     "PostgresStore",
@@ -96,7 +97,11 @@ __all__ = [
 ]
 
 # Optional backends: name -> module, imported on first attribute access.
-_LAZY = {"RedisStore": "._redis", "PostgresStore": "._postgres"}
+_LAZY = {
+    "RedisStore": "._redis",
+    "PostgresStore": "._postgres",
+    "MigrationRequiredError": "._postgres",
+}
 
 
 def __getattr__(name: str) -> Any:

@@ -1,0 +1,814 @@
+"""``PostgresStore``: the inbox in a PostgreSQL table, for receivers and workers on several hosts.
+
+One row per event. ``put`` is ``INSERT ... ON CONFLICT (id) DO NOTHING`` (then the stored body
+hash tells a duplicate from a conflict); ``claim`` is one ``UPDATE`` over a
+``SELECT ... FOR UPDATE SKIP LOCKED`` that a partial index on ``(criado_em, seq)`` serves, so
+concurrent workers never wait for each other nor get the same event. ``available_at`` is when a
+row can be claimed: for a claimed row it is the lease expiry, so a dead worker's events come
+back by themselves.
+
+The schema is created and upgraded only by ``store.migrate()``, which is versioned and takes a
+transaction-scoped advisory lock, so several processes may run it at once. ``ack``, ``nack`` and
+``dead_letter`` accept ``conn=``: a connection inside the partner's own transaction, so that the
+ack commits (or rolls back) together with the handler's writes.
+
+Times come from the store's ``clock`` and are sent as parameters; the server's ``now()`` is never
+used, which makes the store testable with a fake clock and means that the hosts sharing a table
+need synchronised clocks (NTP): a host whose clock runs ahead sees leases expire early.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import functools
+import hashlib
+import logging
+import re
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, ParamSpec, TypeVar
+
+import psycopg
+import psycopg.errors
+import psycopg_pool
+from psycopg import sql
+
+from smartpos._errors import ConfigurationError
+
+from ._store import (
+    DEFAULT_MAX_ATTEMPTS,
+    DEFAULT_RETENTION,
+    Claim,
+    EventLike,
+    EventState,
+    PutResult,
+    StoreBase,
+    StoredEvent,
+    StoreError,
+    _Encoded,
+    _utc,
+)
+
+__all__ = ["SCHEMA_VERSION", "MigrationRequiredError", "PostgresStore"]
+
+_logger = logging.getLogger("smartpos.webhooks")
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,47}")
+_PURGE_BATCH = 1000
+_MARK = 987654321
+_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
+
+# Each migration is a list of statement templates for ``psycopg.sql``: ``{t}`` is the table,
+# ``{claim_idx}`` and the like its indexes. Never edit a released migration: append a new one.
+_MIGRATIONS: list[list[str]] = [
+    [
+        """CREATE TABLE {t} (
+            id text PRIMARY KEY,
+            seq bigint GENERATED ALWAYS AS IDENTITY,
+            tipo text NOT NULL,
+            criado_em timestamptz,
+            body json NOT NULL,
+            body_hash text NOT NULL,
+            state text NOT NULL DEFAULT 'pending'
+                CHECK (state IN ('pending', 'claimed', 'done', 'dead')),
+            attempts integer NOT NULL DEFAULT 0,
+            received_at timestamptz NOT NULL,
+            available_at timestamptz,
+            owner text,
+            token text,
+            lease_expires_at timestamptz,
+            last_error text,
+            done_at timestamptz
+        )""",
+        # Serves claim: walked in claim order, over the rows that can still be claimed only.
+        """CREATE INDEX {claim_idx} ON {t} (criado_em, seq)
+            WHERE state IN ('pending', 'claimed')""",
+        "CREATE INDEX {dead_idx} ON {t} (criado_em, seq) WHERE state = 'dead'",
+        "CREATE INDEX {done_idx} ON {t} (done_at) WHERE state = 'done'",
+    ],
+]
+
+#: The schema version this code needs; ``migrate()`` brings a table to it.
+SCHEMA_VERSION = len(_MIGRATIONS)
+
+# SQL fragments shared by several statements.
+_FRAGMENTS = {
+    "columns": "id, tipo, criado_em, body, body_hash, state, attempts, received_at, "
+    "available_at, owner, lease_expires_at, last_error, done_at",
+    # The guard of every operation on a claim: its token still holds an unexpired lease.
+    "held": "id = %(id)s AND state = 'claimed' AND token = %(token)s "
+    "AND lease_expires_at > %(now)s",
+    "release": "owner = NULL, token = NULL, lease_expires_at = NULL",
+    "done": "state = 'done', done_at = %(now)s, available_at = NULL, owner = NULL, "
+    "token = NULL, lease_expires_at = NULL",
+    # A claimed row whose lease ran out at max_attempts goes to dead instead of to a new owner.
+    "dying": "t.state = 'claimed' AND t.attempts >= %(max)s",
+}
+
+# Statement templates for ``psycopg.sql``, rendered once per store with its quoted names.
+_QUERIES = {
+    "version": "SELECT max(version) FROM {versions}",
+    "create_schema": "CREATE SCHEMA IF NOT EXISTS {schema}",
+    "create_versions": "CREATE TABLE IF NOT EXISTS {versions} (version integer PRIMARY KEY, "
+    "applied_at timestamptz NOT NULL DEFAULT now())",
+    "current_version": "SELECT coalesce(max(version), 0) FROM {versions}",
+    "add_version": "INSERT INTO {versions} (version) VALUES (%s)",
+    "put": "INSERT INTO {t} (id, tipo, criado_em, body, body_hash, received_at, available_at) "
+    "VALUES (%s, %s, %s, %s::json, %s, %s, %s) ON CONFLICT (id) DO NOTHING",
+    "put_many": "INSERT INTO {t} "
+    "(id, tipo, criado_em, body, body_hash, received_at, available_at) "
+    "SELECT u.id, u.tipo, u.criado_em, u.body::json, u.h, %(now)s, %(now)s "
+    "FROM unnest(%(ids)s::text[], %(tipos)s::text[], %(criados)s::timestamptz[], "
+    "%(bodies)s::text[], %(hashes)s::text[]) WITH ORDINALITY AS u(id, tipo, criado_em, body, h, n) "
+    "ORDER BY u.n ON CONFLICT (id) DO NOTHING RETURNING id",
+    "hash": "SELECT body_hash FROM {t} WHERE id = %s",
+    "hashes": "SELECT id, body_hash FROM {t} WHERE id = ANY(%s::text[])",
+    "claim": "WITH picked AS (SELECT id FROM {t} "
+    "WHERE state IN ('pending', 'claimed') AND available_at <= %(now)s "
+    "ORDER BY criado_em, seq LIMIT %(limit)s FOR UPDATE SKIP LOCKED) "
+    "UPDATE {t} AS t SET "
+    "state = CASE WHEN {dying} THEN 'dead' ELSE 'claimed' END, "
+    "attempts = CASE WHEN {dying} THEN t.attempts ELSE t.attempts + 1 END, "
+    "owner = CASE WHEN {dying} THEN NULL ELSE %(owner)s END, "
+    "token = CASE WHEN {dying} THEN NULL ELSE gen_random_uuid()::text END, "
+    "lease_expires_at = CASE WHEN {dying} THEN NULL ELSE %(exp)s END, "
+    "available_at = CASE WHEN {dying} THEN NULL ELSE %(exp)s END, "
+    "last_error = CASE WHEN {dying} THEN %(head)s || t.attempts || %(tail)s "
+    "ELSE t.last_error END "
+    "FROM picked WHERE t.id = picked.id "
+    "RETURNING t.id, t.tipo, t.body, t.attempts, t.token, t.state, t.criado_em, t.seq",
+    "ack": "UPDATE {t} SET {done} WHERE {held}",
+    "ack_many": "UPDATE {t} AS t SET {done} "
+    "FROM unnest(%(ids)s::text[], %(tokens)s::text[]) AS a(id, token) "
+    "WHERE t.id = a.id AND t.state = 'claimed' AND t.token = a.token "
+    "AND t.lease_expires_at > %(now)s RETURNING t.id",
+    "nack": "UPDATE {t} SET "
+    "state = CASE WHEN attempts >= %(max)s THEN 'dead' ELSE 'pending' END, "
+    "available_at = CASE WHEN attempts >= %(max)s THEN NULL ELSE %(avail)s END, "
+    "last_error = %(error)s, {release} WHERE {held}",
+    "dead_letter": "UPDATE {t} SET state = 'dead', available_at = NULL, "
+    "last_error = %(error)s, {release} WHERE {held}",
+    "extend": "UPDATE {t} SET lease_expires_at = %(exp)s, available_at = %(exp)s WHERE {held}",
+    "get": "SELECT {columns} FROM {t} WHERE id = %s",
+    "dead": "SELECT {columns} FROM {t} WHERE state = 'dead' ORDER BY criado_em, seq LIMIT %s",
+    "requeue": "UPDATE {t} SET state = 'pending', attempts = 0, done_at = NULL, "
+    "available_at = %(now)s, {release} WHERE id = %(id)s AND state IN ('dead', 'done')",
+    "purge": "DELETE FROM {t} WHERE id IN "
+    "(SELECT id FROM {t} WHERE state = 'done' AND done_at < %s LIMIT %s)",
+    "settings": "SELECT current_setting('fsync'), current_setting('synchronous_commit'), "
+    "current_setting('full_page_writes')",
+}
+
+
+class MigrationRequiredError(StoreError):
+    """The store's table is missing or older than this code: call ``store.migrate()``."""
+
+
+class _Retry(Exception):
+    """A row vanished between two statements (purged meanwhile): run the put again."""
+
+
+def _translate(method: Callable[_P, _R]) -> Callable[_P, _R]:
+    """Turn psycopg's errors into ``StoreError`` (a receiver answers 503 on it)."""
+
+    @functools.wraps(method)
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        try:
+            return method(*args, **kwargs)
+        except (psycopg.errors.UndefinedTable, psycopg.errors.UndefinedColumn) as exc:
+            raise MigrationRequiredError(
+                f"the inbox table is missing or outdated ({exc}); call store.migrate()"
+            ) from exc
+        except psycopg.Error as exc:
+            raise StoreError(f"PostgreSQL failed: {type(exc).__name__}: {exc}") from exc
+
+    return wrapper
+
+
+def _check_name(name: str, what: str) -> None:
+    # Plain identifiers only, short enough that "<table>_schema" and the index names fit in
+    # PostgreSQL's 63 bytes; psycopg.sql quotes them anyway.
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        raise ConfigurationError(
+            f"{what} must be a plain SQL identifier (letters, digits, _; at most 48), not {name!r}"
+        )
+
+
+def _as_utc(value: _dt.datetime | None) -> _dt.datetime | None:
+    return None if value is None else value.astimezone(_dt.timezone.utc)
+
+
+class PostgresStore(StoreBase):
+    """An inbox in a PostgreSQL table: for receivers and workers spread over several hosts.
+
+    The table is created or upgraded only by ``migrate()``; using the store before that raises
+    ``MigrationRequiredError``. PostgreSQL 13 or later (for ``gen_random_uuid()``). Durability is
+    the server's: keep ``fsync``, ``synchronous_commit`` and ``full_page_writes`` on (checked on
+    first use when ``check_settings``). All hosts must have synchronised clocks (NTP): times come
+    from ``clock``.
+
+    Args:
+        dsn_or_pool: A libpq connection string or URL (the store opens and closes its own
+            ``psycopg_pool.ConnectionPool`` of autocommit connections), or a pool the caller
+            owns (autocommit connections save a round trip per call).
+        table: Name of the table; its schema version lives in ``<table>_schema``.
+        schema: Schema of the table; ``None`` uses the connection's ``search_path``.
+        max_attempts: Claims after which a failing event goes to the dead state.
+        retention: How long ``purge()`` keeps done events by default.
+        clock: Returns the current time in epoch seconds; every expiry uses it.
+        check_settings: On first use, log a WARNING for each server setting that breaks the
+            store's durability (``fsync``, ``synchronous_commit``, ``full_page_writes``).
+
+    Raises:
+        ConfigurationError: An option is out of range or a name is not a plain identifier.
+    """
+
+    def __init__(
+        self,
+        dsn_or_pool: str | psycopg_pool.ConnectionPool[Any],
+        *,
+        table: str = "smartpos_inbox",
+        schema: str | None = None,
+        max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+        retention: _dt.timedelta = DEFAULT_RETENTION,
+        clock: Callable[[], float] = time.time,
+        check_settings: bool = True,
+    ) -> None:
+        super().__init__(max_attempts=max_attempts, retention=retention, clock=clock)
+        _check_name(table, "table")
+        if schema is not None:
+            _check_name(schema, "schema")
+        if isinstance(dsn_or_pool, str):
+            self._pool: psycopg_pool.ConnectionPool[Any] = psycopg_pool.ConnectionPool(
+                dsn_or_pool,
+                min_size=1,
+                max_size=10,
+                kwargs={"autocommit": True},
+                timeout=5.0,
+                name=f"smartpos-{table}",
+                open=True,
+            )
+            self._owns_pool = True
+        elif isinstance(dsn_or_pool, psycopg_pool.ConnectionPool):
+            self._pool = dsn_or_pool
+            self._owns_pool = False
+        else:
+            raise ConfigurationError(
+                "PostgresStore needs a connection string or a psycopg_pool.ConnectionPool, "
+                f"not {type(dsn_or_pool).__name__}"
+            )
+        self._table = table
+        self._schema = schema
+        self._check_settings = check_settings
+        self._sql: dict[str, str] = {}
+        self._ready = False
+        self._closed = False
+        key = f"smartpos-inbox:{schema or ''}.{table}".encode()
+        self._lock_key = int.from_bytes(hashlib.sha256(key).digest()[:8], "big", signed=True)
+        head, _, tail = self._lease_expired_error(_MARK).partition(str(_MARK))
+        self._claim_params = {"max": max_attempts, "head": head, "tail": tail}
+
+    def __repr__(self) -> str:
+        where = f"{self._schema}." if self._schema else ""
+        return f"PostgresStore(table={where}{self._table!r})"
+
+    @property
+    def table(self) -> str:
+        """The store's table name, schema-qualified when a schema was given."""
+        return f"{self._schema}.{self._table}" if self._schema else self._table
+
+    def _render(self, conn: psycopg.Connection[Any]) -> dict[str, str]:
+        """Render every statement once with this store's quoted names."""
+        if not self._sql:
+
+            def name(bare: str) -> sql.Identifier:
+                if self._schema is None:
+                    return sql.Identifier(bare)
+                return sql.Identifier(self._schema, bare)
+
+            names: dict[str, sql.Composable] = {
+                "t": name(self._table),
+                "versions": name(f"{self._table}_schema"),
+                "schema": sql.Identifier(self._schema or "public"),
+                "claim_idx": sql.Identifier(f"{self._table}_claim_idx"),
+                "dead_idx": sql.Identifier(f"{self._table}_dead_idx"),
+                "done_idx": sql.Identifier(f"{self._table}_done_idx"),
+                **{k: sql.SQL(v) for k, v in _FRAGMENTS.items()},
+            }
+            rendered = {k: sql.SQL(v).format(**names).as_string(conn) for k, v in _QUERIES.items()}
+            for version, statements in enumerate(_MIGRATIONS, start=1):
+                for i, statement in enumerate(statements):
+                    template = sql.SQL(statement)
+                    rendered[f"migration{version}.{i}"] = template.format(**names).as_string(conn)
+            self._sql = rendered
+        return self._sql
+
+    @contextmanager
+    def _connection(self) -> Iterator[psycopg.Connection[Any]]:
+        if self._closed:
+            raise StoreError("this PostgresStore is closed")
+        with self._pool.connection() as conn:
+            if not self._ready:
+                self._check_ready(conn)
+            yield conn
+
+    def _check_ready(self, conn: psycopg.Connection[Any]) -> None:
+        try:
+            row = conn.execute(self._render(conn)["version"]).fetchone()
+        except psycopg.errors.UndefinedTable as exc:
+            raise MigrationRequiredError(
+                f"the inbox table {self.table} does not exist yet: call store.migrate() once "
+                "(at deployment, from any process) before using the store"
+            ) from exc
+        version = row[0] if row else None
+        if version is None or version < SCHEMA_VERSION:
+            raise MigrationRequiredError(
+                f"the inbox table {self.table} is at schema version {version or 0} and this "
+                f"smartpos needs version {SCHEMA_VERSION}: call store.migrate()"
+            )
+        if self._check_settings:
+            self._warn_settings(conn)
+        self._ready = True
+
+    def _warn_settings(self, conn: psycopg.Connection[Any]) -> None:
+        row = conn.execute(self._sql["settings"]).fetchone()
+        if row is None:  # pragma: no cover - one row always comes back
+            return
+        fsync, synchronous_commit, full_page_writes = row
+        if fsync == "off":
+            _logger.warning(
+                "PostgreSQL setting fsync is 'off': a crash of the database host can lose or "
+                "corrupt stored events; set fsync = on."
+            )
+        if synchronous_commit == "off":
+            _logger.warning(
+                "PostgreSQL setting synchronous_commit is 'off': a crash of the database host "
+                "can lose events already answered 2xx; set synchronous_commit = on (or "
+                "remote_apply with synchronous replicas)."
+            )
+        if full_page_writes == "off":
+            _logger.warning(
+                "PostgreSQL setting full_page_writes is 'off': a power cut can leave torn "
+                "pages in the inbox table; set full_page_writes = on."
+            )
+
+    @_translate
+    def migrate(self) -> int:
+        """Create the table and its indexes, or bring them to ``SCHEMA_VERSION``.
+
+        Safe to run from several processes at once (they serialise on an advisory lock) and
+        to run again (it does nothing when the table is current). Run it at deployment,
+        before any receiver or worker uses the store.
+
+        Returns:
+            The schema version now in place.
+
+        Raises:
+            StoreError: PostgreSQL failed (for example, no CREATE privilege).
+        """
+        if self._closed:
+            raise StoreError("this PostgresStore is closed")
+        with self._pool.connection() as conn, conn.transaction():
+            q = self._render(conn)
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._lock_key,))
+            if self._schema is not None:
+                conn.execute(q["create_schema"])
+            conn.execute(q["create_versions"])
+            row = conn.execute(q["current_version"]).fetchone()
+            current = int(row[0]) if row else 0
+            for version in range(current + 1, SCHEMA_VERSION + 1):
+                for i in range(len(_MIGRATIONS[version - 1])):
+                    conn.execute(q[f"migration{version}.{i}"])
+                conn.execute(q["add_version"], (version,))
+                _logger.info("migrated %s to schema version %d", self.table, version)
+            return max(current, SCHEMA_VERSION)
+
+    @_translate
+    def put(self, event: EventLike) -> PutResult:
+        """Store the event if its id is new (``INSERT ... ON CONFLICT (id) DO NOTHING``).
+
+        Args:
+            event: A parsed event or any object with ``id``, ``tipo``, ``criado_em`` and ``raw``.
+
+        Returns:
+            ``NEW``, ``DUPLICATE`` (same id, same body) or ``CONFLICT`` (same id, different
+            body: logged, the first one kept).
+
+        Raises:
+            MigrationRequiredError: ``migrate()`` has not been run.
+            StoreError: PostgreSQL failed or is unreachable.
+            ValueError: The event has no id or a naive ``criado_em``.
+        """
+        item = self._encode(event)
+        with self._connection() as conn:
+            for _ in range(3):
+                now = _utc(self._now())
+                criado = None if item.criado_em is None else _utc(item.criado_em)
+                cur = conn.execute(
+                    self._sql["put"],
+                    (item.id, item.tipo, criado, item.raw_json, item.body_hash, now, now),
+                )
+                if cur.rowcount == 1:
+                    return PutResult.NEW
+                row = conn.execute(self._sql["hash"], (item.id,)).fetchone()
+                if row is not None:
+                    return self._compare(item, row[0])
+        raise StoreError(f"event {item.id} kept vanishing while being stored")  # pragma: no cover
+
+    def _compare(self, item: _Encoded, stored_hash: str) -> PutResult:
+        if stored_hash == item.body_hash:
+            return PutResult.DUPLICATE
+        self._log_conflict(item.id, item.tipo, stored_hash, item.body_hash)
+        return PutResult.CONFLICT
+
+    @_translate
+    def put_many(self, events: Sequence[EventLike]) -> list[PutResult]:
+        """Store several events in one transaction; results in input order.
+
+        Args:
+            events: Events to store; an id repeated in the batch is ``DUPLICATE`` or
+                ``CONFLICT`` after its first occurrence.
+
+        Returns:
+            One ``PutResult`` per event.
+
+        Raises:
+            MigrationRequiredError: ``migrate()`` has not been run.
+            StoreError: PostgreSQL failed or is unreachable.
+            ValueError: An event has no id or a naive ``criado_em``.
+        """
+        batch = [self._encode(event) for event in events]
+        if not batch:
+            return []
+        first: dict[str, _Encoded] = {}
+        for item in batch:
+            first.setdefault(item.id, item)
+        unique = list(first.values())
+        with self._connection() as conn:
+            for _ in range(3):
+                try:
+                    with conn.transaction():
+                        new, stored = self._put_batch(conn, unique)
+                    break
+                except _Retry:
+                    continue
+            else:  # pragma: no cover - needs purges racing with puts three times in a row
+                raise StoreError("events kept vanishing while being stored")
+        results: list[PutResult] = []
+        seen: set[str] = set()
+        for item in batch:
+            if item.id in new and item.id not in seen:
+                results.append(PutResult.NEW)
+            else:
+                kept = first[item.id].body_hash if item.id in new else stored[item.id]
+                results.append(self._compare(item, kept))
+            seen.add(item.id)
+        return results
+
+    def _put_batch(
+        self, conn: psycopg.Connection[Any], unique: list[_Encoded]
+    ) -> tuple[set[str], dict[str, str]]:
+        now = _utc(self._now())
+        rows = conn.execute(
+            self._sql["put_many"],
+            {
+                "now": now,
+                "ids": [i.id for i in unique],
+                "tipos": [i.tipo for i in unique],
+                "criados": [None if i.criado_em is None else _utc(i.criado_em) for i in unique],
+                "bodies": [i.raw_json for i in unique],
+                "hashes": [i.body_hash for i in unique],
+            },
+        ).fetchall()
+        new = {r[0] for r in rows}
+        others = [i.id for i in unique if i.id not in new]
+        stored: dict[str, str] = {}
+        if others:
+            stored = dict(conn.execute(self._sql["hashes"], (others,)).fetchall())
+            if len(stored) < len(others):
+                raise _Retry
+        return new, stored
+
+    @_translate
+    def claim(self, *, owner: str, lease: float, limit: int = 1) -> list[Claim]:
+        """Lease up to ``limit`` available events, oldest ``criado_em`` first.
+
+        One ``UPDATE`` over ``SELECT ... FOR UPDATE SKIP LOCKED``: concurrent workers skip each
+        other's rows instead of waiting. An event whose lease ran out is available again; when
+        it has already been claimed ``max_attempts`` times it goes to the dead state instead.
+
+        Args:
+            owner: Who holds the lease (shown by ``get``), e.g. a worker's name.
+            lease: Seconds before the event may be claimed again unless acked or extended.
+            limit: Most events to claim.
+
+        Returns:
+            The claims, possibly none.
+
+        Raises:
+            MigrationRequiredError: ``migrate()`` has not been run.
+            StoreError: PostgreSQL failed or is unreachable.
+        """
+        self._check_claim(owner, lease, limit)
+        claims: list[tuple[tuple[bool, _dt.datetime | None, int], Claim]] = []
+        with self._connection() as conn:
+            while len(claims) < limit:
+                now = self._now()
+                expires = _utc(now + lease)
+                params = {
+                    **self._claim_params,
+                    "now": _utc(now),
+                    "exp": expires,
+                    "owner": owner,
+                    "limit": limit - len(claims),
+                }
+                rows = conn.execute(self._sql["claim"], params).fetchall()
+                died = 0
+                for event_id, tipo, body, attempts, token, state, criado_em, seq in rows:
+                    if state != "claimed":
+                        died += 1
+                        continue
+                    claim = Claim(
+                        event_id=event_id,
+                        tipo=tipo,
+                        raw=body,
+                        owner=owner,
+                        token=token,
+                        attempts=attempts,
+                        lease_expires_at=expires,
+                    )
+                    claims.append(((criado_em is None, criado_em, seq), claim))
+                if not died:
+                    break
+        claims.sort(key=lambda c: (c[0][0], c[0][1] or _EPOCH, c[0][2]))
+        return [c for _, c in claims]
+
+    def _ensure_ready(self) -> None:
+        if not self._ready:
+            with self._connection():
+                pass
+
+    def _run(self, conn: psycopg.Connection[Any] | None, query: str, params: Any) -> int:
+        """Run one statement on the caller's connection (their transaction) or on the pool's."""
+        if conn is not None:
+            self._ensure_ready()
+            return conn.execute(query, params).rowcount
+        with self._connection() as own:
+            return own.execute(query, params).rowcount
+
+    @_translate
+    def ack(self, claim: Claim, *, conn: psycopg.Connection[Any] | None = None) -> bool:
+        """Mark the event done.
+
+        Given ``conn``, a connection inside the caller's transaction (on the same database),
+        the update runs there and commits or rolls back with the caller's own writes: a handler
+        that only writes to this database then processes each event effectively once. The row
+        stays locked until that transaction ends, so no other worker can claim it meanwhile.
+
+        Args:
+            claim: A claim returned by ``claim``.
+            conn: A psycopg connection in the caller's transaction, or ``None`` to commit now.
+
+        Returns:
+            ``False`` (and nothing changed) when the claim no longer holds the lease.
+
+        Raises:
+            MigrationRequiredError: ``migrate()`` has not been run.
+            StoreError: PostgreSQL failed or is unreachable.
+        """
+        params = {"id": claim.event_id, "token": claim.token, "now": _utc(self._now())}
+        return self._run(conn, self._sql["ack"], params) == 1
+
+    @_translate
+    def ack_many(
+        self, claims: Sequence[Claim], *, conn: psycopg.Connection[Any] | None = None
+    ) -> list[bool]:
+        """Ack several claims in one statement; one result per claim, in order.
+
+        Args:
+            claims: Claims returned by ``claim``.
+            conn: As for ``ack``: run inside the caller's transaction.
+
+        Returns:
+            ``ack(claim)`` for each claim.
+
+        Raises:
+            MigrationRequiredError: ``migrate()`` has not been run.
+            StoreError: PostgreSQL failed or is unreachable.
+        """
+        if not claims:
+            return []
+        params = {
+            "ids": [c.event_id for c in claims],
+            "tokens": [c.token for c in claims],
+            "now": _utc(self._now()),
+        }
+        if conn is None:
+            with self._connection() as own:
+                done = {r[0] for r in own.execute(self._sql["ack_many"], params).fetchall()}
+        else:
+            self._ensure_ready()
+            done = {r[0] for r in conn.execute(self._sql["ack_many"], params).fetchall()}
+        results: list[bool] = []
+        for c in claims:
+            results.append(c.event_id in done)
+            done.discard(c.event_id)
+        return results
+
+    @_translate
+    def nack(
+        self,
+        claim: Claim,
+        *,
+        error: str,
+        retry_in: float,
+        conn: psycopg.Connection[Any] | None = None,
+    ) -> bool:
+        """Give the event back for another attempt after ``retry_in`` seconds.
+
+        At the ``max_attempts``-th attempt the event goes to the dead state instead.
+
+        Args:
+            claim: A claim returned by ``claim``.
+            error: Why the attempt failed; kept as ``last_error``.
+            retry_in: Seconds before the event can be claimed again.
+            conn: As for ``ack``: run inside the caller's transaction.
+
+        Returns:
+            ``False`` (and nothing changed) when the claim no longer holds the lease.
+
+        Raises:
+            MigrationRequiredError: ``migrate()`` has not been run.
+            StoreError: PostgreSQL failed or is unreachable.
+        """
+        self._check_seconds("retry_in", retry_in, positive=False)
+        now = self._now()
+        params = {
+            "id": claim.event_id,
+            "token": claim.token,
+            "now": _utc(now),
+            "avail": _utc(now + retry_in),
+            "error": error,
+            "max": self._max_attempts,
+        }
+        return self._run(conn, self._sql["nack"], params) == 1
+
+    @_translate
+    def dead_letter(
+        self, claim: Claim, *, error: str, conn: psycopg.Connection[Any] | None = None
+    ) -> bool:
+        """Move the event to the dead state at once (it cannot succeed as it is).
+
+        Args:
+            claim: A claim returned by ``claim``.
+            error: Why; kept as ``last_error``.
+            conn: As for ``ack``: run inside the caller's transaction.
+
+        Returns:
+            ``False`` (and nothing changed) when the claim no longer holds the lease.
+
+        Raises:
+            MigrationRequiredError: ``migrate()`` has not been run.
+            StoreError: PostgreSQL failed or is unreachable.
+        """
+        params = {
+            "id": claim.event_id,
+            "token": claim.token,
+            "now": _utc(self._now()),
+            "error": error,
+        }
+        return self._run(conn, self._sql["dead_letter"], params) == 1
+
+    @_translate
+    def extend(self, claim: Claim, *, lease: float) -> bool:
+        """Move the lease's expiry to now + ``lease`` seconds.
+
+        Args:
+            claim: A claim returned by ``claim``.
+            lease: Seconds from now.
+
+        Returns:
+            ``False`` (and nothing changed) when the claim no longer holds the lease.
+
+        Raises:
+            MigrationRequiredError: ``migrate()`` has not been run.
+            StoreError: PostgreSQL failed or is unreachable.
+        """
+        self._check_seconds("lease", lease, positive=True)
+        now = self._now()
+        params = {
+            "id": claim.event_id,
+            "token": claim.token,
+            "now": _utc(now),
+            "exp": _utc(now + lease),
+        }
+        return self._run(None, self._sql["extend"], params) == 1
+
+    @_translate
+    def get(self, event_id: str) -> StoredEvent | None:
+        """Return the stored record of an event, or ``None`` when unknown (or purged).
+
+        Raises:
+            MigrationRequiredError: ``migrate()`` has not been run.
+            StoreError: PostgreSQL failed or is unreachable.
+        """
+        with self._connection() as conn:
+            row = conn.execute(self._sql["get"], (event_id,)).fetchone()
+        return None if row is None else _stored(row)
+
+    @_translate
+    def dead(self, *, limit: int = 100) -> list[StoredEvent]:
+        """List up to ``limit`` dead events, oldest ``criado_em`` first.
+
+        Raises:
+            MigrationRequiredError: ``migrate()`` has not been run.
+            StoreError: PostgreSQL failed or is unreachable.
+        """
+        if limit < 1:
+            return []
+        with self._connection() as conn:
+            rows = conn.execute(self._sql["dead"], (limit,)).fetchall()
+        return [_stored(row) for row in rows]
+
+    @_translate
+    def requeue(self, event_id: str) -> bool:
+        """Make a dead or done event pending again with its attempts reset to 0.
+
+        Returns:
+            ``False`` when the event is unknown, pending or claimed.
+
+        Raises:
+            MigrationRequiredError: ``migrate()`` has not been run.
+            StoreError: PostgreSQL failed or is unreachable.
+        """
+        params = {"id": event_id, "now": _utc(self._now())}
+        return self._run(None, self._sql["requeue"], params) == 1
+
+    @_translate
+    def purge(self, *, done_before: _dt.datetime | None = None) -> int:
+        """Delete done events finished before ``done_before`` (default: now - retention).
+
+        Deletes in batches of a thousand rows, each its own short transaction.
+
+        Returns:
+            How many events were deleted. Pending, claimed and dead events are kept.
+
+        Raises:
+            MigrationRequiredError: ``migrate()`` has not been run.
+            StoreError: PostgreSQL failed or is unreachable.
+        """
+        cutoff = _utc(self._purge_cutoff(done_before))
+        total = 0
+        with self._connection() as conn:
+            while True:
+                deleted = conn.execute(self._sql["purge"], (cutoff, _PURGE_BATCH)).rowcount
+                if not conn.autocommit:
+                    conn.commit()
+                total += deleted
+                if deleted < _PURGE_BATCH:
+                    return total
+
+    def close(self) -> None:
+        """Close the pool if the store opened it; the store is unusable afterwards."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._owns_pool:
+            self._pool.close()
+
+
+def _stored(row: tuple[Any, ...]) -> StoredEvent:
+    (
+        event_id,
+        tipo,
+        criado_em,
+        body,
+        body_hash,
+        state,
+        attempts,
+        received_at,
+        available_at,
+        owner,
+        lease_expires_at,
+        last_error,
+        done_at,
+    ) = row
+    return StoredEvent(
+        id=event_id,
+        tipo=tipo,
+        criado_em=_as_utc(criado_em),
+        raw=body,
+        body_hash=body_hash,
+        state=EventState(state),
+        attempts=attempts,
+        received_at=received_at.astimezone(_dt.timezone.utc),
+        available_at=_as_utc(available_at),
+        owner=owner,
+        lease_expires_at=_as_utc(lease_expires_at),
+        last_error=last_error,
+        done_at=_as_utc(done_at),
+    )

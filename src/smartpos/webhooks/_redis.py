@@ -1,0 +1,810 @@
+"""``RedisStore``: the inbox in Redis, for receivers and workers on several hosts.
+
+Data model (every key starts with ``{prefix}:``; the braces are a Redis Cluster hash tag, so all
+of a store's keys live in one slot and every Lua script can touch them atomically)::
+
+    {P}:ev:<id>   hash    one event: body, body hash, state, attempts, token, lease, ...
+    {P}:ready     zset    claimable now; score criado_em (+inf when absent), member
+                          "<16-digit arrival seq>:<id>" so that ties keep arrival order
+    {P}:timer     zset    becomes claimable later; score available_at (a claimed event's is
+                          its lease expiry, so a dead worker's claim comes back by itself)
+    {P}:dead      zset    dead events, in claim order (criado_em, then arrival)
+    {P}:done      zset    done events by done_at, for purge(); their hashes also expire by TTL
+    {P}:seq       string  arrival counter
+
+Every operation is one Lua script (registered once, run with EVALSHA), so each is atomic on
+the server. ``claim`` first moves due members of ``timer`` into ``ready``, then pops from
+``ready``. Times are the client's clock, passed in as arguments: the server's ``TIME`` is never
+read, which makes the store testable with a fake clock, and means that the hosts sharing a
+store need synchronised clocks (NTP): a host whose clock runs ahead sees leases expire early.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import functools
+import hashlib
+import json
+import logging
+import math
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ParamSpec, TypeVar
+
+import redis
+import redis.exceptions
+
+from smartpos._errors import ConfigurationError
+
+from ._store import (
+    DEFAULT_MAX_ATTEMPTS,
+    DEFAULT_RETENTION,
+    Claim,
+    EventLike,
+    EventState,
+    PutResult,
+    StoreBase,
+    StoredEvent,
+    StoreError,
+    _Encoded,
+    _utc,
+)
+
+__all__ = ["RedisStore", "check_redis_settings"]
+
+_logger = logging.getLogger("smartpos.webhooks")
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+# Due timers moved to ``ready`` per claim: bounds the time one script blocks the server.
+_PROMOTE_MAX = 1000
+# Done events kept past the retention before the server's TTL drops them, so that an explicit
+# purge() (which uses the client's clock) normally runs first and clock skew cannot bite.
+_TTL_GRACE_SECONDS = 3600
+_PURGE_BATCH = 500
+_MARK = 987654321
+# Seconds a store-made client waits to connect or for an answer.
+_TIMEOUT = 5.0
+
+# Lua scripts. In an event's hash, the optional fields ow, tk, le, av, dn and c are '' (or
+# absent) when None: clearing them in the same HSET saves the server an HDEL per operation.
+# Times travel as strings (Python's repr of a float) and are never formatted by Lua.
+
+# held(): the event's fields when ``token`` holds an unexpired lease, else nil.
+_LUA_HELPERS = """
+local function held(k, token, now)
+  local f = redis.call('HMGET', k, 'st', 'tk', 'le', 'id', 'at', 'sk', 'rm')
+  if f[1] == 'claimed' and f[2] == token and tonumber(f[3]) > now then return f end
+  return nil
+end
+local function to_dead(k, id, sk, rm, err, timer, dead)
+  redis.call('HSET', k, 'st', 'dead', 'err', err, 'ow', '', 'tk', '', 'le', '', 'av', '')
+  redis.call('ZREM', timer, id)
+  redis.call('ZADD', dead, sk, rm)
+end
+"""
+
+# KEYS: ready, seq, event keys...   ARGV: now, then (id, body, hash, tipo, criado) per event.
+# Answers per event: 0 new, 1 duplicate, else the stored hash (conflict).
+_PUT = """
+local now = ARGV[1]
+local out = {}
+for i = 3, #KEYS do
+  local k = KEYS[i]
+  local a = (i - 3) * 5 + 2
+  local stored = redis.call('HGET', k, 'h')
+  if stored then
+    if stored == ARGV[a + 2] then out[#out + 1] = 1 else out[#out + 1] = stored end
+  else
+    local criado = ARGV[a + 4]
+    local sk = criado
+    if criado == '' then sk = '+inf' end
+    local rm = string.format('%016d', redis.call('INCR', KEYS[2])) .. ':' .. ARGV[a]
+    redis.call('HSET', k, 'id', ARGV[a], 'body', ARGV[a + 1], 'h', ARGV[a + 2],
+               'tipo', ARGV[a + 3], 'c', criado, 'sk', sk, 'rm', rm, 'st', 'pending', 'at', 0,
+               'rcv', now, 'av', now)
+    redis.call('ZADD', KEYS[1], sk, rm)
+    out[#out + 1] = 0
+  end
+end
+return out
+"""
+
+# KEYS: ready, timer, dead, done.  ARGV: now, lease expiry, owner, limit, event key prefix,
+# max_attempts, promote max, expired-error prefix, expired-error suffix, "(<oldest done_at
+# whose TTL has surely fired>", tokens...
+# Answers (id, body, tipo, attempts) per claimed event, flattened; the n-th one got the n-th
+# token.
+_CLAIM = (
+    _LUA_HELPERS
+    + """
+local ready, timer, dead, done = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local now, exp, owner, limit = tonumber(ARGV[1]), ARGV[2], ARGV[3], tonumber(ARGV[4])
+local prefix, maxat = ARGV[5], tonumber(ARGV[6])
+-- Drop done-index entries whose event the TTL has removed (or that was put again since), so
+-- that the index stays bounded even when nobody calls purge(). Usually finds nothing.
+for _, id in ipairs(redis.call('ZRANGEBYSCORE', done, '-inf', ARGV[10], 'LIMIT', 0, limit + 1)) do
+  if redis.call('HGET', prefix .. id, 'st') ~= 'done' then redis.call('ZREM', done, id) end
+end
+local due = redis.call('ZRANGEBYSCORE', timer, '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[7]))
+for _, id in ipairs(due) do
+  local f = redis.call('HMGET', prefix .. id, 'sk', 'rm', 'st')
+  if f[3] == 'pending' or f[3] == 'claimed' then redis.call('ZADD', ready, f[1], f[2]) end
+end
+if #due > 0 then redis.call('ZREM', timer, unpack(due)) end
+local out = {}
+local n = 0
+while n < limit do
+  local popped = redis.call('ZPOPMIN', ready, limit - n)
+  if #popped == 0 then break end
+  for j = 1, #popped, 2 do
+    local rm = popped[j]
+    local id = string.sub(rm, 18)
+    local k = prefix .. id
+    local f = redis.call('HMGET', k, 'st', 'at', 'av', 'body', 'tipo')
+    if f[1] == 'pending' or f[1] == 'claimed' then
+      if tonumber(f[3]) > now then
+        -- Extended after it was moved here (clock skew between hosts): not due after all.
+        redis.call('ZADD', timer, f[3], id)
+      elseif f[1] == 'claimed' and tonumber(f[2]) >= maxat then
+        to_dead(k, id, popped[j + 1], rm, ARGV[8] .. f[2] .. ARGV[9], timer, dead)
+      else
+        n = n + 1
+        local token = ARGV[10 + n]
+        local at = tonumber(f[2]) + 1
+        redis.call('HSET', k, 'st', 'claimed', 'at', at, 'ow', owner, 'tk', token, 'le', exp,
+                   'av', exp)
+        redis.call('ZADD', timer, exp, id)
+        out[#out + 1] = id
+        out[#out + 1] = f[4]
+        out[#out + 1] = f[5]
+        out[#out + 1] = at
+      end
+    end
+  end
+end
+return out
+"""
+)
+
+# KEYS: timer, done, event keys...  ARGV: now, ttl seconds, tokens...
+# Answers 1 (acked) or 0 per event.
+_ACK = (
+    _LUA_HELPERS
+    + """
+local timer, done = KEYS[1], KEYS[2]
+local now = tonumber(ARGV[1])
+local out = {}
+for i = 3, #KEYS do
+  local k = KEYS[i]
+  local f = held(k, ARGV[i], now)
+  if f then
+    redis.call('HSET', k, 'st', 'done', 'dn', ARGV[1], 'ow', '', 'tk', '', 'le', '', 'av', '')
+    redis.call('ZREM', timer, f[4])
+    redis.call('ZADD', done, ARGV[1], f[4])
+    redis.call('EXPIRE', k, ARGV[2])
+    out[#out + 1] = 1
+  else
+    out[#out + 1] = 0
+  end
+end
+return out
+"""
+)
+
+# KEYS: event, timer, dead.  ARGV: now, token, error, available_at, max_attempts.
+_NACK = (
+    _LUA_HELPERS
+    + """
+local k = KEYS[1]
+local f = held(k, ARGV[2], tonumber(ARGV[1]))
+if not f then return 0 end
+if tonumber(f[5]) >= tonumber(ARGV[5]) then
+  to_dead(k, f[4], f[6], f[7], ARGV[3], KEYS[2], KEYS[3])
+  return 2
+end
+redis.call('HSET', k, 'st', 'pending', 'err', ARGV[3], 'av', ARGV[4], 'ow', '', 'tk', '',
+           'le', '')
+redis.call('ZADD', KEYS[2], ARGV[4], f[4])
+return 1
+"""
+)
+
+# KEYS: event, timer, dead.  ARGV: now, token, error.
+_DEAD_LETTER = (
+    _LUA_HELPERS
+    + """
+local f = held(KEYS[1], ARGV[2], tonumber(ARGV[1]))
+if not f then return 0 end
+to_dead(KEYS[1], f[4], f[6], f[7], ARGV[3], KEYS[2], KEYS[3])
+return 1
+"""
+)
+
+# KEYS: event, timer, ready.  ARGV: now, token, new expiry.
+_EXTEND = (
+    _LUA_HELPERS
+    + """
+local f = held(KEYS[1], ARGV[2], tonumber(ARGV[1]))
+if not f then return 0 end
+redis.call('HSET', KEYS[1], 'le', ARGV[3], 'av', ARGV[3])
+redis.call('ZADD', KEYS[2], ARGV[3], f[4])
+-- Moved to ready by a host whose clock runs ahead: the lease holds, so it is not ready.
+redis.call('ZREM', KEYS[3], f[7])
+return 1
+"""
+)
+
+# KEYS: event, ready, dead, done.  ARGV: now.
+_REQUEUE = """
+local k = KEYS[1]
+local f = redis.call('HMGET', k, 'st', 'sk', 'rm', 'id')
+if f[1] ~= 'dead' and f[1] ~= 'done' then return 0 end
+redis.call('HSET', k, 'st', 'pending', 'at', 0, 'av', ARGV[1], 'dn', '', 'ow', '', 'tk', '',
+           'le', '')
+redis.call('PERSIST', k)
+redis.call('ZREM', KEYS[3], f[3])
+redis.call('ZREM', KEYS[4], f[4])
+redis.call('ZADD', KEYS[2], f[2], f[3])
+return 1
+"""
+
+# KEYS: done.  ARGV: exclusive cutoff ("(<seconds>"), batch size, event key prefix.
+# Answers {deleted, entries looked at}.
+_PURGE = """
+local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
+local cutoff = tonumber(string.sub(ARGV[1], 2))
+local deleted = 0
+for _, id in ipairs(ids) do
+  local k = ARGV[3] .. id
+  local f = redis.call('HMGET', k, 'st', 'dn')
+  if f[1] ~= 'done' then
+    redis.call('ZREM', KEYS[1], id)
+  elseif tonumber(f[2]) < cutoff then
+    redis.call('DEL', k)
+    redis.call('ZREM', KEYS[1], id)
+    deleted = deleted + 1
+  end
+end
+return {deleted, #ids}
+"""
+
+# KEYS: dead.  ARGV: limit, event key prefix.  Answers each event's HGETALL.
+_DEAD_LIST = """
+local out = {}
+for _, rm in ipairs(redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1)) do
+  out[#out + 1] = redis.call('HGETALL', ARGV[2] .. string.sub(rm, 18))
+end
+return out
+"""
+
+
+class _Script:
+    """A Lua script run with EVALSHA, loaded (again) when the server answers NOSCRIPT.
+
+    A thinner path than redis-py's ``Script``: the store's hot calls are a few microseconds
+    of Python, so layers matter (see benchmarks/bench_stores_remote.py).
+    """
+
+    __slots__ = ("_client", "_execute", "_sha", "_text")
+
+    def __init__(self, client: redis.Redis, text: str) -> None:
+        self._client = client
+        self._execute: Callable[..., Any] = client.execute_command
+        self._text = text
+        # Redis names scripts by their SHA-1; nothing here depends on its strength.
+        self._sha = hashlib.sha1(text.encode("utf-8"), usedforsecurity=False).hexdigest()
+
+    def __call__(self, keys: Sequence[str | bytes], args: Sequence[str | bytes]) -> Any:
+        try:
+            return self._execute("EVALSHA", self._sha, len(keys), *keys, *args)
+        except redis.exceptions.NoScriptError:
+            self._client.script_load(self._text)
+            return self._execute("EVALSHA", self._sha, len(keys), *keys, *args)
+
+
+# What each setting must be for the store's guarantees, and what happens otherwise.
+_SETTINGS_ADVICE = {
+    "appendonly": (
+        ("yes",),
+        "events acknowledged to the service (2xx) are lost when Redis restarts; "
+        "set 'appendonly yes'",
+    ),
+    "appendfsync": (
+        ("always", "everysec"),
+        "the OS decides when the append-only file reaches the disk, so a crash of the host "
+        "can lose many seconds of events; set 'appendfsync everysec' (at most about one "
+        "second lost on a power cut) or 'always' (none)",
+    ),
+    "maxmemory-policy": (
+        ("noeviction",),
+        "Redis may evict pending events and dedup records when memory runs out; "
+        "set 'maxmemory-policy noeviction' so that a full Redis refuses writes instead "
+        "(the receiver then answers 503 and the service retries)",
+    ),
+}
+
+
+def _text(value: Any) -> str:
+    return value.decode("utf-8") if isinstance(value, bytes) else str(value)
+
+
+def _num(value: float) -> str:
+    # repr() round-trips a float exactly; Lua and Redis parse it the same way.
+    return repr(float(value))
+
+
+def _translate(method: Callable[_P, _R]) -> Callable[_P, _R]:
+    """Turn redis-py's errors into ``StoreError`` (a receiver answers 503 on it)."""
+
+    @functools.wraps(method)
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        try:
+            return method(*args, **kwargs)
+        except redis.exceptions.RedisError as exc:
+            raise StoreError(f"Redis failed: {type(exc).__name__}: {exc}") from exc
+
+    return wrapper
+
+
+def check_redis_settings(client: redis.Redis) -> list[str]:
+    """Read the server settings the store's guarantees depend on and explain any that break them.
+
+    Logs one WARNING on the ``smartpos.webhooks`` logger per problem, or one WARNING saying the
+    settings could not be checked (``CONFIG`` is often disabled on managed Redis). An
+    ``appendfsync everysec`` setting is logged at INFO: it loses at most about one second of
+    events on a power cut of the Redis host, the usual trade-off.
+
+    Args:
+        client: A redis-py client.
+
+    Returns:
+        The names of the settings that break a guarantee (empty when all is well or unknown).
+    """
+    values: dict[str, str] = {}
+    try:
+        for name in _SETTINGS_ADVICE:
+            got = client.config_get(name)
+            if name in got:
+                values[name] = _text(got[name]).lower()
+    except redis.exceptions.RedisError as exc:
+        _logger.warning(
+            "RedisStore could not check the Redis settings its guarantees depend on "
+            "(appendonly yes, appendfsync everysec or always, maxmemory-policy noeviction): "
+            "%s: %s. Check them with your provider; pass check_settings=False to silence this.",
+            type(exc).__name__,
+            exc,
+        )
+        return []
+    broken: list[str] = []
+    for name, (good, consequence) in _SETTINGS_ADVICE.items():
+        value = values.get(name)
+        if value is None:
+            continue
+        if name == "appendfsync" and values.get("appendonly") != "yes":
+            continue  # Meaningless without the append-only file, already reported.
+        if value not in good:
+            broken.append(name)
+            _logger.warning("Redis setting %s is %r: %s.", name, value, consequence)
+    if values.get("appendonly") == "yes" and values.get("appendfsync") == "everysec":
+        _logger.info(
+            "Redis appendfsync is 'everysec': a power cut of the Redis host can lose up to about "
+            "one second of stored events; 'appendfsync always' loses none, at a cost per write."
+        )
+    return broken
+
+
+class RedisStore(StoreBase):
+    """An inbox in Redis: for receivers and workers spread over several hosts.
+
+    Every operation is one atomic Lua script. All keys share the hash tag ``{prefix}``, so the
+    store works on Redis Cluster (all its keys live in one slot, hence on one node). Done events
+    expire by TTL ``retention`` (plus an hour's grace) after their ack; ``purge()`` deletes them
+    earlier by the store's clock.
+
+    Durability is the server's: run it with ``appendonly yes``, ``appendfsync everysec`` (or
+    ``always``) and ``maxmemory-policy noeviction``. With ``check_settings`` (the default) the
+    constructor reads these with ``CONFIG GET`` and logs a WARNING for each one that breaks a
+    guarantee. All hosts must have synchronised clocks (NTP): times come from ``clock``.
+
+    Args:
+        url_or_client: A ``redis://`` / ``rediss://`` / ``unix://`` URL (the store owns and closes
+            that client; 5 s connect and read timeouts unless the URL sets
+            ``socket_timeout``/``socket_connect_timeout``) or a redis-py ``Redis`` client (the
+            caller keeps owning it).
+        prefix: Start of every key; several stores can share one Redis with different prefixes.
+            It may not contain braces.
+        max_attempts: Claims after which a failing event goes to the dead state.
+        retention: How long done events are remembered (dedup of late redeliveries).
+        clock: Returns the current time in epoch seconds; every expiry uses it.
+        check_settings: Check the server's persistence and eviction settings now.
+
+    Raises:
+        ConfigurationError: An option is out of range or the prefix is unusable.
+    """
+
+    def __init__(
+        self,
+        url_or_client: str | redis.Redis,
+        *,
+        prefix: str = "smartpos",
+        max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+        retention: _dt.timedelta = DEFAULT_RETENTION,
+        clock: Callable[[], float] = time.time,
+        check_settings: bool = True,
+    ) -> None:
+        super().__init__(max_attempts=max_attempts, retention=retention, clock=clock)
+        if not isinstance(prefix, str) or not prefix or "{" in prefix or "}" in prefix:
+            raise ConfigurationError(
+                f"prefix must be a non-empty string without braces, not {prefix!r}"
+            )
+        if isinstance(url_or_client, str):
+            # Without timeouts a hung server would block a receiver for good; the URL's own
+            # socket_timeout / socket_connect_timeout options take precedence over these.
+            self._client: redis.Redis = redis.Redis.from_url(
+                url_or_client, socket_timeout=_TIMEOUT, socket_connect_timeout=_TIMEOUT
+            )
+            self._owns_client = True
+        elif isinstance(url_or_client, redis.Redis):
+            self._client = url_or_client
+            self._owns_client = False
+        else:
+            raise ConfigurationError(
+                "RedisStore needs a redis:// URL or a redis.Redis client, "
+                f"not {type(url_or_client).__name__}"
+            )
+        self._prefix = prefix
+        base = "{" + prefix + "}:"
+        self._ev = base + "ev:"
+        self._ready = base + "ready"
+        self._timer = base + "timer"
+        self._dead = base + "dead"
+        self._done = base + "done"
+        self._seq = base + "seq"
+        self._ttl_seconds = math.ceil(self._retention.total_seconds()) + _TTL_GRACE_SECONDS
+        self._ttl = str(self._ttl_seconds)
+        head, _, tail = self._lease_expired_error(_MARK).partition(str(_MARK))
+        self._expired_error = (head, tail)
+        # Keys used by every call, encoded once.
+        self._put_keys = [self._ready.encode(), self._seq.encode()]
+        self._claim_keys = [
+            self._ready.encode(),
+            self._timer.encode(),
+            self._dead.encode(),
+            self._done.encode(),
+        ]
+        self._ack_keys = [self._timer.encode(), self._done.encode()]
+        self._put = _Script(self._client, _PUT)
+        self._claim = _Script(self._client, _CLAIM)
+        self._ack = _Script(self._client, _ACK)
+        self._nack = _Script(self._client, _NACK)
+        self._dead_letter = _Script(self._client, _DEAD_LETTER)
+        self._extend = _Script(self._client, _EXTEND)
+        self._requeue = _Script(self._client, _REQUEUE)
+        self._purge = _Script(self._client, _PURGE)
+        self._dead_list = _Script(self._client, _DEAD_LIST)
+        self._closed = False
+        if check_settings:
+            check_redis_settings(self._client)
+
+    def __repr__(self) -> str:
+        return f"RedisStore(prefix={self._prefix!r})"
+
+    @property
+    def prefix(self) -> str:
+        """Start of every key of this store (inside the ``{...}`` hash tag)."""
+        return self._prefix
+
+    def keys(self, *event_ids: str) -> list[str]:
+        """Return the names of the store's fixed keys and of the given events' keys.
+
+        Useful to check a cluster layout or a key-space ACL: they all hash to one slot.
+        """
+        fixed = [self._ready, self._timer, self._dead, self._done, self._seq]
+        return fixed + [self._ev + event_id for event_id in event_ids]
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreError("this RedisStore is closed")
+
+    @_translate
+    def put(self, event: EventLike) -> PutResult:
+        """Store the event if its id is new (one atomic script: insert-if-absent and enqueue).
+
+        Args:
+            event: A parsed event or any object with ``id``, ``tipo``, ``criado_em`` and ``raw``.
+
+        Returns:
+            ``NEW``, ``DUPLICATE`` (same id, same body) or ``CONFLICT`` (same id, different
+            body: logged, the first one kept).
+
+        Raises:
+            StoreError: Redis failed or is unreachable.
+            ValueError: The event has no id or a naive ``criado_em``.
+        """
+        return self._put_batch([self._encode(event)])[0]
+
+    @_translate
+    def put_many(self, events: Sequence[EventLike]) -> list[PutResult]:
+        """Store several events in one atomic script; results in input order.
+
+        Args:
+            events: Events to store; an id repeated in the batch is ``DUPLICATE`` or
+                ``CONFLICT`` after its first occurrence.
+
+        Returns:
+            One ``PutResult`` per event.
+
+        Raises:
+            StoreError: Redis failed or is unreachable.
+            ValueError: An event has no id or a naive ``criado_em``.
+        """
+        batch = [self._encode(event) for event in events]
+        return self._put_batch(batch) if batch else []
+
+    def _put_batch(self, batch: list[_Encoded]) -> list[PutResult]:
+        self._check_open()
+        keys: list[str | bytes] = [*self._put_keys]
+        args = [_num(self._now())]
+        for item in batch:
+            keys.append(self._ev + item.id)
+            criado = "" if item.criado_em is None else _num(item.criado_em)
+            args += (item.id, item.raw_json, item.body_hash, item.tipo, criado)
+        codes = self._put(keys, args)
+        results: list[PutResult] = []
+        for item, code in zip(batch, codes, strict=True):
+            if code == 0:
+                results.append(PutResult.NEW)
+            elif code == 1:
+                results.append(PutResult.DUPLICATE)
+            else:
+                self._log_conflict(item.id, item.tipo, _text(code), item.body_hash)
+                results.append(PutResult.CONFLICT)
+        return results
+
+    @_translate
+    def claim(self, *, owner: str, lease: float, limit: int = 1) -> list[Claim]:
+        """Lease up to ``limit`` available events, oldest ``criado_em`` first.
+
+        An event whose lease ran out is available again; when it has already been claimed
+        ``max_attempts`` times it goes to the dead state instead.
+
+        Args:
+            owner: Who holds the lease (shown by ``get``), e.g. a worker's name.
+            lease: Seconds before the event may be claimed again unless acked or extended.
+            limit: Most events to claim.
+
+        Returns:
+            The claims, possibly none.
+
+        Raises:
+            StoreError: Redis failed or is unreachable.
+        """
+        self._check_claim(owner, lease, limit)
+        self._check_open()
+        now = self._now()
+        expires = now + lease
+        tokens = [self._new_token() for _ in range(limit)]
+        args = [
+            _num(now),
+            _num(expires),
+            owner,
+            str(limit),
+            self._ev,
+            str(self._max_attempts),
+            str(max(_PROMOTE_MAX, limit)),
+            *self._expired_error,
+            "(" + _num(now - self._ttl_seconds),
+            *tokens,
+        ]
+        flat = self._claim(self._claim_keys, args)
+        expires_at = _utc(expires)
+        return [
+            Claim(
+                event_id=_text(flat[i]),
+                tipo=_text(flat[i + 2]),
+                raw=json.loads(flat[i + 1]),
+                owner=owner,
+                token=token,
+                attempts=int(flat[i + 3]),
+                lease_expires_at=expires_at,
+            )
+            # Fewer events than tokens when fewer were available.
+            for i, token in zip(range(0, len(flat), 4), tokens, strict=False)
+        ]
+
+    @_translate
+    def ack(self, claim: Claim) -> bool:
+        """Mark the event done; its key then expires after the retention.
+
+        Args:
+            claim: A claim returned by ``claim``.
+
+        Returns:
+            ``False`` (and nothing changed) when the claim no longer holds the lease.
+
+        Raises:
+            StoreError: Redis failed or is unreachable.
+        """
+        return self.ack_many([claim])[0]
+
+    @_translate
+    def ack_many(self, claims: Sequence[Claim]) -> list[bool]:
+        """Ack several claims in one atomic script; one result per claim, in order.
+
+        Args:
+            claims: Claims returned by ``claim``.
+
+        Returns:
+            ``ack(claim)`` for each claim.
+
+        Raises:
+            StoreError: Redis failed or is unreachable.
+        """
+        if not claims:
+            return []
+        self._check_open()
+        now = self._now()
+        keys: list[str | bytes] = [*self._ack_keys, *(self._ev + c.event_id for c in claims)]
+        args = [_num(now), self._ttl, *(c.token for c in claims)]
+        return [bool(code) for code in self._ack(keys, args)]
+
+    @_translate
+    def nack(self, claim: Claim, *, error: str, retry_in: float) -> bool:
+        """Give the event back for another attempt after ``retry_in`` seconds.
+
+        At the ``max_attempts``-th attempt the event goes to the dead state instead.
+
+        Args:
+            claim: A claim returned by ``claim``.
+            error: Why the attempt failed; kept as ``last_error``.
+            retry_in: Seconds before the event can be claimed again.
+
+        Returns:
+            ``False`` (and nothing changed) when the claim no longer holds the lease.
+
+        Raises:
+            StoreError: Redis failed or is unreachable.
+        """
+        self._check_seconds("retry_in", retry_in, positive=False)
+        self._check_open()
+        now = self._now()
+        args = [_num(now), claim.token, error, _num(now + retry_in), str(self._max_attempts)]
+        keys = [self._ev + claim.event_id, self._timer, self._dead]
+        return bool(self._nack(keys, args))
+
+    @_translate
+    def dead_letter(self, claim: Claim, *, error: str) -> bool:
+        """Move the event to the dead state at once (it cannot succeed as it is).
+
+        Args:
+            claim: A claim returned by ``claim``.
+            error: Why; kept as ``last_error``.
+
+        Returns:
+            ``False`` (and nothing changed) when the claim no longer holds the lease.
+
+        Raises:
+            StoreError: Redis failed or is unreachable.
+        """
+        self._check_open()
+        keys = [self._ev + claim.event_id, self._timer, self._dead]
+        args = [_num(self._now()), claim.token, error]
+        return bool(self._dead_letter(keys, args))
+
+    @_translate
+    def extend(self, claim: Claim, *, lease: float) -> bool:
+        """Move the lease's expiry to now + ``lease`` seconds.
+
+        Args:
+            claim: A claim returned by ``claim``.
+            lease: Seconds from now.
+
+        Returns:
+            ``False`` (and nothing changed) when the claim no longer holds the lease.
+
+        Raises:
+            StoreError: Redis failed or is unreachable.
+        """
+        self._check_seconds("lease", lease, positive=True)
+        self._check_open()
+        now = self._now()
+        keys = [self._ev + claim.event_id, self._timer, self._ready]
+        args = [_num(now), claim.token, _num(now + lease)]
+        return bool(self._extend(keys, args))
+
+    @_translate
+    def get(self, event_id: str) -> StoredEvent | None:
+        """Return the stored record of an event, or ``None`` when unknown, purged or expired.
+
+        Raises:
+            StoreError: Redis failed or is unreachable.
+        """
+        self._check_open()
+        fields = self._client.hgetall(self._ev + event_id)
+        return _stored(fields) if fields else None
+
+    @_translate
+    def dead(self, *, limit: int = 100) -> list[StoredEvent]:
+        """List up to ``limit`` dead events, oldest ``criado_em`` first.
+
+        Raises:
+            StoreError: Redis failed or is unreachable.
+        """
+        if limit < 1:
+            return []
+        self._check_open()
+        rows = self._dead_list([self._dead], [str(limit), self._ev])
+        return [_stored(dict(zip(row[::2], row[1::2], strict=True))) for row in rows if row]
+
+    @_translate
+    def requeue(self, event_id: str) -> bool:
+        """Make a dead or done event pending again with its attempts reset to 0.
+
+        Returns:
+            ``False`` when the event is unknown, pending or claimed.
+
+        Raises:
+            StoreError: Redis failed or is unreachable.
+        """
+        self._check_open()
+        keys = [self._ev + event_id, self._ready, self._dead, self._done]
+        return bool(self._requeue(keys, [_num(self._now())]))
+
+    @_translate
+    def purge(self, *, done_before: _dt.datetime | None = None) -> int:
+        """Forget done events finished before ``done_before`` (default: now - retention).
+
+        Works in batches of a few hundred so that Redis is never blocked for long.
+
+        Returns:
+            How many events were deleted. Pending, claimed and dead events are kept.
+
+        Raises:
+            StoreError: Redis failed or is unreachable.
+        """
+        self._check_open()
+        cutoff = "(" + _num(self._purge_cutoff(done_before))
+        total = 0
+        while True:
+            deleted, seen = self._purge([self._done], [cutoff, str(_PURGE_BATCH), self._ev])
+            total += int(deleted)
+            if int(seen) < _PURGE_BATCH:
+                return total
+
+    def close(self) -> None:
+        """Close the client if the store created it; the store is unusable afterwards."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._owns_client:
+            self._client.close()
+
+
+def _stored(fields: Mapping[Any, Any]) -> StoredEvent:
+    f = {_text(k): v for k, v in fields.items()}
+
+    def opt_time(name: str) -> _dt.datetime | None:
+        value = f.get(name)
+        return _utc(float(value)) if value else None
+
+    def opt_text(name: str) -> str | None:
+        value = f.get(name)
+        return _text(value) if value else None
+
+    return StoredEvent(
+        id=_text(f["id"]),
+        tipo=_text(f["tipo"]),
+        criado_em=opt_time("c"),
+        raw=json.loads(f["body"]),
+        body_hash=_text(f["h"]),
+        state=EventState(_text(f["st"])),
+        attempts=int(f["at"]),
+        received_at=_utc(float(f["rcv"])),
+        available_at=opt_time("av"),
+        owner=opt_text("ow"),
+        lease_expires_at=opt_time("le"),
+        last_error=None if f.get("err") is None else _text(f["err"]),
+        done_at=opt_time("dn"),
+    )

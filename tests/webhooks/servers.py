@@ -1,0 +1,371 @@
+"""Real ``redis-server`` and PostgreSQL servers on 127.0.0.1 for the store tests and benchmarks.
+
+Each server runs on an ephemeral port in a temporary directory and is stopped through the PID
+it was started with, never by name. The classes have no pytest dependency so that
+``benchmarks/`` can start the same servers; the session-scoped fixtures at the bottom wrap them.
+
+When a server's binaries are missing, the tests that need it are skipped with the one command
+that installs them; when the environment variable ``CI`` is set, they fail instead, so that a
+CI run never passes by skipping them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import importlib
+import os
+import pwd
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import NoReturn
+
+import pytest
+
+__all__ = [
+    "INSTALL_COMMAND",
+    "PostgresServer",
+    "RedisServer",
+    "ServerUnavailable",
+    "find_pg_bindir",
+    "find_redis_server",
+    "in_ci",
+    "postgres_server",
+    "redis_server",
+    "redis_server_unsafe",
+    "require_module",
+    "require_server",
+]
+
+#: The one command that installs every server these tests need (Debian/Ubuntu).
+INSTALL_COMMAND = "sudo bash .ci/install-servers.sh"
+
+#: PostgreSQL refuses to run as root: as root, initdb and pg_ctl run as this user.
+PG_SYSTEM_USER = "postgres"
+
+_START_TIMEOUT = 30.0
+
+
+class ServerUnavailable(Exception):
+    """A server's binaries (or its Python client) are not installed on this machine."""
+
+
+def in_ci() -> bool:
+    """Return True when the environment variable ``CI`` says this is a CI run."""
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def find_redis_server() -> str | None:
+    """Return the path of ``redis-server`` on PATH, or None."""
+    return shutil.which("redis-server")
+
+
+def find_pg_bindir() -> Path | None:
+    """Return the directory holding ``initdb`` and ``pg_ctl`` (PATH first, then Debian's)."""
+    initdb = shutil.which("initdb")
+    if initdb and shutil.which("pg_ctl"):
+        return Path(initdb).resolve().parent
+    candidates = sorted(
+        glob.glob("/usr/lib/postgresql/*/bin/initdb"),
+        key=lambda p: int(p.split("/")[4]) if p.split("/")[4].isdigit() else 0,
+    )
+    for initdb_path in reversed(candidates):
+        bindir = Path(initdb_path).parent
+        if (bindir / "pg_ctl").exists():
+            return bindir
+    return None
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class RedisServer:
+    """A ``redis-server`` child process on 127.0.0.1 and an ephemeral port.
+
+    Args:
+        appendonly: start with ``--appendonly yes`` (the setting the store's durability needs).
+        extra_args: more ``--name value`` arguments for redis-server.
+    """
+
+    def __init__(self, *, appendonly: bool = True, extra_args: Sequence[str] = ()) -> None:
+        self.appendonly = appendonly
+        self.extra_args = list(extra_args)
+        self.port = 0
+        self.pid = 0
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._dir: str | None = None
+
+    @property
+    def url(self) -> str:
+        """The ``redis://`` URL of the running server."""
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        """Start the server and wait until it answers PING.
+
+        Raises:
+            ServerUnavailable: ``redis-server`` is not installed.
+            RuntimeError: the server did not start.
+        """
+        binary = find_redis_server()
+        if binary is None:
+            raise ServerUnavailable("redis-server is not installed")
+        self._dir = tempfile.mkdtemp(prefix="smartpos-redis-")
+        last_log = ""
+        for _ in range(5):
+            self.port = _free_port()
+            log_path = Path(self._dir) / f"redis-{self.port}.log"
+            args = [
+                binary,
+                "--port", str(self.port),
+                "--bind", "127.0.0.1",
+                "--dir", self._dir,
+                "--save", "",
+                "--appendonly", "yes" if self.appendonly else "no",
+                "--daemonize", "no",
+                "--loglevel", "warning",
+                *self.extra_args,
+            ]  # fmt: skip
+            with open(log_path, "wb") as log:
+                self._proc = subprocess.Popen(
+                    args, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+                )
+            self.pid = self._proc.pid
+            if self._wait_ready():
+                return
+            self._terminate()
+            last_log = log_path.read_text(errors="replace")[-2000:]
+        self._cleanup_dir()
+        raise RuntimeError(f"redis-server did not start:\n{last_log}")
+
+    def _wait_ready(self) -> bool:
+        assert self._proc is not None
+        deadline = time.monotonic() + _START_TIMEOUT
+        while time.monotonic() < deadline:
+            if self._proc.poll() is not None:
+                return False
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1.0) as sock:
+                    sock.sendall(b"PING\r\n")
+                    if sock.recv(64).startswith(b"+PONG"):
+                        return True
+            except OSError:
+                pass
+            time.sleep(0.02)
+        return False
+
+    def _terminate(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=10)
+
+    def _cleanup_dir(self) -> None:
+        if self._dir is not None:
+            shutil.rmtree(self._dir, ignore_errors=True)
+            self._dir = None
+
+    def stop(self) -> None:
+        """Stop the server by the PID it was started with and remove its directory."""
+        self._terminate()
+        self._cleanup_dir()
+
+
+class PostgresServer:
+    """A PostgreSQL cluster made by ``initdb`` in a temporary directory, run by ``pg_ctl``.
+
+    The server listens on 127.0.0.1 and an ephemeral port, and on a Unix socket in its own
+    directory; authentication is ``trust`` for the ``postgres`` role. As root, every command
+    runs as the unprivileged system user ``postgres`` (PostgreSQL refuses to run as root).
+
+    Args:
+        settings: more ``-c name=value`` server settings.
+    """
+
+    def __init__(self, *, settings: Sequence[str] = ()) -> None:
+        self.settings = list(settings)
+        self.port = 0
+        self.pid = 0
+        self._dir: str | None = None
+        self._bindir: Path | None = None
+
+    @property
+    def dsn(self) -> str:
+        """A libpq connection string for the ``postgres`` database as the ``postgres`` role."""
+        return f"host=127.0.0.1 port={self.port} user=postgres dbname=postgres"
+
+    def _as_user(self, args: list[str]) -> list[str]:
+        if os.geteuid() != 0:
+            return args
+        runuser = shutil.which("runuser")
+        if runuser is None:
+            raise RuntimeError("running as root needs runuser (util-linux) to start PostgreSQL")
+        return [runuser, "-u", PG_SYSTEM_USER, "--", *args]
+
+    def _run(self, args: list[str]) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            self._as_user(args), capture_output=True, text=True, timeout=120, check=False
+        )
+
+    @staticmethod
+    def _ensure_system_user() -> pwd.struct_passwd:
+        try:
+            return pwd.getpwnam(PG_SYSTEM_USER)
+        except KeyError:
+            subprocess.run(
+                ["useradd", "--system", "--user-group", "--no-create-home",
+                 "--shell", "/usr/sbin/nologin", PG_SYSTEM_USER],
+                check=True, capture_output=True,
+            )  # fmt: skip
+            return pwd.getpwnam(PG_SYSTEM_USER)
+
+    def start(self) -> None:
+        """Create the cluster and start the server.
+
+        Raises:
+            ServerUnavailable: ``initdb``/``pg_ctl`` are not installed.
+            RuntimeError: initdb or the server failed.
+        """
+        self._bindir = find_pg_bindir()
+        if self._bindir is None:
+            raise ServerUnavailable("PostgreSQL (initdb, pg_ctl) is not installed")
+        # Not under pytest's tmp_path: its parent is private to root, and as root the server
+        # runs as another user that must reach its own data directory.
+        self._dir = tempfile.mkdtemp(prefix="smartpos-pg-")
+        if os.geteuid() == 0:
+            user = self._ensure_system_user()
+            os.chown(self._dir, user.pw_uid, user.pw_gid)
+        data = f"{self._dir}/data"
+        init = self._run([
+            str(self._bindir / "initdb"), "-D", data, "-U", "postgres", "--auth=trust",
+            "-E", "UTF8", "--locale=C", "--no-sync",
+        ])  # fmt: skip
+        if init.returncode != 0:
+            self._cleanup_dir()
+            raise RuntimeError(f"initdb failed:\n{init.stdout}\n{init.stderr}")
+        last = ""
+        for _ in range(5):
+            self.port = _free_port()
+            options = " ".join([
+                f"-k {self._dir}", "-h 127.0.0.1", f"-p {self.port}",
+                "-c max_connections=200", *(f"-c {s}" for s in self.settings),
+            ])  # fmt: skip
+            started = self._run([
+                str(self._bindir / "pg_ctl"), "-D", data, "-l", f"{self._dir}/server.log",
+                "-o", options, "-w", "-t", str(int(_START_TIMEOUT)), "start",
+            ])  # fmt: skip
+            if started.returncode == 0:
+                self.pid = int(Path(data, "postmaster.pid").read_text().split()[0])
+                return
+            last = started.stdout + started.stderr
+            with contextlib.suppress(OSError):
+                last += Path(self._dir, "server.log").read_text(errors="replace")[-2000:]
+        self._cleanup_dir()
+        raise RuntimeError(f"PostgreSQL did not start:\n{last}")
+
+    def _cleanup_dir(self) -> None:
+        if self._dir is not None:
+            shutil.rmtree(self._dir, ignore_errors=True)
+            self._dir = None
+
+    def stop(self) -> None:
+        """Stop the server (``pg_ctl stop -m fast``, then its PID) and remove its directory."""
+        if self.pid and self._dir is not None and self._bindir is not None:
+            self._run([str(self._bindir / "pg_ctl"), "-D", f"{self._dir}/data", "-m", "fast",
+                       "-w", "stop"])  # fmt: skip
+            deadline = time.monotonic() + 10
+            while _pid_alive(self.pid) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            if _pid_alive(self.pid):
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(self.pid, signal.SIGKILL)
+            self.pid = 0
+        self._cleanup_dir()
+
+
+def require_server(name: str, error: BaseException) -> NoReturn:
+    """Skip the test (developer machine) or fail it (``CI`` set) because ``name`` is missing."""
+    message = f"{name} is not available ({error}); install it with: {INSTALL_COMMAND}"
+    if in_ci():
+        pytest.fail(f"CI must run the {name} tests: {message}", pytrace=False)
+    pytest.skip(message)
+
+
+def require_module(module: str, name: str) -> ModuleType:
+    """Import a server's Python client, or skip (developer machine) / fail (``CI`` set)."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        require_server(name, exc)
+
+
+def _import_client(module: str, name: str) -> None:
+    require_module(module, name)
+
+
+@pytest.fixture(scope="session")
+def redis_server() -> Iterator[RedisServer]:
+    """A real redis-server with ``appendonly yes`` for the whole session."""
+    _import_client("redis", "the redis client (pip install 'smartpos[redis]')")
+    server = RedisServer(appendonly=True, extra_args=["--appendfsync", "everysec"])
+    try:
+        server.start()
+    except ServerUnavailable as exc:
+        require_server("redis-server", exc)
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def redis_server_unsafe() -> Iterator[RedisServer]:
+    """A real redis-server whose settings break the store's guarantees (no AOF, evicting)."""
+    _import_client("redis", "the redis client (pip install 'smartpos[redis]')")
+    server = RedisServer(
+        appendonly=False,
+        extra_args=["--appendfsync", "no", "--maxmemory-policy", "allkeys-lru"],
+    )
+    try:
+        server.start()
+    except ServerUnavailable as exc:
+        require_server("redis-server", exc)
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """A real PostgreSQL server (durable defaults) for the whole session."""
+    _import_client("psycopg_pool", "psycopg and psycopg-pool (pip install 'smartpos[postgres]')")
+    server = PostgresServer()
+    try:
+        server.start()
+    except ServerUnavailable as exc:
+        require_server("PostgreSQL", exc)
+    yield server
+    server.stop()

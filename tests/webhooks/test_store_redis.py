@@ -1,0 +1,393 @@
+"""RedisStore against a real redis-server: the store contract, races, settings and key layout."""
+
+from __future__ import annotations
+
+import binascii
+import logging
+import sys
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from races import StoreSpec, race_claims, race_killed_worker, race_puts
+from servers import RedisServer, _free_port, require_module
+from store_contract import FakeClock, StoreContract, StoreFactory, closing_factory, make_event
+
+from smartpos import ConfigurationError
+from smartpos.webhooks._store import DEFAULT_RETENTION, EventState, PutResult, StoreError
+
+redis = require_module("redis", "the redis client (pip install 'smartpos[redis]')")
+from smartpos.webhooks._redis import RedisStore, check_redis_settings  # noqa: E402
+
+__all__: list[str] = []
+
+pytestmark = [pytest.mark.redis, pytest.mark.slow]
+
+
+def new_prefix() -> str:
+    """A prefix no other test uses, so that stores on the shared server start empty."""
+    return f"t{uuid.uuid4().hex[:12]}"
+
+
+@pytest.fixture
+def prefix() -> str:
+    """A fresh key prefix for one test."""
+    return new_prefix()
+
+
+@pytest.fixture
+def client(redis_server: RedisServer) -> Iterator[Any]:
+    """A raw redis-py client on the test server, closed after the test."""
+    raw = redis.Redis.from_url(redis_server.url)
+    yield raw
+    raw.close()
+
+
+class TestRedisStore(StoreContract):
+    """The contract suite on RedisStore, one key prefix per store."""
+
+    @pytest.fixture
+    def make_store(self, redis_server: RedisServer) -> Iterator[StoreFactory]:
+        """Fresh RedisStores with their own prefixes on the session's server, closed after."""
+
+        def create(**options: Any) -> RedisStore:
+            return RedisStore(
+                redis_server.url, prefix=new_prefix(), check_settings=False, **options
+            )
+
+        with closing_factory(create) as factory:
+            yield factory
+
+
+# Key layout.
+
+
+def crc16_slot(key: bytes) -> int:
+    """Redis Cluster's slot of a key: CRC16/XMODEM of its hash tag (or whole name) mod 16384."""
+    start = key.find(b"{")
+    if start != -1:
+        end = key.find(b"}", start + 1)
+        if end > start + 1:
+            key = key[start + 1 : end]
+    crc = 0
+    for byte in key:
+        crc ^= byte << 8
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x1021) if crc & 0x8000 else crc << 1
+            crc &= 0xFFFF
+    return crc % 16384
+
+
+def test_crc16_slot_matches_the_cluster_spec() -> None:
+    """The slot helper gives the spec's CRC16 test vector and agrees with redis-py's helper."""
+    from redis.crc import key_slot
+
+    assert binascii.crc_hqx(b"123456789", 0) == 0x31C3
+    assert crc16_slot(b"123456789") == 0x31C3 % 16384
+    assert [key_slot(k) for k in (b"{user1000}.following", b"foo{}{bar}", b"a{b}c")] == [
+        crc16_slot(k) for k in (b"{user1000}.following", b"foo{}{bar}", b"a{b}c")
+    ]
+
+
+def test_all_keys_of_a_store_hash_to_one_slot(
+    redis_server: RedisServer, client: Any, prefix: str
+) -> None:
+    """Every key a store writes carries its prefix in one hash tag, so all share one slot."""
+    ids = ["plain", "with {braces}", "ação-ü", "x}{y", "{other}"]
+    with RedisStore(redis_server.url, prefix=prefix, check_settings=False) as store:
+        store.put_many([make_event(i) for i in ids])
+        first, second, third, *_ = store.claim(owner="w", lease=30, limit=5)
+        store.ack(first)
+        store.dead_letter(second, error="bad")
+        store.nack(third, error="later", retry_in=60)
+        declared = store.keys(*ids)
+
+    written = sorted(client.scan_iter(match=f"*{prefix}*"))
+
+    assert set(written) <= {k.encode() for k in declared}
+    assert len(written) >= 9
+    assert all(k.startswith(b"{" + prefix.encode() + b"}:") for k in written)
+    assert len({crc16_slot(k) for k in written}) == 1
+    assert {crc16_slot(k) for k in written} == {redis.crc.key_slot(k) for k in written}
+
+
+def test_prefix_with_braces_is_refused(redis_server: RedisServer) -> None:
+    """A prefix that would break the hash tag is a ConfigurationError."""
+    with pytest.raises(ConfigurationError, match="prefix"):
+        RedisStore(redis_server.url, prefix="a}b", check_settings=False)
+
+
+def test_stores_with_different_prefixes_do_not_share_events(redis_server: RedisServer) -> None:
+    """Two prefixes on one server are two independent inboxes."""
+    with (
+        RedisStore(redis_server.url, prefix=new_prefix(), check_settings=False) as one,
+        RedisStore(redis_server.url, prefix=new_prefix(), check_settings=False) as two,
+    ):
+        one.put(make_event("ev-1"))
+
+        put_in_two = two.put(make_event("ev-1", valor=5))
+        claimed_from_one = one.claim(owner="w", lease=30, limit=5)
+
+    assert put_in_two == PutResult.NEW
+    assert [c.raw["dados"]["valorCentavos"] for c in claimed_from_one] == [1000]
+
+
+# Server settings.
+
+
+def warnings_of(caplog: pytest.LogCaptureFixture) -> list[str]:
+    """The WARNING messages logged on smartpos.webhooks."""
+    return [
+        r.getMessage()
+        for r in caplog.records
+        if r.name == "smartpos.webhooks" and r.levelno == logging.WARNING
+    ]
+
+
+def test_warns_about_each_setting_that_breaks_a_guarantee(
+    redis_server_unsafe: RedisServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """On a server without appendonly and with eviction, start-up names both settings."""
+    with caplog.at_level(logging.INFO, logger="smartpos.webhooks"):
+        store = RedisStore(redis_server_unsafe.url, prefix=new_prefix())
+    store.close()
+
+    messages = warnings_of(caplog)
+    assert len(messages) == 2
+    assert "appendonly" in messages[0]
+    assert "'no'" in messages[0]
+    assert "maxmemory-policy" in messages[1]
+    assert "'allkeys-lru'" in messages[1]
+
+
+def test_check_redis_settings_returns_the_broken_names(redis_server_unsafe: RedisServer) -> None:
+    """check_redis_settings answers the names of the settings that break a guarantee."""
+    raw = redis.Redis.from_url(redis_server_unsafe.url)
+    try:
+        assert check_redis_settings(raw) == ["appendonly", "maxmemory-policy"]
+    finally:
+        raw.close()
+
+
+def test_appendfsync_no_is_reported(client: Any, redis_server: RedisServer) -> None:
+    """With the append-only file on but fsync left to the OS, appendfsync is named."""
+    client.config_set("appendfsync", "no")
+    try:
+        assert check_redis_settings(client) == ["appendfsync"]
+    finally:
+        client.config_set("appendfsync", "everysec")
+
+
+def test_safe_settings_log_no_warning(
+    redis_server: RedisServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """appendonly yes, appendfsync everysec and noeviction give no warning, only an INFO note."""
+    with caplog.at_level(logging.INFO, logger="smartpos.webhooks"):
+        store = RedisStore(redis_server.url, prefix=new_prefix())
+    store.close()
+
+    assert warnings_of(caplog) == []
+    assert "everysec" in caplog.text
+
+
+def test_check_settings_false_reads_nothing(
+    redis_server_unsafe: RedisServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """With check_settings=False the constructor logs nothing about the server."""
+    with caplog.at_level(logging.INFO, logger="smartpos.webhooks"):
+        store = RedisStore(redis_server_unsafe.url, prefix=new_prefix(), check_settings=False)
+    store.close()
+
+    assert caplog.records == []
+
+
+def test_settings_that_cannot_be_read_are_reported(
+    client: Any, redis_server: RedisServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """When CONFIG is forbidden (as on managed Redis), start-up says it could not check."""
+    user = f"limited-{uuid.uuid4().hex[:8]}"
+    client.acl_setuser(
+        user, enabled=True, passwords=["+secret"], keys=["*"], channels=["*"],
+        commands=["+@all", "-config"],
+    )  # fmt: skip
+    url = redis_server.url.replace("redis://", f"redis://{user}:secret@")
+    try:
+        with caplog.at_level(logging.INFO, logger="smartpos.webhooks"):
+            store = RedisStore(url, prefix=new_prefix())
+        try:
+            store.put(make_event("ev-1"))
+            assert len(store.claim(owner="w", lease=30)) == 1
+        finally:
+            store.close()
+    finally:
+        client.acl_deluser(user)
+
+    (message,) = warnings_of(caplog)
+    assert "could not check" in message
+    assert "NoPermissionError" in message
+
+
+# Errors and ownership.
+
+
+def test_unreachable_server_raises_store_error(caplog: pytest.LogCaptureFixture) -> None:
+    """With nothing listening, construction only warns and every call raises StoreError."""
+    url = f"redis://127.0.0.1:{_free_port()}/0"
+    with caplog.at_level(logging.WARNING, logger="smartpos.webhooks"):
+        store = RedisStore(url, prefix=new_prefix())
+    try:
+        with pytest.raises(StoreError, match="Redis failed"):
+            store.put(make_event("ev-1"))
+        with pytest.raises(StoreError):
+            store.claim(owner="w", lease=30)
+    finally:
+        store.close()
+
+    assert "could not check" in caplog.text
+
+
+def test_closed_store_refuses_calls(redis_server: RedisServer) -> None:
+    """After close(), calls raise StoreError instead of silently reconnecting."""
+    store = RedisStore(redis_server.url, prefix=new_prefix(), check_settings=False)
+    store.close()
+
+    with pytest.raises(StoreError, match="closed"):
+        store.put(make_event("ev-1"))
+
+
+def test_a_client_passed_in_stays_open_and_may_decode(redis_server: RedisServer) -> None:
+    """A caller's client (even with decode_responses=True) works and is not closed by the store."""
+    raw = redis.Redis.from_url(redis_server.url, decode_responses=True)
+    try:
+        with RedisStore(raw, prefix=new_prefix(), check_settings=False) as store:
+            store.put(make_event("ev-1"))
+            (claim,) = store.claim(owner="w", lease=30)
+            assert store.ack(claim) is True
+            stored = store.get("ev-1")
+        assert stored is not None
+        assert stored.state == EventState.DONE
+        assert raw.ping() is True
+    finally:
+        raw.close()
+
+
+def test_wrong_client_type_is_refused() -> None:
+    """Anything but a URL or a redis.Redis is a ConfigurationError."""
+    with pytest.raises(ConfigurationError, match="redis"):
+        RedisStore(42, check_settings=False)  # type: ignore[arg-type]
+
+
+def test_scripts_are_loaded_again_after_a_script_flush(
+    redis_server: RedisServer, client: Any
+) -> None:
+    """After SCRIPT FLUSH (a restart or failover), the next call loads its script again."""
+    with RedisStore(redis_server.url, prefix=new_prefix(), check_settings=False) as store:
+        store.put(make_event("ev-1"))
+        client.script_flush()
+
+        assert store.put(make_event("ev-2")) == PutResult.NEW
+        assert len(store.claim(owner="w", lease=30, limit=5)) == 2
+
+
+# Retention by TTL.
+
+
+def test_done_events_expire_by_ttl_and_requeue_keeps_them(
+    redis_server: RedisServer, client: Any, prefix: str
+) -> None:
+    """An acked event's key expires after the retention (plus grace); a requeue removes the TTL."""
+    with RedisStore(redis_server.url, prefix=prefix, check_settings=False) as store:
+        store.put(make_event("ev-1"))
+        pending_ttl = client.ttl(store.keys("ev-1")[-1])
+        store.ack(store.claim(owner="w", lease=30)[0])
+        done_ttl = client.ttl(store.keys("ev-1")[-1])
+        store.requeue("ev-1")
+        requeued_ttl = client.ttl(store.keys("ev-1")[-1])
+
+    retention = DEFAULT_RETENTION.total_seconds()
+    assert pending_ttl == -1
+    assert retention < done_ttl <= retention + 3600
+    assert requeued_ttl == -1
+
+
+def test_done_index_forgets_events_the_ttl_removed(
+    redis_server: RedisServer, client: Any, prefix: str
+) -> None:
+    """Once the TTL removed a done event, purge does not count it and a new put is NEW."""
+    clock = FakeClock()
+    with RedisStore(redis_server.url, prefix=prefix, clock=clock, check_settings=False) as store:
+        store.put_many([make_event("gone"), make_event("kept", criado_em=None)])
+        store.ack_many(store.claim(owner="w", lease=30, limit=2))
+        client.delete(store.keys("gone")[-1])  # What the TTL does after the retention.
+        put_again = store.put(make_event("gone"))
+        clock.advance(DEFAULT_RETENTION.total_seconds() + 1)
+
+        assert (put_again, store.purge()) == (PutResult.NEW, 1)
+        stored = store.get("gone")
+        assert stored is not None
+        assert stored.state == EventState.PENDING
+
+
+def test_ack_trims_index_entries_of_expired_events(
+    redis_server: RedisServer, client: Any, prefix: str
+) -> None:
+    """The done index does not grow without purge: claims drop the entries the TTL emptied."""
+    clock = FakeClock()
+    with RedisStore(redis_server.url, prefix=prefix, clock=clock, check_settings=False) as store:
+        store.put_many([make_event(f"ev-{i}") for i in range(3)])
+        claims = store.claim(owner="w", lease=30, limit=3)
+        store.ack_many(claims[:2])
+        client.delete(*(store.keys("ev-0", "ev-1")[-2:]))  # What the TTL does.
+        clock.advance(DEFAULT_RETENTION.total_seconds() + 3600 + 1)
+
+        (later,) = store.claim(owner="w", lease=30, limit=3)  # ev-2's lease expired meanwhile.
+        store.ack(later)
+
+        done_index = store.keys()[3]
+        assert client.zrange(done_index, 0, -1) == [b"ev-2"]
+
+
+def test_claim_promotes_many_due_events(redis_server: RedisServer) -> None:
+    """More due events than one promotion batch are all claimed, in criado_em order."""
+    clock = FakeClock()
+    with RedisStore(
+        redis_server.url, prefix=new_prefix(), clock=clock, check_settings=False
+    ) as store:
+        ids = [f"ev-{i:04d}" for i in range(1200)]
+        store.put_many([make_event(i, criado_em=None) for i in ids])
+        for claim in store.claim(owner="w", lease=30, limit=1200):
+            store.nack(claim, error="later", retry_in=10)
+        clock.advance(10)
+
+        claimed = [c.event_id for c in store.claim(owner="w", lease=30, limit=600)]
+        claimed += [c.event_id for c in store.claim(owner="w", lease=30, limit=1200)]
+
+    assert ids == claimed
+
+
+# Processes.
+
+
+@pytest.fixture
+def spec(redis_server: RedisServer) -> StoreSpec:
+    """A RedisStore with a fresh prefix that each process opens on its own."""
+    return StoreSpec(
+        RedisStore, (redis_server.url,), {"prefix": new_prefix(), "check_settings": False}
+    )
+
+
+def test_processes_putting_the_same_ids(spec: StoreSpec) -> None:
+    """Four processes putting the same 200 ids at once get each id NEW exactly once."""
+    race_puts(spec, processes=4, events=200)
+
+
+def test_processes_claiming_at_once(spec: StoreSpec) -> None:
+    """Four processes claiming and acking at once claim every event once and miss none."""
+    race_claims(spec, processes=4, events=400)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs POSIX signals")
+def test_killed_worker_loses_its_claim(spec: StoreSpec) -> None:
+    """After kill -9 of a worker holding a claim, the event returns and the late ack fails."""
+    race_killed_worker(spec, lease=2.0)
