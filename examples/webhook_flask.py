@@ -44,6 +44,8 @@ def create_app(db_path: str = DB_PATH, *, secret: str | None = None) -> Flask:
     app = Flask(__name__)
     # Werkzeug refuses larger bodies (413) before reading them into memory.
     app.config["MAX_CONTENT_LENGTH"] = receiver.max_body_bytes
+    # Kept so that the process can close the store's connections on shutdown.
+    app.extensions["smartpos_store"] = store
 
     @app.post("/webhooks/smartpos")
     def smartpos_webhook() -> tuple[bytes, int, dict[str, str]]:

@@ -148,6 +148,7 @@ def test_flask_example(tmp_path: Path) -> None:
         server.shutdown()
         thread.join(timeout=10)
         server.server_close()
+        app.extensions["smartpos_store"].close()
     assert (first.status_code, first.json()) == (200, {"recebido": True, "duplicado": False})
     assert first.headers["content-type"] == "application/json"
     assert (again.status_code, again.json()["duplicado"]) == (200, True)

@@ -331,7 +331,7 @@ def test_wsgi_method_and_size() -> None:
     assert (status, headers["Allow"]) == ("405 Method Not Allowed", "POST")
     stream = io.BytesIO(event_body())
     status, _, out = wsgi_call(app, event_body(), **{"wsgi.input": stream})
-    assert status == "413 Request Entity Too Large"
+    assert status.startswith("413 ")
     assert stream.tell() == 0
     assert json.loads(out)["erro"]["codigo"] == "CORPO_MUITO_GRANDE"
 
@@ -349,7 +349,7 @@ def test_wsgi_chunked_body_with_input_terminated() -> None:
     status, _, _ = wsgi_call(
         app, big, CONTENT_LENGTH="", **{"wsgi.input_terminated": True, "wsgi.input": stream}
     )
-    assert status == "413 Request Entity Too Large"
+    assert status.startswith("413 ")
     assert stream.tell() <= 1001
 
 
