@@ -114,7 +114,7 @@ BODIES: list[dict[str, Any]] = [
 def cattrs_before(body: bytes) -> Any:
     """The starting point: json.loads, then the plain (fast) cattrs converter."""
     data = json.loads(body)
-    return _wire._fast.structure(data, _BY_TIPO.get(data["tipo"], UnknownEvent))
+    return _wire._converter(False).structure(data, _BY_TIPO.get(data["tipo"], UnknownEvent))
 
 
 def block(fn: Callable[[bytes], Any], bodies: list[bytes], rounds: int) -> float:

@@ -28,6 +28,7 @@ import datetime as dt
 import importlib.util
 import multiprocessing
 import os
+import signal
 import statistics
 import sys
 import time
@@ -192,14 +193,40 @@ class Block(NamedTuple):
         return (self.client_cpu + self.server_cpu) / max(self.ops, 1)
 
 
+def collect(results: Any, processes: list[Any], timeout: float = 600.0) -> list[Any]:
+    """One answer per worker; fails at once if a worker died instead of waiting forever."""
+    import queue
+
+    answers: list[Any] = []
+    deadline = time.monotonic() + timeout
+    while len(answers) < len(processes):
+        try:
+            answers.append(results.get(timeout=1.0))
+        except queue.Empty:
+            dead = [p.pid for p in processes if not p.is_alive()]
+            if dead:
+                raise RuntimeError(
+                    f"benchmark worker(s) {dead} died; see their traceback"
+                ) from None
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"no answer from the workers in {timeout:.0f} s") from None
+    return answers
+
+
 def run_block(
-    queues: list[Any], results: Any, server_pid: int, phase: str, round_no: int, count: int
+    queues: list[Any],
+    results: Any,
+    processes: list[Any],
+    server_pid: int,
+    phase: str,
+    round_no: int,
+    count: int,
 ) -> Block:
     """Send one block to every worker and combine their timings and CPU."""
     before = tree_cpu(server_pid)
     for q in queues:
         q.put((phase, round_no, count))
-    answers = [results.get(timeout=600) for _ in queues]
+    answers = collect(results, processes)
     after = tree_cpu(server_pid)
     server = sum(used - before.get(pid, 0.0) for pid, used in after.items())
     ops = sum(a[0] for a in answers)
@@ -248,14 +275,16 @@ def bench(
     try:
         # A warm-up round: connections, script loading, prepared statements.
         for phase in ("raw", "put", "claim"):
-            run_block(queues, results, server_pid, phase, -1, min(count, 100))
+            run_block(queues, results, processes, server_pid, phase, -1, min(count, 100))
         for round_no in range(rounds):
             order = ("raw", "put") if round_no % 2 == 0 else ("put", "raw")
             blocks = {
-                phase: run_block(queues, results, server_pid, phase, round_no, count)
+                phase: run_block(queues, results, processes, server_pid, phase, round_no, count)
                 for phase in order
             }
-            blocks["claim"] = run_block(queues, results, server_pid, "claim", round_no, count)
+            blocks["claim"] = run_block(
+                queues, results, processes, server_pid, "claim", round_no, count
+            )
             assert blocks["claim"].ops == workers * count, "claim+ack missed events"
             raw = blocks["raw"]
             out["raw"].append(raw.rate)
@@ -290,10 +319,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     rounds = args.rounds or (2 if args.quick else 5)
     count = args.count or (300 if args.quick else 2000)
-    budget = args.max_seconds or (60.0 if args.quick else 900.0)
+    budget = args.max_seconds or (45.0 if args.quick else 100.0)
     backends = args.backend or ["redis", "postgres"]
     worker_counts = args.workers or [1, 2, 4]
 
+    # SIGTERM (a CI time-out, a Ctrl-C of run_all) must still stop the servers started here.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     servers = load_servers()
     started: list[Any] = []
     urls: dict[str, str] = {}

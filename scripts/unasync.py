@@ -40,6 +40,7 @@ SUBS = [
     (r"\basync with\b", "with"),
     (r"\bawait self\._http\.aclose\(\)", "self._http.close()"),
     (r"\bawait ", ""),
+    (r"\basynchronous=True\b", "asynchronous=False"),
 ]
 
 HEADER = (

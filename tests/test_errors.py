@@ -22,6 +22,7 @@ from client_cases import (
     ENDPOINTS,
     ERROR_CODES,
     QR_JSON,
+    REF,
     SDK,
     Endpoint,
 )
@@ -195,6 +196,10 @@ def test_unknown_codigo_gives_the_http_class(status: int, expected: type[Excepti
         (404, "CAMPO_INVALIDO", smartpos.NotFoundError),
         (502, "REFERENCIA_DUPLICADA", smartpos.InternalServerError),
         (400, "ERRO_INTERNO", smartpos.BadRequestError),
+        # A status without its own class never takes a codigo's class either.
+        (422, "ERRO_INTERNO", smartpos.APIError),
+        (422, "CAMPO_INVALIDO", smartpos.APIError),
+        (307, "REFERENCIA_DUPLICADA", smartpos.APIError),
         # The same family keeps the codigo's class.
         (503, "ERRO_INTERNO", smartpos.ErroInternoError),
     ],
@@ -389,21 +394,32 @@ UNREADABLE_CASES = [
 async def test_unreadable_2xx_is_response_error(
     sdk: SDK, httpx_mock: HTTPXMock, endpoint: Endpoint, body: bytes
 ) -> None:
-    """A 2xx body that is not JSON or of another shape is a ResponseError, never a KeyError."""
+    """A 2xx body that is not JSON or of another shape is a ResponseError, never a KeyError.
+
+    For an operation on a terminal the 2xx means the service took it, so the ResponseError
+    comes as the ``last_error`` of an OutcomeUnknownError: never an invitation to charge again.
+    """
     httpx_mock.add_response(status_code=endpoint.status, content=body)
 
     with pytest.raises(smartpos.SmartPOSError) as info:
         await sdk.call(endpoint.resource, endpoint.method, **endpoint.kwargs)
 
-    assert type(info.value) is smartpos.ResponseError
+    error: Any = info.value
+    if endpoint.resource in ("terminals", "qrcodes"):
+        assert type(error) is smartpos.ResponseError
+    else:
+        assert type(error) is smartpos.OutcomeUnknownError
+        assert endpoint.kwargs["referencia"] == error.referencia
+        assert CPF not in str(error)
+        error = error.last_error
+        assert type(error) is smartpos.ResponseError
+        assert endpoint.kwargs["referencia"] == error.referencia
     assert (endpoint.status, endpoint.status) == (
-        info.value.status_code,
-        info.value.response.status_code if info.value.response else None,
+        error.status_code,
+        error.response.status_code if error.response else None,
     )
-    assert f"{endpoint.http_method} " in str(info.value)
-    assert CPF not in str(info.value)
-    if endpoint.resource != "terminals" and endpoint.resource != "qrcodes":
-        assert endpoint.kwargs["referencia"] == info.value.referencia
+    assert f"{endpoint.http_method} " in str(error)
+    assert CPF not in str(error)
 
 
 # --- the API key never shows ---------------------------------------------------------------
@@ -462,6 +478,29 @@ async def test_api_key_never_in_errors_or_logs(
     assert caplog.records, "the failure was logged"
     assert API_KEY not in caplog.text
     assert all(API_KEY not in str(record.args) for record in caplog.records)
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        pytest.param(
+            smartpos.ValidationError("VALOR_INVALIDO", "m", campo="valorCentavos"), id="validation"
+        ),
+        pytest.param(
+            smartpos.OutcomeUnknownError(REF, smartpos.TimeoutError("t"), attempts=3), id="unknown"
+        ),
+        pytest.param(smartpos.ResponseError("unreadable", referencia=REF), id="response"),
+    ],
+)
+def test_errors_with_own_arguments_pickle(error: Any) -> None:
+    """Errors built from their own arguments survive pickling (worker processes, task queues)."""
+    copy = pickle.loads(pickle.dumps(error))
+
+    assert type(error) is type(copy)
+    assert str(error) == str(copy)
+    fields = ("codigo", "mensagem", "campo", "referencia", "attempts")
+    assert [getattr(error, f, None) for f in fields] == [getattr(copy, f, None) for f in fields]
+    assert type(getattr(error, "last_error", None)) is type(getattr(copy, "last_error", None))
 
 
 def test_response_error_without_response() -> None:

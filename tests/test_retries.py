@@ -202,6 +202,36 @@ async def test_retry_answered_409_after_a_timeout_is_unknown(
 
 
 @pytest.mark.parametrize(
+    "conflict",
+    [
+        pytest.param({"status_code": 409}, id="empty-body"),
+        pytest.param({"status_code": 409, "content": b"<html>Conflict</html>"}, id="html"),
+        pytest.param({"status_code": 409, "json": erro("OUTRO_CONFLITO")}, id="other-codigo"),
+    ],
+)
+@pytest.mark.parametrize(("resource", "method", "kwargs"), STARTS_OPERATION)
+async def test_retry_answered_any_409_after_a_timeout_is_unknown(
+    sdk: SDK,
+    httpx_mock: HTTPXMock,
+    resource: str,
+    method: str,
+    kwargs: dict[str, Any],
+    conflict: dict[str, Any],
+) -> None:
+    """A retry answered 409 without a readable REFERENCIA_DUPLICADA body is still unknown."""
+    httpx_mock.add_exception(httpx.ReadTimeout("timed out"))
+    httpx_mock.add_response(**conflict)
+
+    with pytest.raises(smartpos.SmartPOSError) as info:
+        await sdk.call(resource, method, **kwargs)
+
+    assert type(info.value) is smartpos.OutcomeUnknownError
+    referencia = assert_same_request_resent(httpx_mock.get_requests(), 2)
+    assert referencia == info.value.referencia
+    assert isinstance(info.value.last_error, smartpos.ConflictError)
+
+
+@pytest.mark.parametrize(
     ("exc", "last_error"),
     [
         pytest.param(httpx.ReadTimeout("timed out"), smartpos.TimeoutError, id="ReadTimeout"),

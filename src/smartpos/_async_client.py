@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import httpx
 
-from . import _core
+from . import _core, _transports
 from ._errors import ConfigurationError
 from ._models import (
     Acceptance,
@@ -26,7 +26,6 @@ from ._models import (
     Refund,
     Terminal,
 )
-from ._transports import AsyncLazyTransport, AsyncUnownedTransport
 
 if TYPE_CHECKING:
     from .webhooks import PagamentoAprovado
@@ -100,12 +99,8 @@ class AsyncClient:
             self._owns_http = False
         else:
             self._http = httpx.AsyncClient(
-                transport=(
-                    AsyncUnownedTransport(transport)
-                    if transport is not None
-                    else AsyncLazyTransport()
-                ),
                 timeout=self._config.timeout,
+                **_transports.client_options(transport, asynchronous=True),  # type: ignore[arg-type]
             )
             self._owns_http = True
         self.qrcodes = AsyncQRCodes(self)
@@ -123,8 +118,8 @@ class AsyncClient:
         return self._config.base_url
 
     async def _execute(self, call: _core.Call[T]) -> T:
-        request = _core.build_request(self._config, call)
         attempts = _core.Attempts(self._config, call)
+        request = attempts.request
         while True:
             attempts.sending()
             step: T | _core.Retry
@@ -223,6 +218,10 @@ class AsyncPayments(_AsyncResource):
 
         The answer only means *accepted*. Finalize the sale when ``pagamento.aprovado`` with
         this ``referencia`` reaches your webhook; ``pagamento.recusado`` means do not.
+
+        A call you cancel or interrupt (a task timeout, Ctrl-C) may already have reached the
+        service: treat it as an unknown outcome. Pass your own ``referencia`` (saved with the
+        sale) so that you know which event to wait for.
 
         Args:
             documento_cliente: The customer's CPF or CNPJ, masked or not.

@@ -20,12 +20,14 @@ import json
 import logging
 import os
 import random
+import re
 import ssl
 import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from urllib.parse import unquote
 
 import attrs
 import httpx
@@ -36,7 +38,6 @@ from ._errors import (
     APIError,
     ConfigurationError,
     OutcomeUnknownError,
-    ReferenciaDuplicadaError,
     ResponseError,
     TimeoutError,
     TransportError,
@@ -128,6 +129,35 @@ def configure_logging_from_env() -> None:
     logger.setLevel(logging.DEBUG if level == "debug" else logging.INFO)
 
 
+# The listing carries the customer's document in its URL path, and httpx logs every URL at
+# INFO ("HTTP Request: GET .../v1/customers/52998224725/smartpos"). The filter masks that
+# one path in httpx's records (LGPD); every other record passes untouched.
+_CUSTOMER_PATH = re.compile(r"(/v1/customers/)([^/?#]+)(/smartpos)")
+
+
+class _MaskCustomerPath(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args
+        if isinstance(args, tuple) and any(isinstance(a, httpx.URL) for a in args):
+            record.args = tuple(
+                _CUSTOMER_PATH.sub(lambda m: m[1] + mask_documento(unquote(m[2])) + m[3], str(a))
+                if isinstance(a, httpx.URL)
+                else a
+                for a in args
+            )
+        return True
+
+
+_httpx_filter_installed = False
+
+
+def _mask_documents_in_httpx_logs() -> None:
+    global _httpx_filter_installed
+    if not _httpx_filter_installed:
+        _httpx_filter_installed = True
+        logging.getLogger("httpx").addFilter(_MaskCustomerPath())
+
+
 def _redact(value: str) -> str:
     return "***" if value else ""
 
@@ -161,6 +191,7 @@ class Config:
             ConfigurationError: a setting is missing or invalid.
         """
         configure_logging_from_env()
+        _mask_documents_in_httpx_logs()
         if api_key is None:
             api_key = os.environ.get("SMARTPOS_API_KEY")
         if not api_key or not isinstance(api_key, str):
@@ -759,6 +790,18 @@ class Retry:
     delay: float
 
 
+# 400 codes that depend only on the request's content, never on the service's state.
+_VERDICTS_ON_THE_REQUEST = frozenset(
+    {
+        "CAMPO_OBRIGATORIO",
+        "CAMPO_INVALIDO",
+        "VALOR_INVALIDO",
+        "FORMA_PAGAMENTO_INVALIDA",
+        "SMARTPOS_OBRIGATORIO_MODO_IMEDIATO",
+        "COMANDA_OBRIGATORIA_MODO_MANUAL",
+    }
+)
+
 # Raised before any byte reached the service: safe to retry, and never an unknown outcome.
 _NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
 # Cannot succeed by retrying (bad URL scheme, a proxy refused, an invalid local request).
@@ -791,11 +834,13 @@ class Attempts(Generic[T]):
     :class:`Retry`.
     """
 
-    __slots__ = ("attempt", "call", "config", "maybe_sent", "rng", "started")
+    __slots__ = ("attempt", "call", "config", "maybe_sent", "request", "rng", "started")
 
     def __init__(self, config: Config, call: Call[T], *, rng: random.Random | None = None) -> None:
         self.config = config
         self.call = call
+        #: The one request every attempt sends (same bytes, so the same referencia).
+        self.request = build_request(config, call)
         self.attempt = 0
         # True once any attempt may have reached the service: from then on, a failure of
         # an operation on a terminal can only be an unknown outcome.
@@ -821,13 +866,42 @@ class Attempts(Generic[T]):
 
     def answered(self, response: httpx.Response) -> T | Retry:
         """Decide after a response (already read)."""
+        try:
+            return self._answered(response)
+        except BaseException:
+            self._forget_key()
+            raise
+
+    def failed(self, exc: Exception) -> Retry:
+        """Decide after an httpx exception; raises when no retry is left."""
+        try:
+            return self._failed(exc)
+        except BaseException:
+            self._forget_key()
+            raise
+
+    def _forget_key(self) -> None:
+        # The exception raised to the caller reaches this request (``exc.response.request``,
+        # an httpx exception's ``.request``), and httpx's repr of headers hides only
+        # Authorization: the key must not be printable from there. No attempt follows.
+        if "x-api-key" in self.request.headers:
+            self.request.headers["x-api-key"] = "[redacted]"
+
+    def _answered(self, response: httpx.Response) -> T | Retry:
         elapsed = time.perf_counter() - self.started
         status = response.status_code
         request_id = request_id_of(response.headers)
         self._log(status, elapsed, request_id)
         if 200 <= status < 300:
             http = HTTPInfo(status, response.headers, request_id, elapsed, self.attempt)
-            return self.call.parse(response, self.call, http)
+            try:
+                return self.call.parse(response, self.call, http)
+            except ResponseError as exc:
+                # A 2xx means the service took the operation: an unreadable body must not
+                # look like a refusal that invites a new referencia (a second charge).
+                if self.call.starts_operation:
+                    raise self._unknown(exc) from exc
+                raise
         error = error_from_response(response)
         if status >= 500:
             # A 5xx may come after the service acted (a gateway timing out behind it).
@@ -844,17 +918,16 @@ class Attempts(Generic[T]):
         raise error
 
     def _ambiguous(self, error: APIError) -> bool:
-        # A 409 REFERENCIA_DUPLICADA after an earlier attempt of this very call may have
-        # reached the service most likely *is* that attempt; 5xx and 429 say nothing about
-        # the earlier attempts. Any other 4xx is a verdict on the request itself.
-        return (
-            isinstance(error, ReferenciaDuplicadaError)
-            or error.status_code >= 500
-            or error.status_code == 429
-        )
+        # Once an earlier attempt of this very call may have reached the service, only an
+        # answer that judges the request's *bytes* proves that nothing was accepted: the same
+        # bytes were refused the first time too. A 409 most likely *is* that earlier attempt
+        # (REFERENCIA_DUPLICADA is the service's only 409; a proxy may mangle its body); 5xx
+        # and 429 say nothing about it; and 401/403/404 or a customer "not found" can follow
+        # a state change (a rotated key, an unlinked terminal) after the first attempt was
+        # accepted. Reporting any of those as "rejected" would invite a second charge.
+        return not (error.status_code == 400 and error.codigo in _VERDICTS_ON_THE_REQUEST)
 
-    def failed(self, exc: Exception) -> Retry:
-        """Decide after an httpx exception; raises when no retry is left."""
+    def _failed(self, exc: Exception) -> Retry:
         elapsed = time.perf_counter() - self.started
         self._log(None, elapsed, None, exc)
         if not isinstance(exc, _NOT_SENT + _FATAL):

@@ -10,7 +10,8 @@
     │   └── TimeoutError               (also builtins.TimeoutError)
     ├── OutcomeUnknownError            the service may have accepted it: wait for the event,
     │                                  never retry with a new referencia
-    ├── ResponseError                  a 2xx body the SDK cannot read
+    ├── ResponseError                  a 2xx body the SDK cannot read (for operations on a
+    │                                  terminal: the last_error of an OutcomeUnknownError)
     └── APIError                       the service answered an error
         ├── BadRequestError (400)
         │   ├── CampoObrigatorioError, CampoInvalidoError, DocumentoClienteInvalidoError,
@@ -91,6 +92,11 @@ class ValidationError(SmartPOSError, ValueError):
         where = f" (campo {campo})" if campo else ""
         super().__init__(f"{codigo}{where}: {mensagem}")
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Exceptions cross process boundaries (multiprocessing, task queues): keep them
+        # rebuildable from their own arguments, not from the formatted message.
+        return (_rebuild, (type(self), (self.codigo, self.mensagem), {"campo": self.campo}))
+
 
 class TransportError(SmartPOSError):
     """The network failed.
@@ -124,9 +130,22 @@ class OutcomeUnknownError(SmartPOSError):
             "retry with a new referencia; wait for the webhook event carrying this referencia."
         )
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Losing this exception on its way out of a worker process would hide the one
+        # outcome that must never be retried with a new referencia.
+        return (
+            _rebuild,
+            (type(self), (self.referencia, self.last_error), {"attempts": self.attempts}),
+        )
+
 
 class ResponseError(SmartPOSError):
-    """The service answered 2xx with a body the SDK cannot read (not JSON, wrong shape)."""
+    """The service answered 2xx with a body the SDK cannot read (not JSON, wrong shape).
+
+    Raised as such by ``qrcodes.create`` and ``terminals.list``. For operations on a terminal
+    a 2xx means the service took the request, so it comes as an :class:`OutcomeUnknownError`
+    whose ``last_error`` is this exception.
+    """
 
     def __init__(
         self,
@@ -139,6 +158,13 @@ class ResponseError(SmartPOSError):
         self.referencia = referencia
         self.status_code = response.status_code if response is not None else None
         super().__init__(message)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild, (type(self), (str(self),), {"referencia": self.referencia}))
+
+
+def _rebuild(cls: type[BaseException], args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
+    return cls(*args, **kw)
 
 
 class APIError(SmartPOSError):
@@ -378,6 +404,8 @@ def error_class(status_code: int, codigo: str | None) -> type[APIError]:
         by_status = InternalServerError
     if codigo is not None:
         by_code = ERROR_BY_CODIGO.get(codigo)
-        if by_code is not None and (by_status is None or issubclass(by_code, by_status)):
+        # A status without its own class (418, 422, a 3xx) never takes a codigo's class:
+        # each of those stands for one HTTP status, which would then contradict status_code.
+        if by_code is not None and by_status is not None and issubclass(by_code, by_status):
             return by_code
     return by_status or APIError

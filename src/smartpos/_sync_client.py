@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import httpx
 
-from . import _core
+from . import _core, _transports
 from ._errors import ConfigurationError
 from ._models import (
     Acceptance,
@@ -26,7 +26,6 @@ from ._models import (
     Refund,
     Terminal,
 )
-from ._transports import LazyTransport, UnownedTransport
 
 if TYPE_CHECKING:
     from .webhooks import PagamentoAprovado
@@ -100,10 +99,8 @@ class Client:
             self._owns_http = False
         else:
             self._http = httpx.Client(
-                transport=(
-                    UnownedTransport(transport) if transport is not None else LazyTransport()
-                ),
                 timeout=self._config.timeout,
+                **_transports.client_options(transport, asynchronous=False),  # type: ignore[arg-type]
             )
             self._owns_http = True
         self.qrcodes = QRCodes(self)
@@ -121,8 +118,8 @@ class Client:
         return self._config.base_url
 
     def _execute(self, call: _core.Call[T]) -> T:
-        request = _core.build_request(self._config, call)
         attempts = _core.Attempts(self._config, call)
+        request = attempts.request
         while True:
             attempts.sending()
             step: T | _core.Retry
@@ -217,6 +214,10 @@ class Payments(_Resource):
 
         The answer only means *accepted*. Finalize the sale when ``pagamento.aprovado`` with
         this ``referencia`` reaches your webhook; ``pagamento.recusado`` means do not.
+
+        A call you cancel or interrupt (a task timeout, Ctrl-C) may already have reached the
+        service: treat it as an unknown outcome. Pass your own ``referencia`` (saved with the
+        sale) so that you know which event to wait for.
 
         Args:
             documento_cliente: The customer's CPF or CNPJ, masked or not.

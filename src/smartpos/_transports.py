@@ -14,7 +14,13 @@ import httpx
 
 from ._core import shared_ssl_context
 
-__all__ = ["AsyncLazyTransport", "AsyncUnownedTransport", "LazyTransport", "UnownedTransport"]
+__all__ = [
+    "AsyncLazyTransport",
+    "AsyncUnownedTransport",
+    "LazyTransport",
+    "UnownedTransport",
+    "client_options",
+]
 
 
 class LazyTransport(httpx.BaseTransport):
@@ -97,3 +103,25 @@ class AsyncUnownedTransport(httpx.AsyncBaseTransport):
 
     async def aclose(self) -> None:
         """Leave the user's transport open."""
+
+
+def client_options(
+    transport: httpx.BaseTransport | httpx.AsyncBaseTransport | None, *, asynchronous: bool
+) -> dict[str, object]:
+    """The ``transport``/``verify`` arguments of the client's own ``httpx`` client.
+
+    - a transport the user passed: used as given, never closed by the client;
+    - proxies in the environment (``HTTPS_PROXY``...): httpx's default transport, which honours
+      them (and ``NO_PROXY``), with the shared SSL context;
+    - otherwise: a lazy transport, so that building a client costs nothing.
+    """
+    if transport is not None:
+        if asynchronous:
+            return {"transport": AsyncUnownedTransport(transport)}  # type: ignore[arg-type]
+        return {"transport": UnownedTransport(transport)}  # type: ignore[arg-type]
+    import urllib.request
+
+    if urllib.request.getproxies():
+        # httpx reads proxy variables only when it builds its own transport.
+        return {"transport": None, "verify": shared_ssl_context()}
+    return {"transport": AsyncLazyTransport() if asynchronous else LazyTransport()}

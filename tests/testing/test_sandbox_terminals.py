@@ -601,3 +601,16 @@ def test_reprs_mask_documents_and_keys(raw: httpx.Client, sandbox: Sandbox) -> N
     assert Sandbox.DOCUMENTO not in shown
     assert "529.***.***-25" in shown
     assert Sandbox.API_KEY not in shown
+
+
+def test_recorded_requests_mask_documents(raw: httpx.Client, sandbox: Sandbox) -> None:
+    """The recorded requests' repr masks the document in the listing path and in bodies."""
+    pay(raw)
+    raw.get(f"/v1/customers/{Sandbox.DOCUMENTO}/smartpos")
+
+    shown = repr(sandbox.requests)
+
+    assert Sandbox.DOCUMENTO not in shown
+    assert "/v1/customers/529.***.***-25/smartpos" in shown
+    assert "'documentoCliente': '529.***.***-25'" in shown
+    assert Sandbox.DOCUMENTO == sandbox.requests[0].json["documentoCliente"]

@@ -401,3 +401,25 @@ def test_custom_verifier_plugs_in(store: RecordingStore) -> None:
     assert receiver.receive(body(event_json()), {"X-Forwarded-For": "10.9.9.9"}).status_code == 401
     assert receiver.receive(body(event_json()), {"X-Forwarded-For": "10.0.0.1"}).status_code == 200
     assert seen[0] == {"x-forwarded-for": "10.9.9.9"}
+
+
+class ExplodingVerifier:
+    """A verifier with a bug: it raises something other than VerificationError."""
+
+    def verify(self, body: bytes, headers: Mapping[str, str]) -> None:
+        raise RuntimeError("secret store unreachable")
+
+
+def test_a_broken_verifier_is_503_and_stores_nothing(store: RecordingStore) -> None:
+    """A verifier that crashes gives 503 (delivered again later), never an exception."""
+    receiver = WebhookReceiver(store, verifier=ExplodingVerifier())
+    receipt = receiver.receive(body(event_json()), {})
+    assert (receipt.status_code, store.puts, receipt.event) == (503, [], None)
+    assert answer(receipt)["erro"]["codigo"] == "VERIFICACAO_INDISPONIVEL"
+
+
+@pytest.mark.parametrize("algorithm", ["shake_128", "SHAKE_256"])
+def test_hmac_refuses_shake_algorithms(algorithm: str) -> None:
+    """SHAKE digests need a length HMAC cannot give: refused when the verifier is built."""
+    with pytest.raises(ValueError, match="unknown or unusable"):
+        HmacSignatureVerifier("x-signature", "key", algorithm=algorithm)

@@ -84,6 +84,38 @@ def test_handler_gets_the_typed_event() -> None:
     assert got[0].dados.valor_centavos == 1500
 
 
+def test_async_handler_is_refused_by_the_sync_worker() -> None:
+    """An async def handler cannot go to Worker: it would ack events it never ran."""
+
+    async def handler(_: Event) -> None:
+        pass
+
+    class Handler:
+        async def __call__(self, _: Event) -> None:
+            pass
+
+    for candidate in (handler, Handler()):
+        with pytest.raises(ValueError, match="AsyncWorker"):
+            Worker(MemoryStore(), candidate)
+
+
+def test_handler_returning_an_awaitable_is_not_acked() -> None:
+    """A sync handler that returns a coroutine did nothing: the event is nacked, never acked."""
+    store = MemoryStore()
+    store.put(event("e1"))
+    ran: list[str] = []
+
+    async def later(e: Event) -> None:
+        ran.append(e.id)
+
+    assert Worker(store, lambda e: later(e), base_backoff=0).run_once() == 1
+    stored = store.get("e1")
+    assert stored is not None
+    assert (EventState.PENDING, 1, []) == (stored.state, stored.attempts, ran)
+    assert stored.last_error is not None
+    assert "AsyncWorker" in stored.last_error
+
+
 def test_failure_is_nacked_with_backoff() -> None:
     """A raising handler: nack with a delay between half and all of base * 2**(n-1)."""
     clock = Clock()
@@ -392,6 +424,19 @@ async def test_async_worker_acks_and_nacks() -> None:
     bad = store.get("bad")
     assert bad is not None
     assert (bad.state, bad.last_error) == (EventState.PENDING, "RuntimeError: later")
+
+
+@pytest.mark.asyncio
+async def test_async_worker_acks_a_plain_function_handler() -> None:
+    """A plain function handler ran when it returned: acked once, not nacked and run again."""
+    store = MemoryStore()
+    store.put(event("e1"))
+    seen: list[str] = []
+
+    worker = AsyncWorker(store, lambda e: seen.append(e.id), base_backoff=0)  # type: ignore[arg-type, func-returns-value]
+    assert await worker.run_once() == 1
+    assert await worker.run_once() == 0
+    assert (["e1"], EventState.DONE) == (seen, state(store, "e1"))
 
 
 @pytest.mark.asyncio

@@ -6,6 +6,7 @@ Documents (CPF/CNPJ) are masked in every ``repr``; API keys show only their firs
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -218,7 +219,7 @@ class PrintJob(_MaskedRepr):
     status: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class RecordedRequest:
     """One request the sandbox saw, in arrival order (the API key is not kept).
 
@@ -235,3 +236,16 @@ class RecordedRequest:
     json: Any
     status_code: int | None
     fault: str | None
+
+    def __repr__(self) -> str:
+        path = _CUSTOMER_PATH.sub(lambda m: m[1] + mask_documento(m[2]) + m[3], self.path)
+        body = self.json
+        if isinstance(body, Mapping) and isinstance(body.get("documentoCliente"), str):
+            body = {**body, "documentoCliente": mask_documento(body["documentoCliente"])}
+        return (
+            f"RecordedRequest(method={self.method!r}, path={path!r}, json={body!r}, "
+            f"status_code={self.status_code!r}, fault={self.fault!r})"
+        )
+
+
+_CUSTOMER_PATH = re.compile(r"(/v1/customers/)([^/?#]+)(/smartpos)")

@@ -227,6 +227,11 @@ class WebhookReceiver:
                 self._verifier.verify(body, lowered)
             except VerificationError as exc:
                 return self._reject(401, "NAO_AUTORIZADO", str(exc))
+            except Exception as exc:
+                # A broken verifier (a bug, a secret store that is down) is not the sender's
+                # fault: answer 503 so that the service delivers the event again later.
+                _logger.exception("webhook verifier failed; answered 503")
+                return self._reject(503, "VERIFICACAO_INDISPONIVEL", type(exc).__name__)
         try:
             data = _as_object(body)
         except InvalidEventError as exc:

@@ -138,9 +138,12 @@ class HmacSignatureVerifier:
         self._header = _header_name(header)
         self._secrets = _secrets(secret)
         try:
+            if algorithm.lower().startswith("shake"):
+                # SHAKE digests need a length; HMAC cannot use them.
+                raise ValueError(algorithm)
             hashlib.new(algorithm)
         except (ValueError, TypeError):
-            raise ValueError(f"unknown hash algorithm {algorithm!r}") from None
+            raise ValueError(f"hash algorithm {algorithm!r} is unknown or unusable") from None
         self._algorithm = algorithm
 
     @property

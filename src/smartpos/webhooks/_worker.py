@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import logging
 import os
 import random
@@ -86,6 +87,11 @@ def backoff_delay(
     exponent = min(max(attempts, 1) - 1, 62)
     delay = min(maximum, base * 2.0**exponent)
     return jitter(delay / 2.0, delay)
+
+
+def _is_async(handler: object) -> bool:
+    call = getattr(handler, "__call__", None)  # noqa: B004 - an instance's async __call__
+    return inspect.iscoroutinefunction(handler) or inspect.iscoroutinefunction(call)
 
 
 def _default_owner() -> str:
@@ -253,6 +259,9 @@ class Worker:
     ) -> None:
         if not callable(handler):
             raise ValueError("handler must be callable")
+        if _is_async(handler):
+            # Called here it would only build a coroutine: the event would be acked unhandled.
+            raise ValueError("handler is an async function: use AsyncWorker")
         self._settings = _Settings(
             store,
             owner=owner,
@@ -329,7 +338,12 @@ class Worker:
         if event is None:
             return
         try:
-            self._handler(event)
+            result = self._handler(event)
+            if inspect.isawaitable(result):
+                # An awaitable nobody awaits did nothing: never ack the event for it.
+                if inspect.iscoroutine(result):
+                    result.close()
+                raise TypeError("the handler returned an awaitable: use AsyncWorker")
         except Exception as exc:  # noqa: BLE001 - the partner's failure: retry later
             settings.failed(claim, exc)
         else:
@@ -480,7 +494,11 @@ class AsyncWorker:
         if event is None:
             return
         try:
-            await self._handler(event)
+            result = self._handler(event)
+            # A plain function has already done its work: awaiting its None would fail it
+            # and run it again later.
+            if inspect.isawaitable(result):
+                await result
         except Exception as exc:  # noqa: BLE001 - the partner's failure: retry later
             await asyncio.to_thread(settings.failed, claim, exc)
         else:
