@@ -118,7 +118,12 @@ def _parents() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     service = argparse.ArgumentParser(add_help=False)
     group = service.add_argument_group("service")
     group.add_argument(
-        "--api-key", metavar="KEY", help="integration key (default: env SMARTPOS_API_KEY)"
+        "--api-key",
+        metavar="KEY",
+        help=(
+            "integration key (default: env SMARTPOS_API_KEY, which is safer: a key on the "
+            "command line shows in ps and in the shell's history)"
+        ),
     )
     group.add_argument(
         "--base-url", metavar="URL", help="service address (default: env SMARTPOS_BASE_URL)"
