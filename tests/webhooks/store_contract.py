@@ -650,6 +650,89 @@ class StoreContract:
         assert {EventState.DEAD} == {e.state for e in listed}
         assert [e.id for e in store.dead()] == ["ev-3", "ev-2", "ev-1"]
 
+    # list
+
+    def test_list_all_states_in_claim_order(self, store: Store, clock: FakeClock) -> None:
+        """list() shows every event whatever its state, by criado_em, then arrival, undated last."""
+        store.put_many(
+            [
+                make_event("no-date-1", criado_em=None),
+                make_event("late", criado_em=BASE_TIME + dt.timedelta(minutes=3)),
+                make_event("early", criado_em=BASE_TIME),
+                make_event("mid", criado_em=BASE_TIME + dt.timedelta(minutes=1)),
+                make_event("no-date-2", criado_em=None),
+                make_event("mid-later", criado_em=BASE_TIME + dt.timedelta(minutes=1)),
+            ]
+        )
+        early, mid, mid_later, _late = store.claim(owner="w", lease=30, limit=4)
+        store.ack(early)
+        store.dead_letter(mid, error="bad")
+        store.nack(mid_later, error="later", retry_in=60)
+
+        listed = store.list()
+
+        assert [(e.id, e.state) for e in listed] == [
+            ("early", EventState.DONE),
+            ("mid", EventState.DEAD),
+            ("mid-later", EventState.PENDING),
+            ("late", EventState.CLAIMED),
+            ("no-date-1", EventState.PENDING),
+            ("no-date-2", EventState.PENDING),
+        ]
+        assert [store.get(e.id) for e in listed] == listed
+        assert [e.id for e in store.list(limit=2)] == ["early", "mid"]
+        assert store.list(limit=0) == []
+
+    def test_list_by_state(self, store: Store, clock: FakeClock) -> None:
+        """list(state=...) keeps the claim order and shows only that state, at most ``limit``."""
+        store.put_many(
+            [make_event(f"ev-{i}", criado_em=BASE_TIME.replace(second=i)) for i in range(6)]
+        )
+        claims = store.claim(owner="w", lease=30, limit=4)
+        store.ack(claims[3])
+        store.dead_letter(claims[1], error="bad")
+
+        by_state = {state: [e.id for e in store.list(state=state)] for state in EventState}
+
+        assert by_state == {
+            EventState.PENDING: ["ev-4", "ev-5"],
+            EventState.CLAIMED: ["ev-0", "ev-2"],
+            EventState.DONE: ["ev-3"],
+            EventState.DEAD: ["ev-1"],
+        }
+        assert [e.id for e in store.list(state=EventState.PENDING, limit=1)] == ["ev-4"]
+        assert [e.id for e in store.list(state="dead")] == ["ev-1"]  # type: ignore[arg-type]
+
+    def test_list_by_state_passes_over_other_states(self, store: Store, clock: FakeClock) -> None:
+        """Expired claims still read as claimed, and a state's first match may come after them."""
+        store.put_many([make_event("a", criado_em=BASE_TIME), make_event("b", criado_em=BASE_TIME)])
+        store.claim(owner="w1", lease=30, limit=2)
+        clock.advance(30)
+        store.put(make_event("c", criado_em=BASE_TIME.replace(second=1)))
+        (again,) = store.claim(owner="w2", lease=30)
+
+        pending = store.list(state=EventState.PENDING, limit=1)
+        claimed = store.list(state=EventState.CLAIMED)
+
+        assert again.event_id == "a"
+        assert [e.id for e in pending] == ["c"]
+        assert [(e.id, e.attempts) for e in claimed] == [("a", 2), ("b", 1)]
+
+    def test_list_of_an_empty_store(self, store: Store) -> None:
+        """An empty store lists nothing, in any state."""
+        assert store.list() == []
+        assert [store.list(state=state) for state in EventState] == [[], [], [], []]
+
+    def test_list_rejects_bad_arguments(self, store: Store) -> None:
+        """An unknown state or a limit that is not an int is refused."""
+        store.put(make_event("ev-1"))
+
+        with pytest.raises(ValueError, match="gone"):
+            store.list(state="gone")  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match="limit must be an int"):
+            store.list(limit="10")  # type: ignore[arg-type]
+        assert [e.id for e in store.list()] == ["ev-1"]
+
     def test_requeue_dead_event(self, store: Store) -> None:
         """A requeued dead event is pending with attempts reset, and its next claim is attempt 1."""
         store.put(make_event("ev-1"))

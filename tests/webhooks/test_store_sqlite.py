@@ -13,7 +13,14 @@ import pytest
 from store_contract import FakeClock, StoreContract, StoreFactory, closing_factory, make_event
 
 from smartpos import ConfigurationError
-from smartpos.webhooks._sqlite import _CLAIMABLE, _DEAD, _PURGE, SCHEMA_VERSION, SQLiteStore
+from smartpos.webhooks._sqlite import (
+    _CLAIMABLE,
+    _DEAD,
+    _LIST,
+    _PURGE,
+    SCHEMA_VERSION,
+    SQLiteStore,
+)
 from smartpos.webhooks._store import EventState, PutResult, StoreError, canonical_json
 
 
@@ -166,6 +173,18 @@ def test_queries_use_their_indexes(path: Path) -> None:
     assert "USING INDEX smartpos_inbox_claim" in plans[0]
     assert "USING INDEX smartpos_inbox_done" in plans[1]
     assert "USING INDEX smartpos_inbox_dead" in plans[2]
+    assert not any("TEMP B-TREE" in p for p in plans)
+
+
+def test_listing_pending_or_claimed_walks_the_claim_index(path: Path) -> None:
+    """list(state=pending|claimed) reads the claim index in claim order, with no sort step."""
+    with SQLiteStore(path) as store:
+        store.put_many([make_event(f"ev-{i}") for i in range(100)])
+
+    with raw_connection(path) as conn:
+        plans = [_plan(conn, _LIST[s], (10,)) for s in (EventState.PENDING, EventState.CLAIMED)]
+
+    assert all("USING INDEX smartpos_inbox_claim" in p for p in plans)
     assert not any("TEMP B-TREE" in p for p in plans)
 
 

@@ -1,9 +1,9 @@
 """``smartpos events list|show|requeue``: look into an SQLite inbox file and requeue events.
 
-``show`` and ``requeue`` use :class:`~smartpos.webhooks.SQLiteStore`'s own ``get`` and
-``requeue``. The store interface has no way to list events by state (only ``dead()``), so
-``list`` reads the inbox table through a separate read-only connection, with the store
-module's own query and row decoder, and never writes to the file.
+Each action goes through :class:`~smartpos.webhooks.SQLiteStore`'s own ``list``, ``get`` and
+``requeue``. ``list`` first checks through a read-only connection that the file holds an inbox
+table: opening a store on any other SQLite file would create one in it, and ``list`` never
+writes to the file.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def _store(path: str) -> Iterator[SQLiteStore]:
 
 
 def list_events(path: str, *, state: str | None, limit: int) -> list[StoredEvent]:
-    """Return the events of an inbox file, oldest first, read-only.
+    """Return the events of an inbox file, oldest first (claim order), read-only.
 
     Args:
         path: The SQLite inbox file.
@@ -61,25 +61,24 @@ def list_events(path: str, *, state: str | None, limit: int) -> list[StoredEvent
     Raises:
         CommandError: The file is missing or not an inbox.
     """
-    from smartpos.webhooks import _sqlite
+    from smartpos.webhooks import EventState
 
     file = _existing(path)
-    where = "" if state is None else "WHERE state = ? "
-    query = _sqlite._SELECT + where + "ORDER BY seq LIMIT ?"
-    params: tuple[Any, ...] = (limit,) if state is None else (state, limit)
     try:
         conn = sqlite3.connect(f"{file.resolve().as_uri()}?mode=ro", uri=True, timeout=5.0)
     except sqlite3.Error as exc:
         raise CommandError(f"cannot open {path}: {exc}") from exc
     try:
-        rows = conn.execute(query, params).fetchall()
+        # The table named in docs/stores.md; SQLiteStore would create it in any other file.
+        conn.execute("SELECT seq FROM smartpos_inbox LIMIT 0")
     except sqlite3.Error as exc:
         raise CommandError(
             f"{path} is not a smartpos inbox: {exc}", hint="pass the right file with --store."
         ) from exc
     finally:
         conn.close()
-    return [_sqlite._stored(row) for row in rows]
+    with _store(path) as store:
+        return store.list(state=None if state is None else EventState(state), limit=limit)
 
 
 def record_data(record: StoredEvent) -> dict[str, Any]:

@@ -29,16 +29,13 @@ from ._store import (
     DEFAULT_MAX_ATTEMPTS,
     DEFAULT_RETENTION,
     Claim,
-    EventLike,
     EventState,
-    PutResult,
     StoreBase,
     StoredEvent,
-    StoreError,
     StoreFullError,
     _Encoded,
+    _stored_event,
     _utc,
-    _utc_or_none,
 )
 
 __all__ = ["MemoryStore"]
@@ -112,7 +109,8 @@ class MemoryStore(StoreBase):
     Nothing survives the process. When ``max_events`` events are held, the oldest done events
     are evicted; an evicted id is forgotten, so its redelivery is ``NEW`` again. Pending,
     claimed and dead events are never evicted: when nothing can be evicted, ``put`` raises
-    ``StoreFullError`` (a ``StoreError``, so a receiver answers 503 and the service retries).
+    ``StoreFullError`` (a ``StoreError``, so a receiver answers 503 and the service retries);
+    ``put_many`` stores all of its batch or, when there is no room for it, none.
 
     Args:
         max_events: Most events held at once.
@@ -145,7 +143,6 @@ class MemoryStore(StoreBase):
         self._stale = 0
         self._seq = itertools.count()
         self._versions = itertools.count()
-        self._closed = False
 
     def __repr__(self) -> str:
         return f"MemoryStore(max_events={self._max_events})"
@@ -155,40 +152,8 @@ class MemoryStore(StoreBase):
         """Most events held at once."""
         return self._max_events
 
-    def put(self, event: EventLike) -> PutResult:
-        """Store the event if its id is new.
-
-        Args:
-            event: A parsed event or any object with ``id``, ``tipo``, ``criado_em`` and
-                ``raw``.
-
-        Returns:
-            ``NEW``, ``DUPLICATE`` (same id, same body) or ``CONFLICT`` (same id, different
-            body: logged, the first one kept).
-
-        Raises:
-            StoreFullError: No room, and no done event to evict.
-            ValueError: The event has no id or a naive ``criado_em``.
-        """
-        return self.put_many([event])[0]
-
-    def put_many(self, events: Sequence[EventLike]) -> list[PutResult]:
-        """Store several events at once: all of them or, when there is no room, none.
-
-        Args:
-            events: Events to store; an id repeated in the batch is ``DUPLICATE`` or
-                ``CONFLICT`` after its first occurrence.
-
-        Returns:
-            One ``PutResult`` per event, in order.
-
-        Raises:
-            StoreFullError: Not enough room for the new ids, even after evicting done events.
-            ValueError: An event has no id or a naive ``criado_em``.
-        """
-        batch = [self._encode(event) for event in events]
-        results: list[PutResult] = []
-        conflicts: list[tuple[_Encoded, str]] = []
+    def _insert(self, batch: Sequence[_Encoded]) -> list[str | None]:
+        kept: list[str | None] = []
         with self._lock:
             self._check_open()
             now = self._now()
@@ -200,27 +165,12 @@ class MemoryStore(StoreBase):
                     record = _Record(item, next(self._seq), now)
                     self._events[item.id] = record
                     self._enqueue(record, now)
-                    results.append(PutResult.NEW)
-                elif record.body_hash == item.body_hash:
-                    results.append(PutResult.DUPLICATE)
+                    kept.append(None)
                 else:
-                    conflicts.append((item, record.body_hash))
-                    results.append(PutResult.CONFLICT)
-        for item, kept_hash in conflicts:
-            self._log_conflict(item.id, item.tipo, kept_hash, item.body_hash)
-        return results
+                    kept.append(record.body_hash)
+        return kept
 
     def claim(self, *, owner: str, lease: float, limit: int = 1) -> list[Claim]:
-        """Lease up to ``limit`` available events, oldest ``criado_em`` first.
-
-        Args:
-            owner: Who holds the lease (shown by ``get``), e.g. a worker's name.
-            lease: Seconds before the event may be claimed again unless acked or extended.
-            limit: Most events to claim.
-
-        Returns:
-            The claims, possibly none.
-        """
         self._check_claim(owner, lease, limit)
         claims: list[Claim] = []
         with self._lock:
@@ -233,8 +183,9 @@ class MemoryStore(StoreBase):
                 if record is None:
                     continue
                 record.queued = False
-                if record.state is _CLAIMED and record.attempts >= self._max_attempts:
-                    self._to_dead(record, self._lease_expired_error(record.attempts))
+                expired_error = self._expired_on_last_attempt(record.state, record.attempts)
+                if expired_error is not None:
+                    self._to_dead(record, expired_error)
                     continue
                 record.state = _CLAIMED
                 record.attempts += 1
@@ -257,14 +208,6 @@ class MemoryStore(StoreBase):
         return claims
 
     def ack(self, claim: Claim) -> bool:
-        """Mark the event done.
-
-        Args:
-            claim: A claim returned by ``claim``.
-
-        Returns:
-            ``False`` (and nothing changed) when the claim no longer holds the lease.
-        """
         with self._lock:
             self._check_open()
             now = self._now()
@@ -280,18 +223,6 @@ class MemoryStore(StoreBase):
             return True
 
     def nack(self, claim: Claim, *, error: str, retry_in: float) -> bool:
-        """Give the event back for another attempt after ``retry_in`` seconds.
-
-        At the ``max_attempts``-th attempt the event goes to the dead state instead.
-
-        Args:
-            claim: A claim returned by ``claim``.
-            error: Why the attempt failed; kept as ``last_error``.
-            retry_in: Seconds before the event can be claimed again.
-
-        Returns:
-            ``False`` (and nothing changed) when the claim no longer holds the lease.
-        """
         self._check_seconds("retry_in", retry_in, positive=False)
         with self._lock:
             self._check_open()
@@ -299,7 +230,7 @@ class MemoryStore(StoreBase):
             record = self._held(claim, now)
             if record is None:
                 return False
-            if record.attempts >= self._max_attempts:
+            if self._last_attempt(record.attempts):
                 self._to_dead(record, error)
                 return True
             self._dequeue(record)
@@ -311,15 +242,6 @@ class MemoryStore(StoreBase):
             return True
 
     def dead_letter(self, claim: Claim, *, error: str) -> bool:
-        """Move the event to the dead state at once (it cannot succeed as it is).
-
-        Args:
-            claim: A claim returned by ``claim``.
-            error: Why; kept as ``last_error``.
-
-        Returns:
-            ``False`` (and nothing changed) when the claim no longer holds the lease.
-        """
         with self._lock:
             self._check_open()
             record = self._held(claim, self._now())
@@ -329,15 +251,6 @@ class MemoryStore(StoreBase):
             return True
 
     def extend(self, claim: Claim, *, lease: float) -> bool:
-        """Move the lease's expiry to now + ``lease`` seconds.
-
-        Args:
-            claim: A claim returned by ``claim``.
-            lease: Seconds from now.
-
-        Returns:
-            ``False`` (and nothing changed) when the claim no longer holds the lease.
-        """
         self._check_seconds("lease", lease, positive=True)
         with self._lock:
             self._check_open()
@@ -350,25 +263,19 @@ class MemoryStore(StoreBase):
             return True
 
     def get(self, event_id: str) -> StoredEvent | None:
-        """Return the stored record of an event, or ``None`` when unknown (or purged)."""
         with self._lock:
             self._check_open()
             record = self._events.get(event_id)
             return None if record is None else _stored(record)
 
-    def dead(self, *, limit: int = 100) -> list[StoredEvent]:
-        """List up to ``limit`` dead events, oldest ``criado_em`` first."""
+    def _list(self, state: EventState | None, limit: int) -> list[StoredEvent]:
         with self._lock:
             self._check_open()
-            dead = (r for r in self._events.values() if r.state is _DEAD)
-            return [_stored(r) for r in heapq.nsmallest(limit, dead, key=_Record.order)]
+            records = self._events.values()
+            wanted = records if state is None else (r for r in records if r.state is state)
+            return [_stored(r) for r in heapq.nsmallest(limit, wanted, key=_Record.order)]
 
     def requeue(self, event_id: str) -> bool:
-        """Make a dead or done event pending again with its attempts reset to 0.
-
-        Returns:
-            ``False`` when the event is unknown, pending or claimed.
-        """
         with self._lock:
             self._check_open()
             record = self._events.get(event_id)
@@ -384,11 +291,6 @@ class MemoryStore(StoreBase):
             return True
 
     def purge(self, *, done_before: _dt.datetime | None = None) -> int:
-        """Forget done events finished before ``done_before`` (default: now - retention).
-
-        Returns:
-            How many events were deleted. Pending, claimed and dead events are kept.
-        """
         with self._lock:
             self._check_open()
             cutoff = self._purge_cutoff(done_before)
@@ -408,10 +310,6 @@ class MemoryStore(StoreBase):
             self._waiting.clear()
 
     # Internals; every one runs under self._lock.
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise StoreError("this MemoryStore is closed")
 
     def _make_room(self, needed: int, *, keep: set[str]) -> None:
         """Evict the oldest done events, except those in ``keep``, until ``needed`` fit."""
@@ -503,18 +401,20 @@ class MemoryStore(StoreBase):
 
 
 def _stored(record: _Record) -> StoredEvent:
-    return StoredEvent(
-        id=record.id,
-        tipo=record.tipo,
-        criado_em=_utc_or_none(record.criado_em),
-        raw=json.loads(record.raw_json),
-        body_hash=record.body_hash,
-        state=record.state,
-        attempts=record.attempts,
-        received_at=_utc(record.received_at),
-        available_at=_utc_or_none(record.available_at),
-        owner=record.owner,
-        lease_expires_at=_utc_or_none(record.lease_expires_at),
-        last_error=record.last_error,
-        done_at=_utc_or_none(record.done_at),
+    return _stored_event(
+        (
+            record.id,
+            record.tipo,
+            record.criado_em,
+            record.raw_json,
+            record.body_hash,
+            record.state,
+            record.attempts,
+            record.received_at,
+            record.available_at,
+            record.owner,
+            record.lease_expires_at,
+            record.last_error,
+            record.done_at,
+        )
     )

@@ -20,14 +20,13 @@ need synchronised clocks (NTP): a host whose clock runs ahead sees leases expire
 from __future__ import annotations
 
 import datetime as _dt
-import functools
 import hashlib
 import logging
 import re
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any, ParamSpec, TypeVar
+from typing import Any
 
 import psycopg
 import psycopg.errors
@@ -37,16 +36,17 @@ from psycopg import sql
 from smartpos._errors import ConfigurationError
 
 from ._store import (
+    _LEASE_EXPIRED_ERROR,
     DEFAULT_MAX_ATTEMPTS,
     DEFAULT_RETENTION,
     Claim,
-    EventLike,
     EventState,
-    PutResult,
     StoreBase,
     StoredEvent,
     StoreError,
     _Encoded,
+    _stored_event,
+    _translating,
     _utc,
 )
 
@@ -54,12 +54,8 @@ __all__ = ["SCHEMA_VERSION", "MigrationRequiredError", "PostgresStore"]
 
 _logger = logging.getLogger("smartpos.webhooks")
 
-_P = ParamSpec("_P")
-_R = TypeVar("_R")
-
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,47}")
 _PURGE_BATCH = 1000
-_MARK = 987654321
 _EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
 
 # Each migration is a list of statement templates for ``psycopg.sql``: ``{t}`` is the table,
@@ -154,7 +150,14 @@ _QUERIES = {
     "last_error = %(error)s, {release} WHERE {held}",
     "extend": "UPDATE {t} SET lease_expires_at = %(exp)s, available_at = %(exp)s WHERE {held}",
     "get": "SELECT {columns} FROM {t} WHERE id = %s",
-    "dead": "SELECT {columns} FROM {t} WHERE state = 'dead' ORDER BY criado_em, seq LIMIT %s",
+    # One statement per state, the state written out so that the partial indexes apply.
+    "list": "SELECT {columns} FROM {t} ORDER BY criado_em, seq LIMIT %s",
+    "list_pending": "SELECT {columns} FROM {t} WHERE state = 'pending' "
+    "ORDER BY criado_em, seq LIMIT %s",
+    "list_claimed": "SELECT {columns} FROM {t} WHERE state = 'claimed' "
+    "ORDER BY criado_em, seq LIMIT %s",
+    "list_done": "SELECT {columns} FROM {t} WHERE state = 'done' ORDER BY criado_em, seq LIMIT %s",
+    "list_dead": "SELECT {columns} FROM {t} WHERE state = 'dead' ORDER BY criado_em, seq LIMIT %s",
     "requeue": "UPDATE {t} SET state = 'pending', attempts = 0, done_at = NULL, "
     "available_at = %(now)s, {release} WHERE id = %(id)s AND state IN ('dead', 'done')",
     "purge": "DELETE FROM {t} WHERE id IN "
@@ -172,21 +175,16 @@ class _Retry(Exception):
     """A row vanished between two statements (purged meanwhile): run the put again."""
 
 
-def _translate(method: Callable[_P, _R]) -> Callable[_P, _R]:
-    """Turn psycopg's errors into ``StoreError`` (a receiver answers 503 on it)."""
+def _store_error(exc: Exception) -> StoreError:
+    if isinstance(exc, (psycopg.errors.UndefinedTable, psycopg.errors.UndefinedColumn)):
+        return MigrationRequiredError(
+            f"the inbox table is missing or outdated ({exc}); call store.migrate()"
+        )
+    return StoreError(f"PostgreSQL failed: {type(exc).__name__}: {exc}")
 
-    @functools.wraps(method)
-    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-        try:
-            return method(*args, **kwargs)
-        except (psycopg.errors.UndefinedTable, psycopg.errors.UndefinedColumn) as exc:
-            raise MigrationRequiredError(
-                f"the inbox table is missing or outdated ({exc}); call store.migrate()"
-            ) from exc
-        except psycopg.Error as exc:
-            raise StoreError(f"PostgreSQL failed: {type(exc).__name__}: {exc}") from exc
 
-    return wrapper
+# Turns psycopg's errors into ``StoreError`` (a receiver answers 503 on it).
+_translate = _translating(psycopg.Error, _store_error)
 
 
 def _check_name(name: str, what: str) -> None:
@@ -198,8 +196,13 @@ def _check_name(name: str, what: str) -> None:
         )
 
 
-def _as_utc(value: _dt.datetime | None) -> _dt.datetime | None:
-    return None if value is None else value.astimezone(_dt.timezone.utc)
+def _to_utc(value: _dt.datetime) -> _dt.datetime:
+    return value.astimezone(_dt.timezone.utc)
+
+
+def _parsed(body: Mapping[str, Any]) -> Mapping[str, Any]:
+    # psycopg has already parsed the json column.
+    return body
 
 
 class PostgresStore(StoreBase):
@@ -266,10 +269,9 @@ class PostgresStore(StoreBase):
         self._check_settings = check_settings
         self._sql: dict[str, str] = {}
         self._ready = False
-        self._closed = False
         key = f"smartpos-inbox:{schema or ''}.{table}".encode()
         self._lock_key = int.from_bytes(hashlib.sha256(key).digest()[:8], "big", signed=True)
-        head, _, tail = self._lease_expired_error(_MARK).partition(str(_MARK))
+        head, tail = _LEASE_EXPIRED_ERROR
         self._claim_params = {"max": max_attempts, "head": head, "tail": tail}
 
     def __repr__(self) -> str:
@@ -309,8 +311,7 @@ class PostgresStore(StoreBase):
 
     @contextmanager
     def _connection(self) -> Iterator[psycopg.Connection[Any]]:
-        if self._closed:
-            raise StoreError("this PostgresStore is closed")
+        self._check_open()
         with self._pool.connection() as conn:
             if not self._ready:
                 self._check_ready(conn)
@@ -370,8 +371,7 @@ class PostgresStore(StoreBase):
         Raises:
             StoreError: PostgreSQL failed (for example, no CREATE privilege).
         """
-        if self._closed:
-            raise StoreError("this PostgresStore is closed")
+        self._check_open()
         with self._pool.connection() as conn, conn.transaction():
             q = self._render(conn)
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._lock_key,))
@@ -388,90 +388,43 @@ class PostgresStore(StoreBase):
             return max(current, SCHEMA_VERSION)
 
     @_translate
-    def put(self, event: EventLike) -> PutResult:
-        """Store the event if its id is new (``INSERT ... ON CONFLICT (id) DO NOTHING``).
-
-        Args:
-            event: A parsed event or any object with ``id``, ``tipo``, ``criado_em`` and ``raw``.
-
-        Returns:
-            ``NEW``, ``DUPLICATE`` (same id, same body) or ``CONFLICT`` (same id, different
-            body: logged, the first one kept).
-
-        Raises:
-            MigrationRequiredError: ``migrate()`` has not been run.
-            StoreError: PostgreSQL failed or is unreachable.
-            ValueError: The event has no id or a naive ``criado_em``.
-        """
-        item = self._encode(event)
-        with self._connection() as conn:
-            for _ in range(3):
-                now = _utc(self._now())
-                criado = None if item.criado_em is None else _utc(item.criado_em)
-                cur = conn.execute(
-                    self._sql["put"],
-                    (item.id, item.tipo, criado, item.raw_json, item.body_hash, now, now),
-                )
-                if cur.rowcount == 1:
-                    return PutResult.NEW
-                row = conn.execute(self._sql["hash"], (item.id,)).fetchone()
-                if row is not None:
-                    return self._compare(item, row[0])
-        raise StoreError(f"event {item.id} kept vanishing while being stored")  # pragma: no cover
-
-    def _compare(self, item: _Encoded, stored_hash: str) -> PutResult:
-        if stored_hash == item.body_hash:
-            return PutResult.DUPLICATE
-        self._log_conflict(item.id, item.tipo, stored_hash, item.body_hash)
-        return PutResult.CONFLICT
-
-    @_translate
-    def put_many(self, events: Sequence[EventLike]) -> list[PutResult]:
-        """Store several events in one transaction; results in input order.
-
-        Args:
-            events: Events to store; an id repeated in the batch is ``DUPLICATE`` or
-                ``CONFLICT`` after its first occurrence.
-
-        Returns:
-            One ``PutResult`` per event.
-
-        Raises:
-            MigrationRequiredError: ``migrate()`` has not been run.
-            StoreError: PostgreSQL failed or is unreachable.
-            ValueError: An event has no id or a naive ``criado_em``.
-        """
-        batch = [self._encode(event) for event in events]
-        if not batch:
-            return []
-        first: dict[str, _Encoded] = {}
-        for item in batch:
-            first.setdefault(item.id, item)
-        unique = list(first.values())
+    def _insert(self, batch: Sequence[_Encoded]) -> list[str | None]:
         with self._connection() as conn:
             for _ in range(3):
                 try:
-                    with conn.transaction():
-                        new, stored = self._put_batch(conn, unique)
+                    if len(batch) == 1:
+                        kept = [self._insert_one(conn, batch[0])]
+                    else:
+                        with conn.transaction():
+                            kept = self._insert_many(conn, batch)
                     break
                 except _Retry:
                     continue
             else:  # pragma: no cover - needs purges racing with puts three times in a row
                 raise StoreError("events kept vanishing while being stored")
-        results: list[PutResult] = []
-        seen: set[str] = set()
-        for item in batch:
-            if item.id in new and item.id not in seen:
-                results.append(PutResult.NEW)
-            else:
-                kept = first[item.id].body_hash if item.id in new else stored[item.id]
-                results.append(self._compare(item, kept))
-            seen.add(item.id)
-        return results
+        return kept
 
-    def _put_batch(
-        self, conn: psycopg.Connection[Any], unique: list[_Encoded]
-    ) -> tuple[set[str], dict[str, str]]:
+    def _insert_one(self, conn: psycopg.Connection[Any], item: _Encoded) -> str | None:
+        # One event needs neither the batch statement nor a transaction: a round trip less.
+        now = _utc(self._now())
+        criado = None if item.criado_em is None else _utc(item.criado_em)
+        cur = conn.execute(
+            self._sql["put"], (item.id, item.tipo, criado, item.raw_json, item.body_hash, now, now)
+        )
+        if cur.rowcount == 1:
+            return None
+        row = conn.execute(self._sql["hash"], (item.id,)).fetchone()
+        if row is None:
+            raise _Retry
+        return str(row[0])
+
+    def _insert_many(
+        self, conn: psycopg.Connection[Any], batch: Sequence[_Encoded]
+    ) -> list[str | None]:
+        first: dict[str, _Encoded] = {}
+        for item in batch:
+            first.setdefault(item.id, item)
+        unique = list(first.values())
         now = _utc(self._now())
         rows = conn.execute(
             self._sql["put_many"],
@@ -491,28 +444,19 @@ class PostgresStore(StoreBase):
             stored = dict(conn.execute(self._sql["hashes"], (others,)).fetchall())
             if len(stored) < len(others):
                 raise _Retry
-        return new, stored
+        kept: list[str | None] = []
+        for item in batch:
+            if item.id in new:
+                # Its first occurrence was stored; later ones in the batch compare with it.
+                new.discard(item.id)
+                stored[item.id] = item.body_hash
+                kept.append(None)
+            else:
+                kept.append(stored[item.id])
+        return kept
 
     @_translate
     def claim(self, *, owner: str, lease: float, limit: int = 1) -> list[Claim]:
-        """Lease up to ``limit`` available events, oldest ``criado_em`` first.
-
-        One ``UPDATE`` over ``SELECT ... FOR UPDATE SKIP LOCKED``: concurrent workers skip each
-        other's rows instead of waiting. An event whose lease ran out is available again; when
-        it has already been claimed ``max_attempts`` times it goes to the dead state instead.
-
-        Args:
-            owner: Who holds the lease (shown by ``get``), e.g. a worker's name.
-            lease: Seconds before the event may be claimed again unless acked or extended.
-            limit: Most events to claim.
-
-        Returns:
-            The claims, possibly none.
-
-        Raises:
-            MigrationRequiredError: ``migrate()`` has not been run.
-            StoreError: PostgreSQL failed or is unreachable.
-        """
         self._check_claim(owner, lease, limit)
         claims: list[tuple[tuple[bool, _dt.datetime | None, int], Claim]] = []
         with self._connection() as conn:
@@ -547,6 +491,11 @@ class PostgresStore(StoreBase):
         claims.sort(key=lambda c: (c[0][0], c[0][1] or _EPOCH, c[0][2]))
         return [c for _, c in claims]
 
+    @staticmethod
+    def _held_params(claim: Claim, now: float, **extra: Any) -> dict[str, Any]:
+        """The parameters of the ``held`` guard (id, token, now), and ``extra``."""
+        return {"id": claim.event_id, "token": claim.token, "now": _utc(now), **extra}
+
     def _ensure_ready(self) -> None:
         if not self._ready:
             with self._connection():
@@ -580,25 +529,17 @@ class PostgresStore(StoreBase):
             MigrationRequiredError: ``migrate()`` has not been run.
             StoreError: PostgreSQL failed or is unreachable.
         """
-        params = {"id": claim.event_id, "token": claim.token, "now": _utc(self._now())}
-        return self._run(conn, self._sql["ack"], params) == 1
+        return self._run(conn, self._sql["ack"], self._held_params(claim, self._now())) == 1
 
     @_translate
     def ack_many(
         self, claims: Sequence[Claim], *, conn: psycopg.Connection[Any] | None = None
     ) -> list[bool]:
-        """Ack several claims in one statement; one result per claim, in order.
+        """Ack several claims in one statement, optionally in the caller's transaction.
 
         Args:
             claims: Claims returned by ``claim``.
             conn: As for ``ack``: run inside the caller's transaction.
-
-        Returns:
-            ``ack(claim)`` for each claim.
-
-        Raises:
-            MigrationRequiredError: ``migrate()`` has not been run.
-            StoreError: PostgreSQL failed or is unreachable.
         """
         if not claims:
             return []
@@ -628,139 +569,62 @@ class PostgresStore(StoreBase):
         retry_in: float,
         conn: psycopg.Connection[Any] | None = None,
     ) -> bool:
-        """Give the event back for another attempt after ``retry_in`` seconds.
-
-        At the ``max_attempts``-th attempt the event goes to the dead state instead.
+        """``StoreBase.nack``, optionally in the caller's transaction.
 
         Args:
             claim: A claim returned by ``claim``.
             error: Why the attempt failed; kept as ``last_error``.
             retry_in: Seconds before the event can be claimed again.
             conn: As for ``ack``: run inside the caller's transaction.
-
-        Returns:
-            ``False`` (and nothing changed) when the claim no longer holds the lease.
-
-        Raises:
-            MigrationRequiredError: ``migrate()`` has not been run.
-            StoreError: PostgreSQL failed or is unreachable.
         """
         self._check_seconds("retry_in", retry_in, positive=False)
         now = self._now()
-        params = {
-            "id": claim.event_id,
-            "token": claim.token,
-            "now": _utc(now),
-            "avail": _utc(now + retry_in),
-            "error": error,
-            "max": self._max_attempts,
-        }
+        params = self._held_params(
+            claim, now, avail=_utc(now + retry_in), error=error, max=self._max_attempts
+        )
         return self._run(conn, self._sql["nack"], params) == 1
 
     @_translate
     def dead_letter(
         self, claim: Claim, *, error: str, conn: psycopg.Connection[Any] | None = None
     ) -> bool:
-        """Move the event to the dead state at once (it cannot succeed as it is).
+        """``StoreBase.dead_letter``, optionally in the caller's transaction.
 
         Args:
             claim: A claim returned by ``claim``.
             error: Why; kept as ``last_error``.
             conn: As for ``ack``: run inside the caller's transaction.
-
-        Returns:
-            ``False`` (and nothing changed) when the claim no longer holds the lease.
-
-        Raises:
-            MigrationRequiredError: ``migrate()`` has not been run.
-            StoreError: PostgreSQL failed or is unreachable.
         """
-        params = {
-            "id": claim.event_id,
-            "token": claim.token,
-            "now": _utc(self._now()),
-            "error": error,
-        }
+        params = self._held_params(claim, self._now(), error=error)
         return self._run(conn, self._sql["dead_letter"], params) == 1
 
     @_translate
     def extend(self, claim: Claim, *, lease: float) -> bool:
-        """Move the lease's expiry to now + ``lease`` seconds.
-
-        Args:
-            claim: A claim returned by ``claim``.
-            lease: Seconds from now.
-
-        Returns:
-            ``False`` (and nothing changed) when the claim no longer holds the lease.
-
-        Raises:
-            MigrationRequiredError: ``migrate()`` has not been run.
-            StoreError: PostgreSQL failed or is unreachable.
-        """
         self._check_seconds("lease", lease, positive=True)
         now = self._now()
-        params = {
-            "id": claim.event_id,
-            "token": claim.token,
-            "now": _utc(now),
-            "exp": _utc(now + lease),
-        }
+        params = self._held_params(claim, now, exp=_utc(now + lease))
         return self._run(None, self._sql["extend"], params) == 1
 
     @_translate
     def get(self, event_id: str) -> StoredEvent | None:
-        """Return the stored record of an event, or ``None`` when unknown (or purged).
-
-        Raises:
-            MigrationRequiredError: ``migrate()`` has not been run.
-            StoreError: PostgreSQL failed or is unreachable.
-        """
         with self._connection() as conn:
             row = conn.execute(self._sql["get"], (event_id,)).fetchone()
         return None if row is None else _stored(row)
 
     @_translate
-    def dead(self, *, limit: int = 100) -> list[StoredEvent]:
-        """List up to ``limit`` dead events, oldest ``criado_em`` first.
-
-        Raises:
-            MigrationRequiredError: ``migrate()`` has not been run.
-            StoreError: PostgreSQL failed or is unreachable.
-        """
-        if limit < 1:
-            return []
+    def _list(self, state: EventState | None, limit: int) -> list[StoredEvent]:
+        query = self._sql["list" if state is None else f"list_{state.value}"]
         with self._connection() as conn:
-            rows = conn.execute(self._sql["dead"], (limit,)).fetchall()
+            rows = conn.execute(query, (limit,)).fetchall()
         return [_stored(row) for row in rows]
 
     @_translate
     def requeue(self, event_id: str) -> bool:
-        """Make a dead or done event pending again with its attempts reset to 0.
-
-        Returns:
-            ``False`` when the event is unknown, pending or claimed.
-
-        Raises:
-            MigrationRequiredError: ``migrate()`` has not been run.
-            StoreError: PostgreSQL failed or is unreachable.
-        """
         params = {"id": event_id, "now": _utc(self._now())}
         return self._run(None, self._sql["requeue"], params) == 1
 
     @_translate
     def purge(self, *, done_before: _dt.datetime | None = None) -> int:
-        """Delete done events finished before ``done_before`` (default: now - retention).
-
-        Deletes in batches of a thousand rows, each its own short transaction.
-
-        Returns:
-            How many events were deleted. Pending, claimed and dead events are kept.
-
-        Raises:
-            MigrationRequiredError: ``migrate()`` has not been run.
-            StoreError: PostgreSQL failed or is unreachable.
-        """
         cutoff = _utc(self._purge_cutoff(done_before))
         total = 0
         with self._connection() as conn:
@@ -782,33 +646,4 @@ class PostgresStore(StoreBase):
 
 
 def _stored(row: tuple[Any, ...]) -> StoredEvent:
-    (
-        event_id,
-        tipo,
-        criado_em,
-        body,
-        body_hash,
-        state,
-        attempts,
-        received_at,
-        available_at,
-        owner,
-        lease_expires_at,
-        last_error,
-        done_at,
-    ) = row
-    return StoredEvent(
-        id=event_id,
-        tipo=tipo,
-        criado_em=_as_utc(criado_em),
-        raw=body,
-        body_hash=body_hash,
-        state=EventState(state),
-        attempts=attempts,
-        received_at=received_at.astimezone(_dt.timezone.utc),
-        available_at=_as_utc(available_at),
-        owner=owner,
-        lease_expires_at=_as_utc(lease_expires_at),
-        last_error=last_error,
-        done_at=_as_utc(done_at),
-    )
+    return _stored_event(row, to_datetime=_to_utc, to_raw=_parsed)

@@ -22,14 +22,13 @@ store need synchronised clocks (NTP): a host whose clock runs ahead sees leases 
 from __future__ import annotations
 
 import datetime as _dt
-import functools
 import hashlib
 import json
 import logging
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ParamSpec, TypeVar
+from typing import Any
 
 import redis
 import redis.exceptions
@@ -37,16 +36,17 @@ import redis.exceptions
 from smartpos._errors import ConfigurationError
 
 from ._store import (
+    _LEASE_EXPIRED_ERROR,
     DEFAULT_MAX_ATTEMPTS,
     DEFAULT_RETENTION,
     Claim,
-    EventLike,
     EventState,
-    PutResult,
     StoreBase,
     StoredEvent,
     StoreError,
     _Encoded,
+    _stored_event,
+    _translating,
     _utc,
 )
 
@@ -54,16 +54,12 @@ __all__ = ["RedisStore", "check_redis_settings"]
 
 _logger = logging.getLogger("smartpos.webhooks")
 
-_P = ParamSpec("_P")
-_R = TypeVar("_R")
-
 # Due timers moved to ``ready`` per claim: bounds the time one script blocks the server.
 _PROMOTE_MAX = 1000
 # Done events kept past the retention before the server's TTL drops them, so that an explicit
 # purge() (which uses the client's clock) normally runs first and clock skew cannot bite.
 _TTL_GRACE_SECONDS = 3600
 _PURGE_BATCH = 500
-_MARK = 987654321
 # Seconds a store-made client waits to connect or for an answer.
 _TIMEOUT = 5.0
 
@@ -86,7 +82,7 @@ end
 """
 
 # KEYS: ready, seq, event keys...   ARGV: now, then (id, body, hash, tipo, criado) per event.
-# Answers per event: 0 new, 1 duplicate, else the stored hash (conflict).
+# Answers per event: 0 when new, else the body hash already stored under its id.
 _PUT = """
 local now = ARGV[1]
 local out = {}
@@ -95,7 +91,7 @@ for i = 3, #KEYS do
   local a = (i - 3) * 5 + 2
   local stored = redis.call('HGET', k, 'h')
   if stored then
-    if stored == ARGV[a + 2] then out[#out + 1] = 1 else out[#out + 1] = stored end
+    out[#out + 1] = stored
   else
     local criado = ARGV[a + 4]
     local sk = criado
@@ -270,12 +266,50 @@ end
 return {deleted, #ids}
 """
 
-# KEYS: dead.  ARGV: limit, event key prefix.  Answers each event's HGETALL.
-_DEAD_LIST = """
-local out = {}
-for _, rm in ipairs(redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1)) do
-  out[#out + 1] = redis.call('HGETALL', ARGV[2] .. string.sub(rm, 18))
+# KEYS: ready, timer, done, dead.  ARGV: state ('' for any), limit, event key prefix.
+# Answers the HGETALL of up to ``limit`` events of that state, in claim order. ``ready`` and
+# ``dead`` are in claim order already, so their walk stops after ``limit`` matches; ``timer``
+# and ``done`` are not, so each of their members is looked at (for done events, or any state,
+# the script's time grows with the done events kept: purge() keeps that bounded).
+_LIST = """
+local want, limit, prefix = ARGV[1], tonumber(ARGV[2]), ARGV[3]
+local rows, seen = {}, {}
+local function consider(id)
+  if seen[id] then return false end
+  seen[id] = true
+  local f = redis.call('HMGET', prefix .. id, 'st', 'c', 'rm')
+  if not f[1] or (want ~= '' and f[1] ~= want) then return false end
+  local c = tonumber(f[2])
+  rows[#rows + 1] = {c == nil and 1 or 0, c or 0, f[3], id}
+  return true
 end
+local function walk_in_order(key)
+  local found, start = 0, 0
+  while found < limit do
+    local page = redis.call('ZRANGE', key, start, start + limit - 1)
+    for _, rm in ipairs(page) do
+      if consider(string.sub(rm, 18)) then found = found + 1 end
+    end
+    if #page < limit then break end
+    start = start + limit
+  end
+end
+local function walk_all(key)
+  for _, id in ipairs(redis.call('ZRANGE', key, 0, -1)) do consider(id) end
+end
+if want == '' or want == 'pending' or want == 'claimed' then
+  walk_in_order(KEYS[1])
+  walk_all(KEYS[2])
+end
+if want == '' or want == 'done' then walk_all(KEYS[3]) end
+if want == '' or want == 'dead' then walk_in_order(KEYS[4]) end
+table.sort(rows, function(a, b)
+  if a[1] ~= b[1] then return a[1] < b[1] end
+  if a[2] ~= b[2] then return a[2] < b[2] end
+  return a[3] < b[3]
+end)
+local out = {}
+for i = 1, math.min(limit, #rows) do out[i] = redis.call('HGETALL', prefix .. rows[i][4]) end
 return out
 """
 
@@ -335,17 +369,12 @@ def _num(value: float) -> str:
     return repr(float(value))
 
 
-def _translate(method: Callable[_P, _R]) -> Callable[_P, _R]:
-    """Turn redis-py's errors into ``StoreError`` (a receiver answers 503 on it)."""
+def _store_error(exc: Exception) -> StoreError:
+    return StoreError(f"Redis failed: {type(exc).__name__}: {exc}")
 
-    @functools.wraps(method)
-    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-        try:
-            return method(*args, **kwargs)
-        except redis.exceptions.RedisError as exc:
-            raise StoreError(f"Redis failed: {type(exc).__name__}: {exc}") from exc
 
-    return wrapper
+# Turns redis-py's errors into ``StoreError`` (a receiver answers 503 on it).
+_translate = _translating(redis.exceptions.RedisError, _store_error)
 
 
 def check_redis_settings(client: redis.Redis) -> list[str]:
@@ -464,8 +493,6 @@ class RedisStore(StoreBase):
         self._seq = base + "seq"
         self._ttl_seconds = math.ceil(self._retention.total_seconds()) + _TTL_GRACE_SECONDS
         self._ttl = str(self._ttl_seconds)
-        head, _, tail = self._lease_expired_error(_MARK).partition(str(_MARK))
-        self._expired_error = (head, tail)
         # Keys used by every call, encoded once.
         self._put_keys = [self._ready.encode(), self._seq.encode()]
         self._claim_keys = [
@@ -475,6 +502,7 @@ class RedisStore(StoreBase):
             self._done.encode(),
         ]
         self._ack_keys = [self._timer.encode(), self._done.encode()]
+        self._list_keys = [self._ready, self._timer, self._done, self._dead]
         self._put = _Script(self._client, _PUT)
         self._claim = _Script(self._client, _CLAIM)
         self._ack = _Script(self._client, _ACK)
@@ -483,8 +511,7 @@ class RedisStore(StoreBase):
         self._extend = _Script(self._client, _EXTEND)
         self._requeue = _Script(self._client, _REQUEUE)
         self._purge = _Script(self._client, _PURGE)
-        self._dead_list = _Script(self._client, _DEAD_LIST)
-        self._closed = False
+        self._list_script = _Script(self._client, _LIST)
         if check_settings:
             check_redis_settings(self._client)
 
@@ -504,46 +531,8 @@ class RedisStore(StoreBase):
         fixed = [self._ready, self._timer, self._dead, self._done, self._seq]
         return fixed + [self._ev + event_id for event_id in event_ids]
 
-    def _check_open(self) -> None:
-        if self._closed:
-            raise StoreError("this RedisStore is closed")
-
     @_translate
-    def put(self, event: EventLike) -> PutResult:
-        """Store the event if its id is new (one atomic script: insert-if-absent and enqueue).
-
-        Args:
-            event: A parsed event or any object with ``id``, ``tipo``, ``criado_em`` and ``raw``.
-
-        Returns:
-            ``NEW``, ``DUPLICATE`` (same id, same body) or ``CONFLICT`` (same id, different
-            body: logged, the first one kept).
-
-        Raises:
-            StoreError: Redis failed or is unreachable.
-            ValueError: The event has no id or a naive ``criado_em``.
-        """
-        return self._put_batch([self._encode(event)])[0]
-
-    @_translate
-    def put_many(self, events: Sequence[EventLike]) -> list[PutResult]:
-        """Store several events in one atomic script; results in input order.
-
-        Args:
-            events: Events to store; an id repeated in the batch is ``DUPLICATE`` or
-                ``CONFLICT`` after its first occurrence.
-
-        Returns:
-            One ``PutResult`` per event.
-
-        Raises:
-            StoreError: Redis failed or is unreachable.
-            ValueError: An event has no id or a naive ``criado_em``.
-        """
-        batch = [self._encode(event) for event in events]
-        return self._put_batch(batch) if batch else []
-
-    def _put_batch(self, batch: list[_Encoded]) -> list[PutResult]:
+    def _insert(self, batch: Sequence[_Encoded]) -> list[str | None]:
         self._check_open()
         keys: list[str | bytes] = [*self._put_keys]
         args = [_num(self._now())]
@@ -551,36 +540,10 @@ class RedisStore(StoreBase):
             keys.append(self._ev + item.id)
             criado = "" if item.criado_em is None else _num(item.criado_em)
             args += (item.id, item.raw_json, item.body_hash, item.tipo, criado)
-        codes = self._put(keys, args)
-        results: list[PutResult] = []
-        for item, code in zip(batch, codes, strict=True):
-            if code == 0:
-                results.append(PutResult.NEW)
-            elif code == 1:
-                results.append(PutResult.DUPLICATE)
-            else:
-                self._log_conflict(item.id, item.tipo, _text(code), item.body_hash)
-                results.append(PutResult.CONFLICT)
-        return results
+        return [None if code == 0 else _text(code) for code in self._put(keys, args)]
 
     @_translate
     def claim(self, *, owner: str, lease: float, limit: int = 1) -> list[Claim]:
-        """Lease up to ``limit`` available events, oldest ``criado_em`` first.
-
-        An event whose lease ran out is available again; when it has already been claimed
-        ``max_attempts`` times it goes to the dead state instead.
-
-        Args:
-            owner: Who holds the lease (shown by ``get``), e.g. a worker's name.
-            lease: Seconds before the event may be claimed again unless acked or extended.
-            limit: Most events to claim.
-
-        Returns:
-            The claims, possibly none.
-
-        Raises:
-            StoreError: Redis failed or is unreachable.
-        """
         self._check_claim(owner, lease, limit)
         self._check_open()
         now = self._now()
@@ -594,7 +557,7 @@ class RedisStore(StoreBase):
             self._ev,
             str(self._max_attempts),
             str(max(_PROMOTE_MAX, limit)),
-            *self._expired_error,
+            *_LEASE_EXPIRED_ERROR,
             "(" + _num(now - self._ttl_seconds),
             *tokens,
         ]
@@ -616,32 +579,10 @@ class RedisStore(StoreBase):
 
     @_translate
     def ack(self, claim: Claim) -> bool:
-        """Mark the event done; its key then expires after the retention.
-
-        Args:
-            claim: A claim returned by ``claim``.
-
-        Returns:
-            ``False`` (and nothing changed) when the claim no longer holds the lease.
-
-        Raises:
-            StoreError: Redis failed or is unreachable.
-        """
         return self.ack_many([claim])[0]
 
     @_translate
     def ack_many(self, claims: Sequence[Claim]) -> list[bool]:
-        """Ack several claims in one atomic script; one result per claim, in order.
-
-        Args:
-            claims: Claims returned by ``claim``.
-
-        Returns:
-            ``ack(claim)`` for each claim.
-
-        Raises:
-            StoreError: Redis failed or is unreachable.
-        """
         if not claims:
             return []
         self._check_open()
@@ -652,21 +593,6 @@ class RedisStore(StoreBase):
 
     @_translate
     def nack(self, claim: Claim, *, error: str, retry_in: float) -> bool:
-        """Give the event back for another attempt after ``retry_in`` seconds.
-
-        At the ``max_attempts``-th attempt the event goes to the dead state instead.
-
-        Args:
-            claim: A claim returned by ``claim``.
-            error: Why the attempt failed; kept as ``last_error``.
-            retry_in: Seconds before the event can be claimed again.
-
-        Returns:
-            ``False`` (and nothing changed) when the claim no longer holds the lease.
-
-        Raises:
-            StoreError: Redis failed or is unreachable.
-        """
         self._check_seconds("retry_in", retry_in, positive=False)
         self._check_open()
         now = self._now()
@@ -676,18 +602,6 @@ class RedisStore(StoreBase):
 
     @_translate
     def dead_letter(self, claim: Claim, *, error: str) -> bool:
-        """Move the event to the dead state at once (it cannot succeed as it is).
-
-        Args:
-            claim: A claim returned by ``claim``.
-            error: Why; kept as ``last_error``.
-
-        Returns:
-            ``False`` (and nothing changed) when the claim no longer holds the lease.
-
-        Raises:
-            StoreError: Redis failed or is unreachable.
-        """
         self._check_open()
         keys = [self._ev + claim.event_id, self._timer, self._dead]
         args = [_num(self._now()), claim.token, error]
@@ -695,18 +609,6 @@ class RedisStore(StoreBase):
 
     @_translate
     def extend(self, claim: Claim, *, lease: float) -> bool:
-        """Move the lease's expiry to now + ``lease`` seconds.
-
-        Args:
-            claim: A claim returned by ``claim``.
-            lease: Seconds from now.
-
-        Returns:
-            ``False`` (and nothing changed) when the claim no longer holds the lease.
-
-        Raises:
-            StoreError: Redis failed or is unreachable.
-        """
         self._check_seconds("lease", lease, positive=True)
         self._check_open()
         now = self._now()
@@ -716,54 +618,25 @@ class RedisStore(StoreBase):
 
     @_translate
     def get(self, event_id: str) -> StoredEvent | None:
-        """Return the stored record of an event, or ``None`` when unknown, purged or expired.
-
-        Raises:
-            StoreError: Redis failed or is unreachable.
-        """
         self._check_open()
         fields = self._client.hgetall(self._ev + event_id)
         return _stored(fields) if fields else None
 
     @_translate
-    def dead(self, *, limit: int = 100) -> list[StoredEvent]:
-        """List up to ``limit`` dead events, oldest ``criado_em`` first.
-
-        Raises:
-            StoreError: Redis failed or is unreachable.
-        """
-        if limit < 1:
-            return []
+    def _list(self, state: EventState | None, limit: int) -> list[StoredEvent]:
         self._check_open()
-        rows = self._dead_list([self._dead], [str(limit), self._ev])
-        return [_stored(dict(zip(row[::2], row[1::2], strict=True))) for row in rows if row]
+        want = "" if state is None else state.value
+        rows = self._list_script(self._list_keys, [want, str(limit), self._ev])
+        return [_stored(dict(zip(row[::2], row[1::2], strict=True))) for row in rows]
 
     @_translate
     def requeue(self, event_id: str) -> bool:
-        """Make a dead or done event pending again with its attempts reset to 0.
-
-        Returns:
-            ``False`` when the event is unknown, pending or claimed.
-
-        Raises:
-            StoreError: Redis failed or is unreachable.
-        """
         self._check_open()
         keys = [self._ev + event_id, self._ready, self._dead, self._done]
         return bool(self._requeue(keys, [_num(self._now())]))
 
     @_translate
     def purge(self, *, done_before: _dt.datetime | None = None) -> int:
-        """Forget done events finished before ``done_before`` (default: now - retention).
-
-        Works in batches of a few hundred so that Redis is never blocked for long.
-
-        Returns:
-            How many events were deleted. Pending, claimed and dead events are kept.
-
-        Raises:
-            StoreError: Redis failed or is unreachable.
-        """
         self._check_open()
         cutoff = "(" + _num(self._purge_cutoff(done_before))
         total = 0
@@ -785,26 +658,28 @@ class RedisStore(StoreBase):
 def _stored(fields: Mapping[Any, Any]) -> StoredEvent:
     f = {_text(k): v for k, v in fields.items()}
 
-    def opt_time(name: str) -> _dt.datetime | None:
+    def opt_time(name: str) -> float | None:
         value = f.get(name)
-        return _utc(float(value)) if value else None
+        return float(value) if value else None
 
     def opt_text(name: str) -> str | None:
         value = f.get(name)
         return _text(value) if value else None
 
-    return StoredEvent(
-        id=_text(f["id"]),
-        tipo=_text(f["tipo"]),
-        criado_em=opt_time("c"),
-        raw=json.loads(f["body"]),
-        body_hash=_text(f["h"]),
-        state=EventState(_text(f["st"])),
-        attempts=int(f["at"]),
-        received_at=_utc(float(f["rcv"])),
-        available_at=opt_time("av"),
-        owner=opt_text("ow"),
-        lease_expires_at=opt_time("le"),
-        last_error=None if f.get("err") is None else _text(f["err"]),
-        done_at=opt_time("dn"),
+    return _stored_event(
+        (
+            _text(f["id"]),
+            _text(f["tipo"]),
+            opt_time("c"),
+            f["body"],
+            _text(f["h"]),
+            _text(f["st"]),
+            int(f["at"]),
+            float(f["rcv"]),
+            opt_time("av"),
+            opt_text("ow"),
+            opt_time("le"),
+            None if f.get("err") is None else _text(f["err"]),
+            opt_time("dn"),
+        )
     )

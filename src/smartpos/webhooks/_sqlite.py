@@ -27,7 +27,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, Final
+from typing import Final
 
 from smartpos._errors import ConfigurationError
 
@@ -35,15 +35,13 @@ from ._store import (
     DEFAULT_MAX_ATTEMPTS,
     DEFAULT_RETENTION,
     Claim,
-    EventLike,
     EventState,
-    PutResult,
     StoreBase,
     StoredEvent,
     StoreError,
     _Encoded,
+    _stored_event,
     _utc,
-    _utc_or_none,
 )
 
 __all__ = ["SQLiteStore"]
@@ -102,7 +100,22 @@ _SELECT = (
     "owner, lease_expires_at, last_error, done_at FROM smartpos_inbox "
 )
 _GET = _SELECT + "WHERE id = ?"
-_DEAD = _SELECT + "WHERE state = 'dead' ORDER BY criado_em IS NULL, criado_em, seq LIMIT ?"
+_CLAIM_ORDER = "ORDER BY criado_em IS NULL, criado_em, seq LIMIT ?"
+_DEAD = _SELECT + "WHERE state = 'dead' " + _CLAIM_ORDER
+# One statement per state, the state written out so that the partial indexes apply: pending
+# and claimed events are exactly those with an available_at, which the claim index covers.
+_LIST = {
+    None: _SELECT + _CLAIM_ORDER,
+    EventState.PENDING: _SELECT
+    + "WHERE available_at IS NOT NULL AND state = 'pending' "
+    + _CLAIM_ORDER,
+    EventState.CLAIMED: _SELECT
+    + "WHERE available_at IS NOT NULL AND state = 'claimed' "
+    + _CLAIM_ORDER,
+    EventState.DONE: _SELECT + "WHERE state = 'done' " + _CLAIM_ORDER,
+    EventState.DEAD: _DEAD,
+}
+_HASH = "SELECT body_hash FROM smartpos_inbox WHERE id = ?"
 _INSERT = (
     "INSERT INTO smartpos_inbox (id, tipo, criado_em, raw, body_hash, state, received_at, "
     "available_at) VALUES (?, ?, ?, ?, ?, 'pending', ?, ?) ON CONFLICT (id) DO NOTHING"
@@ -149,7 +162,7 @@ class SQLiteStore(StoreBase):
 
     Safe for several threads and several processes on one host; not on a network file system
     (NFS, SMB), whose locks SQLite cannot rely on. Use it as a context manager, or call
-    ``close()``.
+    ``close()``. ``put_many`` and ``ack_many`` run in one transaction: one fsync per batch.
 
     Args:
         path: The database file; created with its directory's permissions when absent.
@@ -204,7 +217,6 @@ class SQLiteStore(StoreBase):
         # close them (SQLite forbids carrying a connection across fork), only keep them alive.
         self._inherited: list[sqlite3.Connection] = []
         self._pid = os.getpid()
-        self._closed = False
         conn = self._connect()
         try:
             self._set_up(conn)
@@ -229,42 +241,8 @@ class SQLiteStore(StoreBase):
         """``"FULL"`` or ``"NORMAL"``."""
         return self._synchronous
 
-    def put(self, event: EventLike) -> PutResult:
-        """Store the event if its id is new, in one durable transaction.
-
-        Args:
-            event: A parsed event or any object with ``id``, ``tipo``, ``criado_em`` and
-                ``raw``.
-
-        Returns:
-            ``NEW``, ``DUPLICATE`` (same id, same body) or ``CONFLICT`` (same id, different
-            body: logged, the first one kept).
-
-        Raises:
-            StoreError: The database failed; nothing was stored.
-            ValueError: The event has no id or a naive ``criado_em``.
-        """
-        return self.put_many([event])[0]
-
-    def put_many(self, events: Sequence[EventLike]) -> list[PutResult]:
-        """Store several events in one transaction: one fsync for the whole batch.
-
-        Args:
-            events: Events to store; an id repeated in the batch is ``DUPLICATE`` or
-                ``CONFLICT`` after its first occurrence.
-
-        Returns:
-            One ``PutResult`` per event, in order.
-
-        Raises:
-            StoreError: The database failed; nothing was stored.
-            ValueError: An event has no id or a naive ``criado_em``.
-        """
-        batch = [self._encode(event) for event in events]
-        if not batch:
-            return []
-        results: list[PutResult] = []
-        conflicts: list[tuple[_Encoded, str]] = []
+    def _insert(self, batch: Sequence[_Encoded]) -> list[str | None]:
+        kept: list[str | None] = []
         with self._write() as conn:
             now = self._now()
             for item in batch:
@@ -272,38 +250,12 @@ class SQLiteStore(StoreBase):
                     _INSERT,
                     (item.id, item.tipo, item.criado_em, item.raw_json, item.body_hash, now, now),
                 )
-                if cursor.rowcount == 1:
-                    results.append(PutResult.NEW)
-                    continue
-                (kept_hash,) = conn.execute(
-                    "SELECT body_hash FROM smartpos_inbox WHERE id = ?", (item.id,)
-                ).fetchone()
-                if kept_hash == item.body_hash:
-                    results.append(PutResult.DUPLICATE)
-                else:
-                    conflicts.append((item, kept_hash))
-                    results.append(PutResult.CONFLICT)
-        for item, kept_hash in conflicts:
-            self._log_conflict(item.id, item.tipo, kept_hash, item.body_hash)
-        return results
+                kept.append(
+                    None if cursor.rowcount == 1 else conn.execute(_HASH, (item.id,)).fetchone()[0]
+                )
+        return kept
 
     def claim(self, *, owner: str, lease: float, limit: int = 1) -> list[Claim]:
-        """Lease up to ``limit`` available events, oldest ``criado_em`` first.
-
-        An event whose lease expired at its ``max_attempts``-th attempt goes to the dead state
-        here instead of being handed out again.
-
-        Args:
-            owner: Who holds the lease (shown by ``get``), e.g. a worker's name.
-            lease: Seconds before the event may be claimed again unless acked or extended.
-            limit: Most events to claim.
-
-        Returns:
-            The claims, possibly none.
-
-        Raises:
-            StoreError: The database failed; nothing was claimed.
-        """
         self._check_claim(owner, lease, limit)
         claims: list[Claim] = []
         with self._write() as conn:
@@ -316,8 +268,9 @@ class SQLiteStore(StoreBase):
                 exhausted: list[tuple[str, int]] = []
                 leases: list[tuple[str, str, float, float, int]] = []
                 for seq, event_id, tipo, raw, state, attempts in rows:
-                    if state == "claimed" and attempts >= self._max_attempts:
-                        exhausted.append((self._lease_expired_error(attempts), seq))
+                    expired_error = self._expired_on_last_attempt(state, attempts)
+                    if expired_error is not None:
+                        exhausted.append((expired_error, seq))
                         continue
                     token = self._new_token()
                     leases.append((owner, token, expires, expires, seq))
@@ -339,31 +292,9 @@ class SQLiteStore(StoreBase):
         return claims
 
     def ack(self, claim: Claim) -> bool:
-        """Mark the event done.
-
-        Args:
-            claim: A claim returned by ``claim``.
-
-        Returns:
-            ``False`` (and nothing changed) when the claim no longer holds the lease.
-
-        Raises:
-            StoreError: The database failed; nothing changed.
-        """
         return self.ack_many([claim])[0]
 
     def ack_many(self, claims: Sequence[Claim]) -> list[bool]:
-        """Ack several claims in one transaction: one fsync for the whole batch.
-
-        Args:
-            claims: Claims returned by ``claim``.
-
-        Returns:
-            ``ack(claim)`` for each claim, in order.
-
-        Raises:
-            StoreError: The database failed; nothing changed.
-        """
         if not claims:
             return []
         with self._write() as conn:
@@ -373,21 +304,6 @@ class SQLiteStore(StoreBase):
             ]
 
     def nack(self, claim: Claim, *, error: str, retry_in: float) -> bool:
-        """Give the event back for another attempt after ``retry_in`` seconds.
-
-        At the ``max_attempts``-th attempt the event goes to the dead state instead.
-
-        Args:
-            claim: A claim returned by ``claim``.
-            error: Why the attempt failed; kept as ``last_error``.
-            retry_in: Seconds before the event can be claimed again.
-
-        Returns:
-            ``False`` (and nothing changed) when the claim no longer holds the lease.
-
-        Raises:
-            StoreError: The database failed; nothing changed.
-        """
         self._check_seconds("retry_in", retry_in, positive=False)
         max_attempts = self._max_attempts
         with self._write() as conn:
@@ -397,36 +313,12 @@ class SQLiteStore(StoreBase):
             return cursor.rowcount == 1
 
     def dead_letter(self, claim: Claim, *, error: str) -> bool:
-        """Move the event to the dead state at once (it cannot succeed as it is).
-
-        Args:
-            claim: A claim returned by ``claim``.
-            error: Why; kept as ``last_error``.
-
-        Returns:
-            ``False`` (and nothing changed) when the claim no longer holds the lease.
-
-        Raises:
-            StoreError: The database failed; nothing changed.
-        """
         with self._write() as conn:
             now = self._now()
             cursor = conn.execute(_DEAD_LETTER, (error, claim.event_id, claim.token, now))
             return cursor.rowcount == 1
 
     def extend(self, claim: Claim, *, lease: float) -> bool:
-        """Move the lease's expiry to now + ``lease`` seconds.
-
-        Args:
-            claim: A claim returned by ``claim``.
-            lease: Seconds from now.
-
-        Returns:
-            ``False`` (and nothing changed) when the claim no longer holds the lease.
-
-        Raises:
-            StoreError: The database failed; nothing changed.
-        """
         self._check_seconds("lease", lease, positive=True)
         with self._write() as conn:
             now = self._now()
@@ -435,46 +327,20 @@ class SQLiteStore(StoreBase):
             return cursor.rowcount == 1
 
     def get(self, event_id: str) -> StoredEvent | None:
-        """Return the stored record of an event, or ``None`` when unknown (or purged).
-
-        Raises:
-            StoreError: The database failed.
-        """
         with self._read() as conn:
             row = conn.execute(_GET, (event_id,)).fetchone()
-        return None if row is None else _stored(row)
+        return None if row is None else _stored_event(row)
 
-    def dead(self, *, limit: int = 100) -> list[StoredEvent]:
-        """List up to ``limit`` dead events, oldest ``criado_em`` first.
-
-        Raises:
-            StoreError: The database failed.
-        """
+    def _list(self, state: EventState | None, limit: int) -> list[StoredEvent]:
         with self._read() as conn:
-            rows = conn.execute(_DEAD, (limit,)).fetchall()
-        return [_stored(row) for row in rows]
+            rows = conn.execute(_LIST[state], (limit,)).fetchall()
+        return [_stored_event(row) for row in rows]
 
     def requeue(self, event_id: str) -> bool:
-        """Make a dead or done event pending again with its attempts reset to 0.
-
-        Returns:
-            ``False`` when the event is unknown, pending or claimed.
-
-        Raises:
-            StoreError: The database failed.
-        """
         with self._write() as conn:
             return conn.execute(_REQUEUE, (self._now(), event_id)).rowcount == 1
 
     def purge(self, *, done_before: _dt.datetime | None = None) -> int:
-        """Forget done events finished before ``done_before`` (default: now - retention).
-
-        Returns:
-            How many events were deleted. Pending, claimed and dead events are kept.
-
-        Raises:
-            StoreError: The database failed.
-        """
         with self._write() as conn:
             cutoff = self._purge_cutoff(done_before)
             return conn.execute(_PURGE, (cutoff,)).rowcount
@@ -586,36 +452,3 @@ class SQLiteStore(StoreBase):
 
     def _error(self, exc: sqlite3.Error) -> StoreError:
         return StoreError(f"SQLite store {self._path!r} failed: {exc}")
-
-
-def _stored(row: Any) -> StoredEvent:
-    (
-        event_id,
-        tipo,
-        criado_em,
-        raw,
-        body_hash,
-        state,
-        attempts,
-        received_at,
-        available_at,
-        owner,
-        lease_expires_at,
-        last_error,
-        done_at,
-    ) = row
-    return StoredEvent(
-        id=event_id,
-        tipo=tipo,
-        criado_em=_utc_or_none(criado_em),
-        raw=json.loads(raw),
-        body_hash=body_hash,
-        state=EventState(state),
-        attempts=attempts,
-        received_at=_utc(received_at),
-        available_at=_utc_or_none(available_at),
-        owner=owner,
-        lease_expires_at=_utc_or_none(lease_expires_at),
-        last_error=last_error,
-        done_at=_utc_or_none(done_at),
-    )

@@ -13,8 +13,10 @@ interface exists so that nobody builds the inbox that way.
 
 from __future__ import annotations
 
+import builtins
 import datetime as _dt
 import enum
+import functools
 import hashlib
 import json
 import logging
@@ -23,7 +25,7 @@ import secrets
 import time
 from collections.abc import Callable, Mapping, Sequence
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, ParamSpec, Protocol, TypeVar, runtime_checkable
 
 import attrs
 
@@ -180,15 +182,17 @@ class Store(Protocol):
     ``time.time``). ``lease``/``retry_in`` are seconds.
     """
 
+    # ``builtins.list`` in the annotations: inside this class, ``list`` is the method.
+
     def put(self, event: EventLike) -> PutResult:
         """Insert the event if its id is new; atomic across threads and processes."""
         ...
 
-    def put_many(self, events: Sequence[EventLike]) -> list[PutResult]:
+    def put_many(self, events: Sequence[EventLike]) -> builtins.list[PutResult]:
         """Insert several events in one transaction (group commit); results in input order."""
         ...
 
-    def claim(self, *, owner: str, lease: float, limit: int = 1) -> list[Claim]:
+    def claim(self, *, owner: str, lease: float, limit: int = 1) -> builtins.list[Claim]:
         """Lease up to ``limit`` available events, oldest ``criado_em`` first."""
         ...
 
@@ -196,7 +200,7 @@ class Store(Protocol):
         """Mark the event done; ``False`` when the claim had lost its lease."""
         ...
 
-    def ack_many(self, claims: Sequence[Claim]) -> list[bool]:
+    def ack_many(self, claims: Sequence[Claim]) -> builtins.list[bool]:
         """Mark several events done in one transaction; one ``ack`` result per claim, in order."""
         ...
 
@@ -216,8 +220,14 @@ class Store(Protocol):
         """Return the stored record of an event, or ``None``."""
         ...
 
-    def dead(self, *, limit: int = 100) -> list[StoredEvent]:
+    def dead(self, *, limit: int = 100) -> builtins.list[StoredEvent]:
         """List dead events, oldest first."""
+        ...
+
+    def list(
+        self, *, state: EventState | None = None, limit: int = 100
+    ) -> builtins.list[StoredEvent]:
+        """List events (of one state, or all), oldest first in claim order."""
         ...
 
     def requeue(self, event_id: str) -> bool:
@@ -235,6 +245,49 @@ class Store(Protocol):
 
 _S = TypeVar("_S", bound="StoreBase")
 
+# The ``last_error`` of an event whose lease ran out on its last attempt, as the text before and
+# after the attempt number: RedisStore and PostgresStore build it on the server from these parts.
+_LEASE_EXPIRED_ERROR = ("lease expired without ack, nack or dead_letter on attempt ", "")
+
+
+def _lease_expired_error(attempts: int) -> str:
+    """The ``last_error`` of an event whose lease ran out on attempt ``attempts``, its last."""
+    head, tail = _LEASE_EXPIRED_ERROR
+    return f"{head}{attempts}{tail}"
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _translating(
+    errors: type[Exception], to_store_error: Callable[[Exception], StoreError]
+) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
+    """Make a decorator that turns a client library's ``errors`` into ``StoreError``s.
+
+    A receiver answers 503 on a ``StoreError`` and a worker backs off, so a backend's own
+    exceptions must not escape its methods.
+
+    Args:
+        errors: The client library's base exception class.
+        to_store_error: Builds the ``StoreError`` (or a subclass) raised in its place.
+
+    Returns:
+        The decorator.
+    """
+
+    def decorator(method: Callable[_P, _R]) -> Callable[_P, _R]:
+        @functools.wraps(method)
+        def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+            try:
+                return method(*args, **kwargs)
+            except errors as exc:
+                raise to_store_error(exc) from exc
+
+        return wrapper
+
+    return decorator
+
 
 def _utc(ts: float) -> _dt.datetime:
     """Turn epoch seconds (the stores' time unit) into an aware UTC datetime."""
@@ -251,6 +304,56 @@ def _aware_timestamp(value: _dt.datetime, name: str) -> float:
     return value.timestamp()
 
 
+def _stored_event(
+    row: Sequence[Any],
+    *,
+    to_datetime: Callable[[Any], _dt.datetime] = _utc,
+    to_raw: Callable[[Any], Mapping[str, Any]] = json.loads,
+) -> StoredEvent:
+    """Build a ``StoredEvent`` from a backend's row, its values in ``StoredEvent``'s field order.
+
+    Args:
+        row: ``id, tipo, criado_em, raw, body_hash, state, attempts, received_at,
+            available_at, owner, lease_expires_at, last_error, done_at``; an absent optional
+            time is ``None``.
+        to_datetime: Turns a stored time into an aware UTC datetime (default: epoch seconds).
+        to_raw: Turns the stored envelope into a mapping (default: JSON text).
+
+    Returns:
+        The record.
+    """
+    (
+        event_id,
+        tipo,
+        criado_em,
+        raw,
+        hash_,
+        state,
+        attempts,
+        received_at,
+        available_at,
+        owner,
+        lease_expires_at,
+        last_error,
+        done_at,
+    ) = row
+    return StoredEvent(
+        id=event_id,
+        tipo=tipo,
+        criado_em=None if criado_em is None else to_datetime(criado_em),
+        raw=to_raw(raw),
+        body_hash=hash_,
+        state=EventState(state),
+        attempts=attempts,
+        received_at=to_datetime(received_at),
+        available_at=None if available_at is None else to_datetime(available_at),
+        owner=owner,
+        lease_expires_at=None if lease_expires_at is None else to_datetime(lease_expires_at),
+        last_error=last_error,
+        done_at=None if done_at is None else to_datetime(done_at),
+    )
+
+
 @attrs.frozen(slots=True)
 class _Encoded:
     """An event reduced to what a backend writes: canonical JSON once, hashed once."""
@@ -263,11 +366,17 @@ class _Encoded:
 
 
 class StoreBase:
-    """What every backend shares: the clock, the limits, argument checks and the conflict log.
+    """What every backend shares: the public methods' documentation, argument checks and results.
 
-    A backend subclasses it and implements the ``Store`` methods. ``ack_many`` here is a loop
-    over ``ack``; a backend that can do it in one transaction overrides it. Every store is a
-    context manager that closes itself.
+    A backend subclasses it and implements the ``Store`` methods, inheriting their docstrings
+    from here. ``put`` and ``put_many`` are written here once: a backend implements
+    ``_insert`` (store what is new, report what was already there) and this class turns that
+    into ``PutResult``s and logs conflicts. ``dead`` and ``list`` check their arguments here and
+    call the backend's ``_list``. ``ack_many`` here is a loop over ``ack``; a backend that can do
+    it in one transaction overrides it. Every store is a context manager that closes itself.
+
+    A backend failure raises ``StoreError`` (``MigrationRequiredError`` from a
+    ``PostgresStore`` that was never migrated) and changes nothing.
 
     Args:
         max_attempts: Claims after which a failing event goes to the dead state (``nack`` at
@@ -295,6 +404,7 @@ class StoreBase:
         self._max_attempts = max_attempts
         self._retention = retention
         self._clock = clock
+        self._closed = False
 
     @property
     def max_attempts(self) -> int:
@@ -306,20 +416,208 @@ class StoreBase:
         """How long ``purge()`` keeps done events by default."""
         return self._retention
 
-    def ack(self, claim: Claim) -> bool:
-        """Mark the event done; ``False`` when the claim had lost its lease."""
+    def put(self, event: EventLike) -> PutResult:
+        """Store the event if its id is new, atomically (insert-if-absent), durably.
+
+        Args:
+            event: A parsed event or any object with ``id``, ``tipo``, ``criado_em`` and
+                ``raw``.
+
+        Returns:
+            ``NEW``, ``DUPLICATE`` (same id, same body) or ``CONFLICT`` (same id, different
+            body: logged, the first one kept).
+
+        Raises:
+            StoreError: The backend failed (``StoreFullError``: a ``MemoryStore`` has no room
+                and no done event to evict); nothing was stored.
+            ValueError: The event has no id or a naive ``criado_em``.
+        """
+        item = self._encode(event)
+        return self._put_result(item, self._insert((item,))[0])
+
+    def put_many(self, events: Sequence[EventLike]) -> builtins.list[PutResult]:
+        """Store several events in one transaction (group commit): all of them or none.
+
+        Args:
+            events: Events to store; an id repeated in the batch is ``DUPLICATE`` or
+                ``CONFLICT`` after its first occurrence.
+
+        Returns:
+            One ``PutResult`` per event, in input order.
+
+        Raises:
+            StoreError: The backend failed (``StoreFullError``: not enough room in a
+                ``MemoryStore``, even after evicting done events); nothing was stored.
+            ValueError: An event has no id or a naive ``criado_em``.
+        """
+        batch = [self._encode(event) for event in events]
+        if not batch:
+            return []
+        return self._put_results(batch, self._insert(batch))
+
+    def claim(self, *, owner: str, lease: float, limit: int = 1) -> builtins.list[Claim]:
+        """Lease up to ``limit`` available events, oldest ``criado_em`` first, then arrival.
+
+        Available are pending events whose retry time has come and claimed events whose lease
+        ran out; one of the latter that was already claimed ``max_attempts`` times goes to the
+        dead state instead of being handed out again.
+
+        Args:
+            owner: Who holds the lease (shown by ``get``), e.g. a worker's name.
+            lease: Seconds before the event may be claimed again unless acked or extended.
+            limit: Most events to claim.
+
+        Returns:
+            The claims, possibly none.
+
+        Raises:
+            StoreError: The backend failed; nothing was claimed.
+            ValueError: An empty owner, a lease that is not a positive number of seconds, or
+                a limit below 1.
+        """
         raise NotImplementedError
 
-    def ack_many(self, claims: Sequence[Claim]) -> list[bool]:
-        """Ack several claims; one result per claim, in order.
+    def ack(self, claim: Claim) -> bool:
+        """Mark the event done.
+
+        Args:
+            claim: A claim returned by ``claim``.
+
+        Returns:
+            ``False`` (and nothing changed) when the claim no longer holds the lease.
+
+        Raises:
+            StoreError: The backend failed; nothing changed.
+        """
+        raise NotImplementedError
+
+    def ack_many(self, claims: Sequence[Claim]) -> builtins.list[bool]:
+        """Ack several claims (in one transaction where the backend can); results in order.
 
         Args:
             claims: Claims returned by ``claim``.
 
         Returns:
             ``ack(claim)`` for each claim.
+
+        Raises:
+            StoreError: The backend failed.
         """
         return [self.ack(claim) for claim in claims]
+
+    def nack(self, claim: Claim, *, error: str, retry_in: float) -> bool:
+        """Give the event back for another attempt after ``retry_in`` seconds.
+
+        At the ``max_attempts``-th attempt the event goes to the dead state instead.
+
+        Args:
+            claim: A claim returned by ``claim``.
+            error: Why the attempt failed; kept as ``last_error``.
+            retry_in: Seconds before the event can be claimed again.
+
+        Returns:
+            ``False`` (and nothing changed) when the claim no longer holds the lease.
+
+        Raises:
+            StoreError: The backend failed; nothing changed.
+            ValueError: ``retry_in`` is not a number of seconds >= 0.
+        """
+        raise NotImplementedError
+
+    def dead_letter(self, claim: Claim, *, error: str) -> bool:
+        """Move the event to the dead state at once (it cannot succeed as it is).
+
+        Args:
+            claim: A claim returned by ``claim``.
+            error: Why; kept as ``last_error``.
+
+        Returns:
+            ``False`` (and nothing changed) when the claim no longer holds the lease.
+
+        Raises:
+            StoreError: The backend failed; nothing changed.
+        """
+        raise NotImplementedError
+
+    def extend(self, claim: Claim, *, lease: float) -> bool:
+        """Move the lease's expiry to now + ``lease`` seconds.
+
+        Args:
+            claim: A claim returned by ``claim``.
+            lease: Seconds from now.
+
+        Returns:
+            ``False`` (and nothing changed) when the claim no longer holds the lease.
+
+        Raises:
+            StoreError: The backend failed; nothing changed.
+            ValueError: ``lease`` is not a positive number of seconds.
+        """
+        raise NotImplementedError
+
+    def get(self, event_id: str) -> StoredEvent | None:
+        """Return the stored record of an event, or ``None`` when unknown (or purged).
+
+        Raises:
+            StoreError: The backend failed.
+        """
+        raise NotImplementedError
+
+    def dead(self, *, limit: int = 100) -> builtins.list[StoredEvent]:
+        """List up to ``limit`` dead events, oldest ``criado_em`` first, then arrival.
+
+        Raises:
+            StoreError: The backend failed.
+        """
+        return self.list(state=EventState.DEAD, limit=limit)
+
+    def list(
+        self, *, state: EventState | None = None, limit: int = 100
+    ) -> builtins.list[StoredEvent]:
+        """List up to ``limit`` events, oldest first in claim order: ``criado_em``, then arrival.
+
+        Events without a ``criado_em`` come after those with one. This is for inspection
+        (``smartpos events list``, dashboards), not for processing: use ``claim``.
+
+        Args:
+            state: Only events in this state (an ``EventState`` or its value), or all.
+            limit: Most events to list; below 1, none.
+
+        Returns:
+            The stored records.
+
+        Raises:
+            StoreError: The backend failed.
+            ValueError: An unknown state.
+            TypeError: ``limit`` is not an int.
+        """
+        if isinstance(limit, bool) or not isinstance(limit, int):
+            raise TypeError(f"limit must be an int, not {type(limit).__name__}")
+        wanted = None if state is None else EventState(state)
+        return self._list(wanted, limit) if limit > 0 else []
+
+    def requeue(self, event_id: str) -> bool:
+        """Make a dead or done event pending again with its attempts reset to 0.
+
+        Returns:
+            ``False`` when the event is unknown, pending or claimed.
+
+        Raises:
+            StoreError: The backend failed.
+        """
+        raise NotImplementedError
+
+    def purge(self, *, done_before: _dt.datetime | None = None) -> int:
+        """Forget done events finished before ``done_before`` (default: now - retention).
+
+        Returns:
+            How many events were deleted. Pending, claimed and dead events are kept.
+
+        Raises:
+            StoreError: The backend failed.
+            ValueError: ``done_before`` is a naive datetime.
+        """
+        raise NotImplementedError
 
     def close(self) -> None:
         """Release connections; the store is unusable afterwards."""
@@ -336,15 +634,64 @@ class StoreBase:
     ) -> None:
         self.close()
 
+    # What a backend implements besides the public methods (``builtins.list`` in annotations:
+    # inside this class, ``list`` is the method).
+
+    def _insert(self, batch: Sequence[_Encoded]) -> builtins.list[str | None]:
+        """Store the events whose id is new, in one transaction, in order.
+
+        Returns:
+            Per event, ``None`` when it was stored, else the body hash already stored under
+            its id (an earlier event of the batch counts: the first occurrence wins).
+        """
+        raise NotImplementedError
+
+    def _list(self, state: EventState | None, limit: int) -> builtins.list[StoredEvent]:
+        """``list`` with its arguments checked: ``limit`` >= 1."""
+        raise NotImplementedError
+
     # Helpers for backends.
 
     def _now(self) -> float:
         return float(self._clock())
 
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreError(f"this {type(self).__name__} is closed")
+
     def _purge_cutoff(self, done_before: _dt.datetime | None) -> float:
         if done_before is None:
             return self._now() - self._retention.total_seconds()
         return _aware_timestamp(done_before, "done_before")
+
+    def _last_attempt(self, attempts: int) -> bool:
+        """Whether a failure of an event claimed ``attempts`` times sends it to dead."""
+        return attempts >= self._max_attempts
+
+    def _expired_on_last_attempt(self, state: str, attempts: int) -> str | None:
+        """The ``last_error`` that sends an available event to dead instead of a new claim.
+
+        An event found still ``claimed`` by ``claim`` had its lease run out: that counts as a
+        failed attempt, so at ``max_attempts`` it is dead. ``None`` when it may be claimed.
+        """
+        if state == EventState.CLAIMED and attempts >= self._max_attempts:
+            return _lease_expired_error(attempts)
+        return None
+
+    def _put_result(self, item: _Encoded, kept_hash: str | None) -> PutResult:
+        """Turn ``_insert``'s answer for one event into its ``PutResult``, logging a conflict."""
+        if kept_hash is None:
+            return PutResult.NEW
+        if kept_hash == item.body_hash:
+            return PutResult.DUPLICATE
+        self._log_conflict(item.id, item.tipo, kept_hash, item.body_hash)
+        return PutResult.CONFLICT
+
+    def _put_results(
+        self, batch: Sequence[_Encoded], kept: Sequence[str | None]
+    ) -> builtins.list[PutResult]:
+        """``_put_result`` for each event of a batch, in order."""
+        return [self._put_result(item, h) for item, h in zip(batch, kept, strict=True)]
 
     @staticmethod
     def _new_token() -> str:
@@ -381,10 +728,6 @@ class StoreBase:
         if not math.isfinite(value) or value < 0 or (positive and value == 0):
             bound = "> 0" if positive else ">= 0"
             raise ValueError(f"{name} must be a finite number {bound} of seconds, not {value!r}")
-
-    @staticmethod
-    def _lease_expired_error(attempts: int) -> str:
-        return f"lease expired without ack, nack or dead_letter on attempt {attempts}"
 
     @staticmethod
     def _log_conflict(event_id: str, tipo: str, kept_hash: str, new_hash: str) -> None:
