@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PYTHONS=${SMARTPOS_TEST_PYTHONS:-"3.10 3.13"}
-COVERAGE_FLOOR=90
+COVERAGE_FLOOR=93
 
 find_python() {
   local version=$1 candidate
