@@ -393,21 +393,38 @@ class _Demo:
                 value = self._wait_sync(step)
 
     def _wait_sync(self, step: _Wait | _WaitDuplicate) -> Any:
+        poll = self._poller(step)
+        while True:
+            done, found, left = poll()
+            if done:
+                return found
+            with self.seen.changed:
+                self.seen.changed.wait(min(0.1, left))
+
+    def _poller(self, step: _Wait | _WaitDuplicate) -> Callable[[], tuple[bool, Any, float]]:
+        """Start waiting for ``step``; each call of the result checks once.
+
+        It returns ``(True, found, 0)`` when the awaited thing arrived, else ``(False, None,
+        seconds left)``, and raises when the wait timed out. Both drivers sleep between calls
+        in their own way.
+        """
         text, check = self._waiting(step)
         self._start_wait(text)
         started = time.perf_counter()
-        while True:
+
+        def poll() -> tuple[bool, Any, float]:
             found = check()
             elapsed = time.perf_counter() - started
             if found is not None:
                 self._end_wait(text, elapsed)
-                return found
+                return True, found, 0.0
             if elapsed >= self.args.wait:
                 self.out.clear_status()
                 raise self.timed_out(self._what(step))
             self.progress(text, elapsed)
-            with self.seen.changed:
-                self.seen.changed.wait(min(0.1, self.args.wait - elapsed))
+            return False, None, self.args.wait - elapsed
+
+        return poll
 
     async def adrive(self, client: AsyncClient) -> None:
         """Run the same flow with the asyncio client."""
@@ -427,20 +444,12 @@ class _Demo:
                 value = await self._wait_async(step)
 
     async def _wait_async(self, step: _Wait | _WaitDuplicate) -> Any:
-        text, check = self._waiting(step)
-        self._start_wait(text)
-        started = time.perf_counter()
+        poll = self._poller(step)
         while True:
-            found = check()
-            elapsed = time.perf_counter() - started
-            if found is not None:
-                self._end_wait(text, elapsed)
+            done, found, left = poll()
+            if done:
                 return found
-            if elapsed >= self.args.wait:
-                self.out.clear_status()
-                raise self.timed_out(self._what(step))
-            self.progress(text, elapsed)
-            await asyncio.sleep(min(0.02, self.args.wait - elapsed))
+            await asyncio.sleep(min(0.02, left))
 
     def cancel_timers(self) -> None:
         """Stop the simulated customer's pending timers."""
