@@ -35,7 +35,7 @@ import threading
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from types import FrameType
-from typing import Final
+from typing import Any, Final
 
 from smartpos._documents import mask_documento
 
@@ -220,7 +220,31 @@ class _Heartbeat:
                             self.lost.add(claim.event_id)
 
 
-class Worker:
+class _WorkerBase:
+    """What both workers share: their settings, identity and stop flag."""
+
+    def __init__(self, store: Store, handler: Callable[[Event], object], **options: Any) -> None:
+        if not callable(handler):
+            raise ValueError("handler must be callable")
+        self._settings = _Settings(store, **options)
+        self._handler = handler
+        self._stopping = threading.Event()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._settings.store!r}, owner={self._settings.owner!r})"
+
+    @property
+    def owner(self) -> str:
+        """The name this worker's claims are held under."""
+        return self._settings.owner
+
+    @property
+    def stopping(self) -> bool:
+        """``True`` once ``stop()`` was called."""
+        return self._stopping.is_set()
+
+
+class Worker(_WorkerBase):
     """Process stored events with a synchronous handler, at least once, in ``criado_em`` order.
 
     Args:
@@ -257,13 +281,12 @@ class Worker:
         heartbeat: float | None = None,
         install_signal_handlers: bool = False,
     ) -> None:
-        if not callable(handler):
-            raise ValueError("handler must be callable")
-        if _is_async(handler):
+        if callable(handler) and _is_async(handler):
             # Called here it would only build a coroutine: the event would be acked unhandled.
             raise ValueError("handler is an async function: use AsyncWorker")
-        self._settings = _Settings(
+        super().__init__(
             store,
+            handler,
             owner=owner,
             lease=lease,
             batch=batch,
@@ -272,22 +295,7 @@ class Worker:
             poll_interval=poll_interval,
             heartbeat=heartbeat,
         )
-        self._handler = handler
         self._install_signal_handlers = install_signal_handlers
-        self._stopping = threading.Event()
-
-    def __repr__(self) -> str:
-        return f"Worker({self._settings.store!r}, owner={self._settings.owner!r})"
-
-    @property
-    def owner(self) -> str:
-        """The name this worker's claims are held under."""
-        return self._settings.owner
-
-    @property
-    def stopping(self) -> bool:
-        """``True`` once ``stop()`` was called."""
-        return self._stopping.is_set()
 
     def stop(self) -> None:
         """Stop gracefully: finish the event being handled, give back the rest, claim no more.
@@ -404,7 +412,7 @@ class Worker:
         return restore
 
 
-class AsyncWorker:
+class AsyncWorker(_WorkerBase):
     """``Worker`` for an ``async def`` handler; store calls run in a worker thread.
 
     Same arguments and behaviour as :class:`Worker` (``stop()``, ``run_once()``, ``run()``),
@@ -425,10 +433,9 @@ class AsyncWorker:
         poll_interval: float = 1.0,
         heartbeat: float | None = None,
     ) -> None:
-        if not callable(handler):
-            raise ValueError("handler must be callable")
-        self._settings = _Settings(
+        super().__init__(
             store,
+            handler,
             owner=owner,
             lease=lease,
             batch=batch,
@@ -437,22 +444,7 @@ class AsyncWorker:
             poll_interval=poll_interval,
             heartbeat=heartbeat,
         )
-        self._handler = handler
-        self._stopping = threading.Event()
         self._wakeup: asyncio.Event | None = None
-
-    def __repr__(self) -> str:
-        return f"AsyncWorker({self._settings.store!r}, owner={self._settings.owner!r})"
-
-    @property
-    def owner(self) -> str:
-        """The name this worker's claims are held under."""
-        return self._settings.owner
-
-    @property
-    def stopping(self) -> bool:
-        """``True`` once ``stop()`` was called."""
-        return self._stopping.is_set()
 
     def stop(self) -> None:
         """Stop gracefully (see :meth:`Worker.stop`); call it from the worker's event loop."""
