@@ -1,11 +1,14 @@
-"""Run the ``smartpos`` command as a subprocess, in the foreground or in the background.
+"""Run the ``smartpos`` command in this process, or as a subprocess in the foreground or background.
 
-Every process is started here with ``python -m smartpos`` and a bounded timeout, and is stopped
-through the PID it was started with (SIGTERM, then SIGKILL if it does not stop in time).
+:func:`invoke` calls ``smartpos.cli.main(argv)`` with its own stdin, stdout and stderr: fast,
+and what most tests need. Every process is started here with ``python -m smartpos`` (or another
+module) and a bounded timeout, and is stopped through the PID it was started with (SIGTERM,
+then SIGKILL if it does not stop in time).
 """
 
 from __future__ import annotations
 
+import io
 import os
 import queue
 import re
@@ -16,7 +19,17 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-__all__ = ["REPO", "TIMEOUT", "URL", "Background", "Starter", "cli_env", "run_cli"]
+__all__ = [
+    "REPO",
+    "TIMEOUT",
+    "URL",
+    "Background",
+    "Invoked",
+    "Starter",
+    "cli_env",
+    "invoke",
+    "run_cli",
+]
 
 REPO = Path(__file__).resolve().parents[2]
 TIMEOUT = 60.0
@@ -61,12 +74,59 @@ def run_cli(
     )
 
 
+class Invoked:
+    """What an in-process run of the command did: its exit status and its output as text."""
+
+    def __init__(self, returncode: int, stdout: bytes, stderr: bytes) -> None:
+        self.returncode = returncode
+        self.stdout_bytes = stdout
+        self.stdout = stdout.decode("utf-8", "replace")
+        self.stderr = stderr.decode("utf-8", "replace")
+
+    def __repr__(self) -> str:
+        return f"Invoked({self.returncode}, stdout={self.stdout!r}, stderr={self.stderr!r})"
+
+
+def invoke(*args: str, stdin: bytes = b"") -> Invoked:
+    """Run ``smartpos ARGS`` through ``smartpos.cli.main`` in this process.
+
+    stdin, stdout and stderr are replaced for the call (byte streams underneath, like a pipe:
+    not a terminal, so no colour). The environment and the current directory are the test's
+    (set them with ``monkeypatch``).
+    """
+    from smartpos.cli import main
+
+    out, err = io.BytesIO(), io.BytesIO()
+    # Held here until the values are read: a wrapper that is collected closes its buffer.
+    wrappers = (
+        io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8"),
+        io.TextIOWrapper(out, encoding="utf-8", write_through=True),
+        io.TextIOWrapper(err, encoding="utf-8", write_through=True),
+    )
+    streams = (sys.stdin, sys.stdout, sys.stderr)
+    sys.stdin, sys.stdout, sys.stderr = wrappers
+    try:
+        code = main(list(args))
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = streams
+    result = Invoked(code, out.getvalue(), err.getvalue())
+    for wrapper in wrappers:
+        wrapper.detach()
+    return result
+
+
 class Background:
     """A ``smartpos`` command running in the background, its output read line by line."""
 
-    def __init__(self, args: Sequence[str], env: Mapping[str, str], cwd: Path | None) -> None:
+    def __init__(
+        self,
+        args: Sequence[str],
+        env: Mapping[str, str],
+        cwd: Path | None,
+        module: str = "smartpos",
+    ) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "smartpos", *args],
+            [sys.executable, "-m", module, *args],
             env=dict(env),
             cwd=cwd,
             stdout=subprocess.PIPE,
@@ -148,9 +208,13 @@ class Starter:
         self.started: list[Background] = []
 
     def __call__(
-        self, *args: str, env: Mapping[str, str] | None = None, cwd: Path | None = None
+        self,
+        *args: str,
+        env: Mapping[str, str] | None = None,
+        cwd: Path | None = None,
+        module: str = "smartpos",
     ) -> Background:
-        """Start ``python -m smartpos ARGS`` in the background."""
-        proc = Background(args, env if env is not None else cli_env(), cwd)
+        """Start ``python -m smartpos ARGS`` (or another module) in the background."""
+        proc = Background(args, env if env is not None else cli_env(), cwd, module)
         self.started.append(proc)
         return proc

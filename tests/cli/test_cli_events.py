@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from cli_helpers import cli_env, run_cli
 
+from smartpos.cli._output import mask_documents
 from smartpos.cli._samples import new_event_id, sample
 from smartpos.webhooks import EventState, SQLiteStore, parse_event
 
@@ -81,12 +82,16 @@ def test_show_text_masks_the_document(inbox: tuple[Path, dict[str, str]]) -> Non
 
 
 def test_show_json_is_the_stored_record(inbox: tuple[Path, dict[str, str]]) -> None:
-    """``events show --json`` gives the record with the envelope exactly as stored."""
+    """``events show --json`` gives the record, the envelope as stored but its document masked."""
     path, ids = inbox
     result = run_cli("events", "show", ids["pending"], "--store", str(path), "--json")
     record = json.loads(result.stdout)
     assert record["state"] == "pending"
-    assert record["raw"] == sample("smartpos.identificado", ids["pending"])
+    assert record["store"] == str(path.resolve())
+    stored = sample("smartpos.identificado", ids["pending"])
+    assert record["raw"] == mask_documents(stored)
+    assert record["raw"]["dados"]["documentoCliente"] == "529.***.***-25"
+    assert "52998224725" not in result.stdout
 
 
 def test_requeue_dead_event(inbox: tuple[Path, dict[str, str]]) -> None:

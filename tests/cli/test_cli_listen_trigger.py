@@ -15,6 +15,7 @@ import httpx
 import pytest
 from cli_helpers import URL, Starter, run_cli
 
+from smartpos.cli._samples import sample
 from smartpos.webhooks import EventState, SQLiteStore
 
 pytestmark = pytest.mark.slow
@@ -72,7 +73,7 @@ def test_listen_prints_each_kind_and_marks_a_resend_duplicate(
         record = inbox.get(str(first["id"]))
     assert record is not None
     assert record.state is EventState.PENDING
-    assert record.raw == first["event"]
+    assert record.raw == sample("pagamento.aprovado", str(first["id"]))
 
 
 def test_resend_with_other_content_is_a_conflict(tmp_path: Path, background: Starter) -> None:
@@ -120,6 +121,7 @@ def test_listen_json_lines(tmp_path: Path, background: Starter) -> None:
     assert delivery["tipo"] == "smartpos.identificado"
     assert (delivery["status_code"], delivery["duplicate"]) == (200, False)
     assert delivery["event"] == sent["event"]
+    assert delivery["event"]["dados"]["documentoCliente"] == "529.***.***-25"
     proc.stop()
     assert json.loads(proc.lines[-1]) == {
         "stopped": True,
@@ -149,7 +151,7 @@ def test_listen_forwards_every_delivery(tmp_path: Path, background: Starter) -> 
     with SQLiteStore(tmp_path / "target.sqlite3") as inbox:
         record = inbox.get(str(sent["id"]))
     assert record is not None
-    assert record.raw == sent["event"]
+    assert record.raw == sample("pagamento.recusado", str(sent["id"]))
 
 
 def test_listen_stops_on_sigint(tmp_path: Path, background: Starter) -> None:
@@ -239,7 +241,7 @@ def test_trigger_sends_extra_headers_and_json(recorder: Recorder) -> None:
     [(headers, body)] = recorder.requests
     assert headers["x-segredo"] == "abc"
     assert headers["content-type"] == "application/json"
-    assert json.loads(body) == ok["event"]
+    assert json.loads(body) == sample("pagamento.aprovado", str(ok["id"]))
 
 
 def test_forward_keeps_the_headers(tmp_path: Path, background: Starter, recorder: Recorder) -> None:
@@ -249,4 +251,4 @@ def test_forward_keeps_the_headers(tmp_path: Path, background: Starter, recorder
     proc.wait_for("forwarded to")
     [(headers, body)] = recorder.requests
     assert headers["x-segredo"] == "abc"
-    assert json.loads(body) == sent["event"]
+    assert json.loads(body) == sample("impressao.concluida", str(sent["id"]))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any, Final
@@ -24,6 +25,8 @@ __all__ = [
     "DEFAULT_STORE",
     "TIPOS",
     "build_parser",
+    "cli_option",
+    "cli_words",
     "run",
 ]
 
@@ -43,6 +46,77 @@ TIPOS: Final = (
     "impressao.concluida",
     "impressao.falhou",
 )
+
+# What the user typed for each wire field (ValidationError.campo, APIError.campo), per command:
+# errors name these, never the Python arguments of the SDK the command calls.
+_DOC: Final = {"documentoCliente": "DOC"}
+_OPTIONS: Final[dict[str, dict[str, str]]] = {
+    "_service:referencia": {"referencia": "--suffix"},
+    "_service:qrcode": {**_DOC, "referencia": "--referencia"},
+    "_service:terminals": _DOC,
+    "_service:pay": {
+        **_DOC,
+        "valorCentavos": "VALOR_CENTAVOS",
+        "smartposId": "--smartpos-id",
+        "referencia": "--referencia",
+        "formaPagamento": "--forma",
+        "parcelas": "--parcelas",
+        "parcelamento": "--parcelamento",
+        "modoExecucao": "--manual",
+        "comanda.identificacao": "--comanda",
+        "comanda.itens": "--item",
+        "comanda.endereco": "--endereco",
+        "comanda": "--comanda",
+        "comprovante": "--imprimir-cliente/--imprimir-loja",
+    },
+    "_service:refund": {
+        **_DOC,
+        "smartposId": "SMARTPOS_ID",
+        "valorCentavos": "VALOR_CENTAVOS",
+        "referencia": "--referencia",
+        "pagamentoOriginal.codigoAutorizacao": "--codigo-autorizacao",
+        "pagamentoOriginal.numeroTransacao": "--numero-transacao",
+        "pagamentoOriginal.dadosFinalizacao": "--dados-finalizacao",
+        "pagamentoOriginal.tipoPagamento": "--tipo-pagamento",
+        "pagamentoOriginal": "--codigo-autorizacao",
+    },
+    "refund --event": {
+        "documentoCliente": "--event (its dados.documentoCliente)",
+        "smartposId": "--event (its dados.smartposId)",
+        "valorCentavos": "--valor-centavos",
+        "referencia": "--referencia",
+        "pagamentoOriginal.codigoAutorizacao": "--event (its dados.autorizacao.codigo)",
+        "pagamentoOriginal.numeroTransacao": "--event (its dados.autorizacao.numeroTransacao)",
+        "pagamentoOriginal.dadosFinalizacao": "--event (its dados.autorizacao.dadosFinalizacao)",
+        "pagamentoOriginal.tipoPagamento": "--event (its dados.autorizacao.tipoPagamento)",
+        "pagamentoOriginal": "--event",
+    },
+    "_service:print_job": {
+        **_DOC,
+        "smartposId": "SMARTPOS_ID",
+        "referencia": "--referencia",
+        "conteudo.base64": "FILE",
+        "conteudo": "FILE",
+    },
+}
+_BOOLEAN_OPTIONS: Final = frozenset({"--manual"})
+# Phrases of the SDK's messages that only make sense in Python, and what the command says.
+_PYTHON_PHRASES: Final = (
+    (r"comanda=smartpos\.Comanda\([^)]*\)", "--comanda LABEL"),
+    (
+        r"use smartpos\.new_referencia\(\)(, or build the client with "
+        r"strict_referencia=False for a legacy system)?",
+        "leave --referencia out (a new one is made), or make one with 'smartpos referencia'",
+    ),
+    (
+        r"use refunds\.create with (the authorization data|the terminal that executed the "
+        r"payment)",
+        "refund with DOC SMARTPOS_ID VALOR_CENTAVOS and the authorization options instead of "
+        "--event",
+    ),
+    (r"(refunds\.)?create_for", "refund --event"),
+)
+
 
 _EXIT_STATUSES = """\
 exit status:
@@ -354,9 +428,9 @@ def build_parser() -> argparse.ArgumentParser:
             "  smartpos refund --event aprovado.json\n"
             "  smartpos refund --event aprovado.json --valor-centavos 500\n"
             "  smartpos events show EVENT_ID --json | smartpos refund --event -\n"
-            "  smartpos refund 52998224725 SP-SANDBOX-1 1990 --codigo-autorizacao A1B2C3 \\\n"
-            "      --numero-transacao 000123456789 --dados-finalizacao 'xyz' \\\n"
-            "      --tipo-pagamento CREDITO"
+            "  smartpos refund 52998224725 SP-SANDBOX-1 1990 --codigo-autorizacao 77FF4Y \\\n"
+            "      --numero-transacao 700725970931 \\\n"
+            "      --dados-finalizacao '634431|T2D71H4T3C29|0984' --tipo-pagamento CREDITO"
         ),
         parents=[json_parent, service],
     )
@@ -590,17 +664,92 @@ def run(argv: Sequence[str] | None = None) -> int:
         return _report(exc, args, out)
 
 
+def _options(args: argparse.Namespace) -> dict[str, str]:
+    """The wire field -> option table of the command that ran (see ``_OPTIONS``)."""
+    if args.handler == "_service:refund" and getattr(args, "event", None) is not None:
+        options = _OPTIONS["refund --event"]
+    else:
+        options = _OPTIONS.get(args.handler, {})
+    if hasattr(args, "api_key"):  # the client's own settings, in ConfigurationError messages
+        options = {**options, "apiKey": "--api-key", "baseUrl": "--base-url"}
+    return options
+
+
+def cli_option(args: argparse.Namespace, campo: str | None) -> str | None:
+    """Name what the user typed for a wire field: ``valorCentavos`` -> ``--valor-centavos``.
+
+    Args:
+        args: The parsed command line (its handler, and ``event`` for ``refund``).
+        campo: A wire field, possibly nested (``comanda.itens[0].titulo``).
+
+    Returns:
+        The option or positional argument, or ``None`` when the command has none for it.
+    """
+    if not campo:
+        return None
+    options = _options(args)
+    parts = re.split(r"(?=[.\[])", campo)  # comanda, .itens, [0], .titulo
+    for size in range(len(parts), 0, -1):
+        option = options.get("".join(parts[:size]))
+        if option is not None:
+            return option
+    return None
+
+
+def _snake(campo: str) -> str:
+    last = campo.rsplit(".", 1)[-1]
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", last).lower()
+
+
+def cli_words(args: argparse.Namespace, text: str) -> str:
+    """Rewrite what an SDK message says in Python into what the command takes.
+
+    ``send parcelas=1`` becomes ``send --parcelas 1``, ``needs smartpos_id`` becomes ``needs
+    --smartpos-id``, ``comanda=smartpos.Comanda(...)`` becomes ``--comanda LABEL``. Wire names
+    (``valorCentavos``) are the service's vocabulary and stay.
+
+    Args:
+        args: The parsed command line.
+        text: An SDK message.
+
+    Returns:
+        The message in the command's terms.
+    """
+    for pattern, replacement in _PYTHON_PHRASES:
+        text = re.sub(pattern, replacement, text)
+    for campo, option in _options(args).items():
+        name = _snake(campo)
+
+        def swap(match: re.Match[str], option: str = option) -> str:
+            value = match.group(1)
+            if value is None or option in _BOOLEAN_OPTIONS or not option.startswith("--"):
+                return option
+            return f"{option} {value.strip(chr(39) + chr(34))}"
+
+        value_part = r"(?:=('[^']*'|\"[^\"]*\"|[^\s,;:)]+))"
+        # A name with an underscore is Python's; a plain word (parcelas) only in `name=value`.
+        quantifier = "?" if "_" in name else ""
+        text = re.sub(rf"(?<![\w.-])\b{re.escape(name)}\b{value_part}{quantifier}", swap, text)
+    return text
+
+
 def _report(exc: Exception, args: argparse.Namespace, out: Output) -> int:
-    """Print an exception the way a user can act on, and return its exit status."""
+    """Print an exception the way a user can act on, and return its exit status.
+
+    JSON error keys are spelled like the success output (``request_id``, ``last_error``);
+    text shows them with spaces.
+    """
     from smartpos import _errors as errors
 
     base_url = getattr(args, "base_url", None) or os.environ.get("SMARTPOS_BASE_URL") or "?"
     terminal_op = bool(args.terminal_op)
+    # Only the commands with service options send anything (referencia never does).
+    sends = hasattr(args, "api_key")
     if isinstance(exc, errors.OutcomeUnknownError):
         out.error(
             f"the outcome of referencia {exc.referencia} is unknown: the service may have "
             "accepted it",
-            details={"referencia": exc.referencia, "last error": _short(exc.last_error)},
+            details={"referencia": exc.referencia, "last_error": _short(exc.last_error)},
             hint=(
                 "do NOT retry with a new referencia (that may charge or print twice). Wait "
                 f"for the webhook event whose dados.referencia is {exc.referencia}."
@@ -608,32 +757,47 @@ def _report(exc: Exception, args: argparse.Namespace, out: Output) -> int:
         )
         return EXIT_UNKNOWN
     if isinstance(exc, errors.APIError):
+        option = cli_option(args, exc.campo)
         out.error(
             f"the service refused the request (HTTP {exc.status_code})",
             details={
+                "status_code": exc.status_code if out.json else None,
                 "codigo": exc.codigo,
                 "mensagem": exc.mensagem,
                 "acao": exc.acao,
                 "campo": exc.campo,
-                "request id": exc.request_id,
+                "option": option,
+                "request_id": exc.request_id,
             },
             hint=(
-                "fix what acao says; a new attempt needs a new referencia."
+                (f"fix {option} as acao says" if option else "fix what acao says")
+                + "; a new attempt needs a new referencia."
                 if terminal_op
                 else (exc.acao or "check the arguments and the API key.")
             ),
         )
         return EXIT_ERROR
     if isinstance(exc, errors.ValidationError):
+        option = cli_option(args, exc.campo)
+        mensagem = cli_words(args, exc.mensagem)
+        if sends:
+            message = "refused locally before sending: nothing was sent"
+        else:
+            message = f"{option or 'an argument'} is not valid"
         out.error(
-            "refused locally before sending: nothing was sent",
-            details={"codigo": exc.codigo, "campo": exc.campo, "mensagem": exc.mensagem},
-            hint="fix the argument and run the command again.",
+            message,
+            details={
+                "codigo": exc.codigo,
+                "campo": exc.campo if out.json else None,
+                "option": option,
+                "mensagem": mensagem,
+            },
+            hint=f"fix {option or 'the argument'} and run the command again.",
         )
         return EXIT_ERROR
     if isinstance(exc, errors.ConfigurationError):
         out.error(
-            str(exc),
+            cli_words(args, str(exc)),
             hint=(
                 "set SMARTPOS_API_KEY and SMARTPOS_BASE_URL, or pass --api-key and --base-url. "
                 "To try things out, run 'smartpos sandbox' in another terminal."

@@ -1,9 +1,10 @@
 """``smartpos events list|show|requeue``: look into an SQLite inbox file and requeue events.
 
 Each action goes through :class:`~smartpos.webhooks.SQLiteStore`'s own ``list``, ``get`` and
-``requeue``. ``list`` first checks through a read-only connection that the file holds an inbox
-table: opening a store on any other SQLite file would create one in it, and ``list`` never
-writes to the file.
+``requeue``, after checking through a read-only connection that the file holds an inbox table:
+opening a store on any other SQLite file would create one in it. What is printed, text or
+``--json``, has ``documentoCliente`` masked; ``--json`` records carry the inbox's path, so
+``smartpos refund --event -`` can read the full envelope back from it.
 """
 
 from __future__ import annotations
@@ -11,16 +12,16 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sqlite3
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._output import EXIT_ERROR, EXIT_OK, CommandError, Output, mask
+from ._output import EXIT_ERROR, EXIT_OK, CommandError, Output, mask_documents
 
 if TYPE_CHECKING:
     from smartpos.webhooks import SQLiteStore, StoredEvent
 
-__all__ = ["list_events", "record_data", "run"]
+__all__ = ["check_inbox", "list_events", "open_inbox", "record_data", "run"]
 
 
 def _existing(path: str) -> Path:
@@ -34,11 +35,52 @@ def _existing(path: str) -> Path:
     return file
 
 
+def check_inbox(path: str) -> None:
+    """Check, read-only, that ``path`` is an existing SQLite inbox file.
+
+    Opening a store on any other SQLite file would create the inbox table in it: commands
+    that only read call this first, so that a wrong path never modifies a file.
+
+    Args:
+        path: The SQLite inbox file.
+
+    Raises:
+        CommandError: The file is missing or not an inbox.
+    """
+    file = _existing(path)
+    try:
+        conn = sqlite3.connect(f"{file.resolve().as_uri()}?mode=ro", uri=True, timeout=5.0)
+    except sqlite3.Error as exc:
+        raise CommandError(f"cannot open {path}: {exc}") from exc
+    try:
+        # The table named in docs/stores.md; SQLiteStore would create it in any other file.
+        conn.execute("SELECT seq FROM smartpos_inbox LIMIT 0")
+    except sqlite3.Error as exc:
+        raise CommandError(
+            f"{path} is not a smartpos inbox: {exc}", hint="pass the right file with --store."
+        ) from exc
+    finally:
+        conn.close()
+
+
 @contextlib.contextmanager
-def _store(path: str) -> Iterator[SQLiteStore]:
+def open_inbox(path: str) -> Iterator[SQLiteStore]:
+    """Open an existing inbox file as an :class:`~smartpos.webhooks.SQLiteStore`.
+
+    The file is checked read-only first (:func:`check_inbox`): a wrong path is never modified.
+
+    Args:
+        path: The SQLite inbox file.
+
+    Yields:
+        The store, closed afterwards.
+
+    Raises:
+        CommandError: The file is missing or the store cannot open it.
+    """
     from smartpos.webhooks import SQLiteStore, StoreError
 
-    _existing(path)
+    check_inbox(path)
     try:
         store = SQLiteStore(path)
     except StoreError as exc:
@@ -63,29 +105,20 @@ def list_events(path: str, *, state: str | None, limit: int) -> list[StoredEvent
     """
     from smartpos.webhooks import EventState
 
-    file = _existing(path)
-    try:
-        conn = sqlite3.connect(f"{file.resolve().as_uri()}?mode=ro", uri=True, timeout=5.0)
-    except sqlite3.Error as exc:
-        raise CommandError(f"cannot open {path}: {exc}") from exc
-    try:
-        # The table named in docs/stores.md; SQLiteStore would create it in any other file.
-        conn.execute("SELECT seq FROM smartpos_inbox LIMIT 0")
-    except sqlite3.Error as exc:
-        raise CommandError(
-            f"{path} is not a smartpos inbox: {exc}", hint="pass the right file with --store."
-        ) from exc
-    finally:
-        conn.close()
-    with _store(path) as store:
+    with open_inbox(path) as store:
         return store.list(state=None if state is None else EventState(state), limit=limit)
 
 
-def record_data(record: StoredEvent) -> dict[str, Any]:
-    """Return a stored record as JSON-ready data, the envelope under ``raw``.
+def record_data(record: StoredEvent, store: str) -> dict[str, Any]:
+    """Return a stored record as JSON-ready data, the envelope under ``raw``, document masked.
+
+    ``store`` (the inbox file's absolute path) and ``id`` let ``smartpos refund --event -``
+    read the full envelope back from the inbox: the printed one has ``documentoCliente``
+    masked, like everything the command prints.
 
     Args:
         record: The stored event.
+        store: The inbox file it was read from.
 
     Returns:
         Its fields (times as ISO 8601).
@@ -102,7 +135,8 @@ def record_data(record: StoredEvent) -> dict[str, Any]:
         "owner": record.owner,
         "lease_expires_at": record.lease_expires_at,
         "last_error": record.last_error,
-        "raw": dict(record.raw),
+        "store": str(Path(store).resolve()),
+        "raw": mask_documents(dict(record.raw)),
     }
 
 
@@ -116,7 +150,7 @@ def _state(out: Output, state: str) -> str:
 def _list(args: argparse.Namespace, out: Output) -> int:
     records = list_events(args.store, state=args.state, limit=args.limit)
     if out.json:
-        out.data([record_data(r) for r in records])
+        out.data([record_data(r, args.store) for r in records])
         return EXIT_OK
     if not records:
         out.line(f"no {args.state + ' ' if args.state else ''}events in {args.store}")
@@ -133,19 +167,10 @@ def _list(args: argparse.Namespace, out: Output) -> int:
     return EXIT_OK
 
 
-def _masked(raw: Mapping[str, Any]) -> dict[str, Any]:
-    """A copy of an envelope with ``dados.documentoCliente`` masked, for display."""
-    copy = dict(raw)
-    dados = copy.get("dados")
-    if isinstance(dados, Mapping) and "documentoCliente" in dados:
-        copy["dados"] = {**dados, "documentoCliente": mask(dados["documentoCliente"])}
-    return copy
-
-
 def _show(args: argparse.Namespace, out: Output) -> int:
     import json
 
-    with _store(args.store) as store:
+    with open_inbox(args.store) as store:
         record = store.get(args.event_id)
     if record is None:
         raise CommandError(
@@ -153,7 +178,7 @@ def _show(args: argparse.Namespace, out: Output) -> int:
             hint="list the ids with 'smartpos events list'.",
         )
     if out.json:
-        out.data(record_data(record))
+        out.data(record_data(record, args.store))
         return EXIT_OK
     out.event(record.raw)
     values: dict[str, object] = {
@@ -172,14 +197,14 @@ def _show(args: argparse.Namespace, out: Output) -> int:
     if record.last_error:
         values["last error"] = record.last_error
     out.fields(values)
-    out.line("  envelope (document masked; --json shows it as stored):")
-    for line in json.dumps(_masked(record.raw), ensure_ascii=False, indent=2).splitlines():
+    out.line("  envelope (document masked):")
+    for line in json.dumps(mask_documents(record.raw), ensure_ascii=False, indent=2).splitlines():
         out.line("    " + line)
     return EXIT_OK
 
 
 def _requeue(args: argparse.Namespace, out: Output) -> int:
-    with _store(args.store) as store:
+    with open_inbox(args.store) as store:
         done = store.requeue(args.event_id)
         record = store.get(args.event_id)
     if out.json:

@@ -17,13 +17,13 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from ._http import Delivery, serve_receiver
-from ._output import EXIT_OK, CommandError, Output
+from ._output import EXIT_OK, EXIT_USAGE, CommandError, Output, mask_documents
 from ._sandbox import stop_on_signals
 
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ["Forwarder", "print_delivery", "run"]
+__all__ = ["Forwarder", "check_forward_url", "delivery_data", "print_delivery", "run"]
 
 # Headers that describe one hop and must not be copied to the next one.
 _HOP_BY_HOP: Final = frozenset(
@@ -42,7 +42,8 @@ def delivery_data(delivery: Delivery) -> dict[str, Any]:
         delivery: The answered delivery.
 
     Returns:
-        ``status_code``, ``duplicate``, ``conflict``, ``id``, ``tipo``, ``error``, ``event``.
+        ``status_code``, ``duplicate``, ``conflict``, ``id``, ``tipo``, ``error``, ``event``
+        (the envelope, ``documentoCliente`` masked).
     """
     from smartpos.webhooks import PutResult
 
@@ -56,7 +57,7 @@ def delivery_data(delivery: Delivery) -> dict[str, Any]:
         "id": envelope.id if envelope else None,
         "tipo": envelope.tipo if envelope else None,
         "error": receipt.error,
-        "event": dict(envelope.raw) if envelope else None,
+        "event": mask_documents(dict(envelope.raw)) if envelope else None,
     }
 
 
@@ -150,6 +151,32 @@ class Forwarder:
             out.line(f"    forward to {self.url} failed: {out.style(str(error), 'red')}")
 
 
+def check_forward_url(url: str) -> None:
+    """Refuse, before the receiver starts, a ``--forward-to`` that no delivery could reach.
+
+    Args:
+        url: The ``--forward-to`` value.
+
+    Raises:
+        CommandError: Not an absolute http(s) URL with a host (a usage error, exit 2).
+    """
+    import httpx
+
+    hint = "give an absolute http(s) URL, e.g. --forward-to http://127.0.0.1:8000/webhooks"
+    try:
+        parsed = httpx.URL(url)
+    except (httpx.InvalidURL, TypeError, ValueError) as exc:
+        raise CommandError(
+            f"--forward-to {url!r} is not a URL: {exc}", hint=hint, code=EXIT_USAGE
+        ) from exc
+    if parsed.scheme not in ("http", "https") or not parsed.host:
+        raise CommandError(
+            f"--forward-to must be an http(s) URL with a host, not {url!r}",
+            hint=hint,
+            code=EXIT_USAGE,
+        )
+
+
 def run(args: argparse.Namespace, out: Output) -> int:
     """Serve the receiver until Ctrl-C or SIGTERM, printing every delivery.
 
@@ -161,10 +188,13 @@ def run(args: argparse.Namespace, out: Output) -> int:
         0 after a clean stop.
 
     Raises:
-        CommandError: The inbox cannot be opened or the address cannot be bound.
+        CommandError: A bad ``--forward-to`` URL (exit 2, before anything starts), the inbox
+            cannot be opened or the address cannot be bound.
     """
     from smartpos.webhooks import SQLiteStore, StoreError, WebhookReceiver
 
+    if args.forward_to is not None:
+        check_forward_url(args.forward_to)
     try:
         store = SQLiteStore(args.store)
     except StoreError as exc:

@@ -26,7 +26,9 @@ __all__ = [
     "Output",
     "describe_event",
     "format_centavos",
+    "is_masked",
     "mask",
+    "mask_documents",
     "to_jsonable",
     "use_colour",
 ]
@@ -106,6 +108,33 @@ def mask(documento: object) -> str:
     from smartpos._documents import mask_documento
 
     return mask_documento(documento)
+
+
+def mask_documents(value: Any) -> Any:
+    """Return a copy of JSON-like data with every ``documentoCliente`` masked, at any depth.
+
+    What the command prints (text or ``--json``) goes through this: an envelope, an inbox
+    record, a delivery. Only the data printed is masked; stores and requests keep the document.
+
+    Args:
+        value: Dicts, lists and scalars, nested freely.
+
+    Returns:
+        The same shape, each ``documentoCliente`` value replaced by its mask.
+    """
+    if isinstance(value, Mapping):
+        return {
+            k: mask(v) if k == "documentoCliente" and v is not None else mask_documents(v)
+            for k, v in value.items()
+        }
+    if isinstance(value, (list, tuple)):
+        return [mask_documents(v) for v in value]
+    return value
+
+
+def is_masked(documento: object) -> bool:
+    """Tell whether a document was masked for display (``529.***.***-25``): it cannot be sent."""
+    return isinstance(documento, str) and "*" in documento
 
 
 def format_centavos(valor: object) -> str:
@@ -324,7 +353,9 @@ class Output:
         Args:
             message: What happened.
             hint: What to do about it.
-            details: Label -> value lines (codigo, mensagem, acao...), or ``None``.
+            details: Key -> value (codigo, mensagem, acao, request_id...), or ``None``. Keys
+                are snake_case, the spelling of the JSON success output; text shows
+                ``request_id`` as ``request id``. ``None`` values are left out of text.
         """
         if self.json:
             payload: dict[str, Any] = {"message": message}
@@ -336,9 +367,10 @@ class Output:
             self._write(self.stderr, text + "\n")
             return
         lines = [self.style("error:", "bold", "red", err=True) + " " + message]
-        if details:
-            width = max(len(str(k)) for k in details)
-            lines += [f"  {str(k).ljust(width)}  {v}" for k, v in details.items() if v is not None]
+        shown = {k.replace("_", " "): v for k, v in (details or {}).items() if v is not None}
+        if shown:
+            width = max(len(k) for k in shown)
+            lines += [f"  {k.ljust(width)}  {v}" for k, v in shown.items()]
         if hint:
             lines.append(self.style("what to do:", "bold", err=True) + " " + hint)
         self._write(self.stderr, "\n".join(lines) + "\n")

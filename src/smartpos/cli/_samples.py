@@ -21,7 +21,7 @@ import uuid
 from typing import Any, Final
 
 from ._app import TIPOS
-from ._output import EXIT_ERROR, EXIT_OK, CommandError, Output
+from ._output import EXIT_ERROR, EXIT_OK, CommandError, Output, mask_documents
 
 __all__ = ["SAMPLE_DOCUMENTO", "SAMPLE_SMARTPOS_ID", "TIPOS", "new_event_id", "sample", "trigger"]
 
@@ -246,7 +246,7 @@ def trigger(args: argparse.Namespace, out: Output) -> int:
                 "status_code": response.status_code,
                 "duplicate": duplicate,
                 "response": answer,
-                "event": envelope,
+                "event": mask_documents(envelope),
             }
         )
     else:

@@ -9,7 +9,7 @@ import threading
 from collections.abc import Iterator
 from types import FrameType
 
-from ._output import EXIT_OK, CommandError, Output
+from ._output import EXIT_OK, EXIT_USAGE, CommandError, Output
 
 __all__ = ["run", "stop_on_signals"]
 
@@ -56,9 +56,17 @@ def run(args: argparse.Namespace, out: Output) -> int:
 
     stop = threading.Event()
     sandbox = Sandbox(seed=args.seed)
-    try:
-        if args.webhook:
+    if args.webhook:
+        try:
             sandbox.set_webhook(args.webhook)
+        except (ValueError, TypeError) as exc:
+            sandbox.close()
+            raise CommandError(
+                f"--webhook: {exc}",
+                hint="give a loopback http URL, e.g. --webhook http://127.0.0.1:8766/",
+                code=EXIT_USAGE,
+            ) from exc
+    try:
         server = sandbox.serve(args.host, args.port)
         with stop_on_signals(stop), sandbox, server as base_url:
             if out.json:

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._output import EXIT_OK, CommandError, Output
+from ._output import EXIT_OK, CommandError, Output, is_masked, mask_documents
 
 if TYPE_CHECKING:
     from smartpos import Acceptance, Client, QRCode
@@ -232,8 +232,48 @@ def pay(args: argparse.Namespace, out: Output) -> int:
     return EXIT_OK
 
 
+def _envelope_from_record(path: str, record: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The envelope of an inbox record printed by ``smartpos events show/list --json``.
+
+    The record's ``raw`` has ``documentoCliente`` masked (everything the command prints has),
+    and a refund needs the real document: the envelope is read back from the inbox file the
+    record names (``store``) by its ``id``, and must match the printed one.
+    """
+    from ._events import open_inbox
+
+    printed: Mapping[str, Any] = record["raw"]
+    dados = printed.get("dados")
+    if not (isinstance(dados, Mapping) and is_masked(dados.get("documentoCliente"))):
+        return printed  # an unmasked envelope: use it as it is
+    event_id, store = record.get("id"), record.get("store")
+    if not isinstance(event_id, str) or not isinstance(store, str):
+        raise CommandError(
+            f"{path} is an inbox record whose documentoCliente is masked, without the inbox "
+            "it came from (store) and its id",
+            hint="pipe it straight from 'smartpos events show ID --json', or pass the "
+            "pagamento.aprovado envelope as received.",
+        )
+    with open_inbox(store) as inbox:
+        stored = inbox.get(event_id)
+    if stored is None:
+        raise CommandError(
+            f"no event {event_id} in {store}, the inbox named in {path}",
+            hint="list the ids with 'smartpos events list --store PATH'.",
+        )
+    if mask_documents(dict(stored.raw)) != mask_documents(dict(printed)):
+        raise CommandError(
+            f"the event {event_id} in {store} differs from the one in {path}",
+            hint="pipe it straight from 'smartpos events show ID --json'.",
+        )
+    return stored.raw
+
+
 def _event_from_file(path: str) -> Any:
-    """Read a ``pagamento.aprovado`` event from a JSON file (or stdin for ``-``)."""
+    """Read a ``pagamento.aprovado`` event from a JSON file (or stdin for ``-``).
+
+    The file holds the envelope as received, or the inbox record ``smartpos events show ID
+    --json`` prints (the envelope under ``raw``, read back from its inbox for the document).
+    """
     from smartpos.webhooks import InvalidEventError, PagamentoAprovado, parse_event
 
     body = read_input(path)
@@ -241,15 +281,24 @@ def _event_from_file(path: str) -> Any:
         data = json.loads(body)
     except ValueError as exc:
         raise CommandError(f"{path} is not JSON: {exc}", hint="pass the event's JSON.") from exc
-    # `smartpos events show ID --json` wraps the envelope in its inbox record.
-    if isinstance(data, Mapping) and "tipo" not in data and isinstance(data.get("raw"), Mapping):
-        data = data["raw"]
+    if isinstance(data, Mapping) and isinstance(data.get("raw"), Mapping) and "state" in data:
+        data = _envelope_from_record(path, data)
+    elif isinstance(data, Mapping):
+        dados = data.get("dados")
+        if isinstance(dados, Mapping) and is_masked(dados.get("documentoCliente")):
+            raise CommandError(
+                f"the documentoCliente in {path} is masked ({dados.get('documentoCliente')}): "
+                "a refund needs the customer's document",
+                hint="pass the envelope as received, or pipe 'smartpos events show ID --json' "
+                "(it reads the document back from the inbox).",
+            )
     try:
         event = parse_event(data)
     except InvalidEventError as exc:
         raise CommandError(
             f"{path} is not a valid event: {exc}",
-            hint="pass the pagamento.aprovado envelope as received (id, tipo, criadoEm, dados).",
+            hint="pass the pagamento.aprovado envelope as received (id, tipo, criadoEm, dados), "
+            "or pipe 'smartpos events show ID --json'.",
         ) from exc
     if not isinstance(event, PagamentoAprovado):
         raise CommandError(
@@ -318,7 +367,7 @@ def refund(args: argparse.Namespace, out: Output) -> int:
                 "referencia": result.referencia,
                 "status": result.status,
                 "mensagem": result.mensagem,
-                "raw": dict(result.raw),
+                "raw": mask_documents(dict(result.raw)),
             }
         )
         return EXIT_OK
@@ -363,7 +412,9 @@ def terminals(args: argparse.Namespace, out: Output) -> int:
     with make_client(args) as client:
         found = client.terminals.list(documento_cliente=args.documento)
     if out.json:
-        out.data([{"smartpos_id": t.smartpos_id, "raw": dict(t.raw)} for t in found])
+        out.data(
+            [{"smartpos_id": t.smartpos_id, "raw": mask_documents(dict(t.raw))} for t in found]
+        )
         return EXIT_OK
     if not found:
         out.line("no terminal is linked to this customer; pair one with 'smartpos qrcode'.")
