@@ -1,9 +1,12 @@
 """Every documented ``smartpos`` command line runs, against a sandbox, as documented.
 
 The lines are read from the docs, not copied here: every ``$ `` line of a ``console`` block of
-docs/cli.md, docs/quickstart.md, docs/testing.md and README.md that runs ``smartpos`` (pipes
-included, ``\\`` continuations joined), and every example in the ``--help`` epilogs. A line that
-is added, changed or broken in the docs is therefore tested as it reads.
+README.md and docs/*.md that runs ``smartpos`` (pipes included, ``\\`` continuations joined),
+every example in the ``--help`` epilogs, and the command lines the command itself tells the
+user to run next (``resend it: smartpos trigger ...``, the ``smartpos pay`` and ``smartpos
+trigger`` that ``sandbox`` and ``listen`` suggest). A line that is added, changed or broken in
+the docs is therefore tested as it reads. Commands named inside prose (``smartpos events list
+--store PATH``) are not: they carry placeholders.
 
 Each line runs in a fresh world that holds what the docs assume (a served sandbox and the
 environment of ``smartpos sandbox``'s "Use it from another terminal", ``aprovado.json``,
@@ -41,9 +44,11 @@ from smartpos.cli._samples import sample
 from smartpos.testing import Approve, Sandbox
 from smartpos.webhooks import SQLiteStore, WebhookReceiver, parse_envelope
 
-DOCS = ("docs/cli.md", "docs/quickstart.md", "docs/testing.md", "README.md")
+DOCS = ["README.md", *sorted(str(p.relative_to(REPO)) for p in (REPO / "docs").glob("*.md"))]
 UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
 LOOPBACK_URL = re.compile(r"http://127\.0\.0\.1:(\d+)(/\S*)?")
+# Lines where the command tells the user what to run next.
+SUGGESTED = re.compile(r"(?:resend it|Inspect the inbox):\s+(smartpos \S.*)$", re.MULTILINE)
 DOC_SANDBOX_PORT = "8765"
 # The authorization the docs' explicit refund example names: the world's payment gets it.
 DOC_AUTORIZACAO = Approve(
@@ -315,6 +320,10 @@ def test_documented_line_runs(line: DocLine, world: World) -> None:
     last = results[-1]
     assert last.returncode == line.status, f"{line}: {last!r}"
     check_output(line, last.stdout, last.stderr)
+    for suggested in SUGGESTED.findall(last.stdout):
+        [argv] = pipeline(suggested)
+        followed = invoke(*argv[1:])
+        assert followed.returncode == 0, f"{line}: suggested {suggested!r}: {followed!r}"
 
 
 def _bash(command: str, world: World) -> subprocess.CompletedProcess[str]:
