@@ -1,8 +1,8 @@
 """The command line: one argparse parser, a dispatcher, and the mapping of errors to statuses.
 
-Only ``argparse``, ``os`` and ``sys`` are needed to build the parser; each command's module is
-imported when that command runs, so ``smartpos --help`` does not load the sandbox, the webhook
-kit or segno.
+Only ``argparse``, ``os``, ``re`` and ``sys`` are needed to build the parser; each command's
+module is imported when that command runs, so ``smartpos --help`` does not load the sandbox,
+the webhook kit or segno.
 """
 
 from __future__ import annotations
