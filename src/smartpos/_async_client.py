@@ -239,8 +239,10 @@ class AsyncPayments(_AsyncResource):
         this ``referencia`` reaches your webhook; ``pagamento.recusado`` means do not.
 
         A call you cancel or interrupt (a task timeout, Ctrl-C) may already have reached the
-        service: treat it as an unknown outcome. Pass your own ``referencia`` (saved with the
-        sale) so that you know which event to wait for.
+        service: treat it as an unknown outcome. The exception that propagates carries the
+        referencia in a note (``exc.__notes__``; on ``asyncio.wait_for``, on its ``__cause__``)
+        and the referencia is logged before the first send; better still, pass your own
+        ``referencia`` (saved with the sale) so that you know which event to wait for.
 
         Args:
             documento_cliente: The customer's CPF or CNPJ, masked or not.
@@ -262,6 +264,9 @@ class AsyncPayments(_AsyncResource):
 
         Raises:
             ValidationError: a bad argument; nothing was sent.
+            ReferenciaDuplicadaError: the referencia you passed was used before: this call
+                started nothing, but the earlier request under it may have; wait for its
+                event before charging again.
             APIError: the service refused it; fix it and retry with a new referencia.
             TransportError: nothing reached the service; retry with a new referencia.
             OutcomeUnknownError: the service may have accepted it; do not charge again, wait
@@ -332,18 +337,25 @@ class AsyncRefunds(_AsyncResource):
     ) -> Refund:
         """Refund the payment of a ``pagamento.aprovado`` event: ``POST /v1/refunds``.
 
-        The customer, the terminal and ``pagamento_original`` come from the event.
+        The customer, the terminal and ``pagamento_original`` come from the event. In a
+        webhook handler (which may run twice), derive the referencia from the event, so that
+        a second run cannot start a second refund:
+        ``referencia=smartpos.referencia_for(f"estorno:{evento.id}")``.
 
         Args:
             evento: The ``PagamentoAprovado`` event of the payment.
-            valor_centavos: The amount to refund; default the approved amount (a total refund).
-            referencia: The refund's own referencia; default a new one.
+            valor_centavos: The amount to refund; default the approved amount (a total refund);
+                never more than the event's approved amount.
+            referencia: The refund's own referencia; default a new one. Its first 10
+                characters must differ (ignoring case) from the payment's referencia.
 
         Returns:
             The service's answer; see ``Refund.raw``.
 
         Raises:
             ValidationError: the event lacks the data a refund needs, or a bad argument.
+            ReferenciaDuplicadaError: the referencia you passed was used before (a handler
+                that already ran): that earlier refund request stands; do not refund again.
             APIError: the service refused it.
             TransportError: nothing reached the service; retry with a new referencia.
             OutcomeUnknownError: the service may have accepted it; do not refund again.

@@ -189,7 +189,7 @@ def _check_flavour(transport: object, *, asynchronous: bool) -> None:
         else ("Client", "an httpx.BaseTransport (handle_request)")
     )
     if _serves(transport, asynchronous=not asynchronous):
-        what = f"a {'sync' if asynchronous else 'async'} transport"
+        what = "a sync transport" if asynchronous else "an async transport"
     else:
         what = "not an httpx transport"
     raise ConfigurationError(
