@@ -725,7 +725,8 @@ async def test_a_wait_for_timeout_carries_the_referencia(
     async with smartpos.AsyncClient(
         api_key=API_KEY, base_url=BASE_URL, transport=httpx.MockTransport(handler)
     ) as client:
-        with pytest.raises(TimeoutError) as info:
+        # asyncio.TimeoutError: the builtin on 3.11+, its own class on 3.10.
+        with pytest.raises(asyncio.TimeoutError) as info:
             await asyncio.wait_for(invoke(client, resource, method, kwargs), 0.05)
 
     assert not isinstance(info.value, smartpos.SmartPOSError)

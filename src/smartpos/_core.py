@@ -207,16 +207,17 @@ def _check_base_url(base_url: str, api_key: str) -> None:
     # The value is never echoed: with swapped arguments it would be the API key.
     if base_url == api_key:
         raise ConfigurationError("base_url is the API key" + _SWAPPED)
+    hint = "" if "://" in base_url else _SWAPPED
     try:
         url = httpx.URL(base_url)
     except (httpx.InvalidURL, TypeError):
         raise ConfigurationError(
             "base_url is not a valid URL; pass the service's address, such as "
-            "https://host/api" + _SWAPPED
+            "https://host/api" + hint
         ) from None
     if url.scheme not in ("http", "https") or not url.host:
         raise ConfigurationError(
-            "base_url must be an absolute http(s) URL such as https://host/api" + _SWAPPED
+            "base_url must be an absolute http(s) URL such as https://host/api" + hint
         )
     if "?" in base_url or "#" in base_url:
         # The SDK appends endpoint paths to the base URL: after a query or a fragment they
@@ -1086,16 +1087,7 @@ class Attempts(Generic[T]):
     Cancellation and Ctrl-C are not classified but annotated (:meth:`interrupted`).
     """
 
-    __slots__ = (
-        "attempt",
-        "call",
-        "config",
-        "in_flight",
-        "maybe_sent",
-        "request",
-        "rng",
-        "started",
-    )
+    __slots__ = ("attempt", "call", "config", "maybe_sent", "request", "rng", "started")
 
     def __init__(
         self,
@@ -1113,8 +1105,6 @@ class Attempts(Generic[T]):
         # True once any attempt may have reached the service: from then on, a failure of
         # an operation on a terminal can only be an unknown outcome.
         self.maybe_sent = False
-        # True from the start of a send until its answer or failure is known.
-        self.in_flight = False
         self.rng = rng or _rng
         self.started = 0.0
 
@@ -1146,7 +1136,6 @@ class Attempts(Generic[T]):
                 self.call.referencia,
             )
         self.attempt += 1
-        self.in_flight = True
         self.started = time.perf_counter()
 
     def _closed(self) -> SmartPOSError:
@@ -1172,7 +1161,6 @@ class Attempts(Generic[T]):
 
     def answered(self, response: httpx.Response) -> T | Retry:
         """Decide after a response (already read)."""
-        self.in_flight = False
         try:
             return self._answered(response)
         except BaseException:
@@ -1187,7 +1175,6 @@ class Attempts(Generic[T]):
         """
         if isinstance(exc, httpx.HTTPStatusError):
             return self.answered(exc.response)
-        self.in_flight = False
         try:
             return self._failed(exc)
         except BaseException:
@@ -1197,8 +1184,9 @@ class Attempts(Generic[T]):
     def interrupted(self, exc: BaseException) -> None:
         """Annotate an exception that interrupts the call: cancellation, Ctrl-C, exit.
 
-        Those must propagate as they are, but an operation interrupted after sending started
-        may have been accepted: the exception gets a note with the referencia (printed in
+        Those must propagate as they are, but an operation interrupted once sending started
+        may have been accepted — even between attempts, as an upstream retry may deliver an
+        attempt that failed here: the exception gets a note with the referencia (printed in
         its traceback; ``exc.__notes__``), and a warning is logged. Exceptions the SDK raised
         itself are left alone.
         """
@@ -1206,7 +1194,7 @@ class Attempts(Generic[T]):
             return
         self._forget_key()
         call = self.call
-        if not (call.starts_operation and call.referencia and (self.in_flight or self.maybe_sent)):
+        if not (call.starts_operation and call.referencia and self.attempt):
             return
         where = f"{call.method} {call.log_path or call.path}"
         add_note(
@@ -1306,8 +1294,10 @@ class Attempts(Generic[T]):
         wrapped: TransportError
         where = f"{self.call.method} {self.call.log_path or self.call.path}"
         text = f"{where} failed after {self.attempt} attempt(s): {_describe(exc)}"
-        # Any text may come from a user's hook or transport: keep the key out of it.
-        text = text.replace(self.config.api_key, "[redacted]")
+        # Any text may come from a user's hook or transport: keep the key out of it (a key
+        # too short to be real would only garble the message).
+        if len(self.config.api_key) >= 6:
+            text = text.replace(self.config.api_key, "[redacted]")
         if isinstance(exc, httpx.TimeoutException):
             wrapped = TimeoutError(text)
         else:
@@ -1363,7 +1353,7 @@ def _describe(exc: BaseException) -> str:
     except Exception:  # noqa: BLE001 - a broken __str__ of a user's exception
         text = "<unprintable>"
     if len(text) > 300:
-        text = text[:300] + "..."
+        text = text[:300] + " (cut)"
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
