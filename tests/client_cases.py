@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import datetime as dt
 import inspect
-from collections.abc import Mapping
+import json
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import attrs
+import httpx
 import pytest
 
 from smartpos import (
@@ -42,12 +44,14 @@ __all__ = [
     "QR_EXPIRES_AT",
     "QR_JSON",
     "REF",
+    "REFUND_REF",
     "SDK",
     "STARTS_OPERATION",
     "Endpoint",
     "Invalid",
     "approved_event_json",
     "assert_no_nulls",
+    "echoing",
     "invoke",
 ]
 
@@ -61,6 +65,8 @@ CPF = "12345678909"
 CNPJ = "11222333000181"
 CNPJ_ALNUM = "12ABC34501DE35"
 REF = "3f1c2b7e-9a4d-4c8e-b1f2-6d7e8f9a0b1c"
+#: A refund's own referencia: its first 10 characters differ from the payment's (REF).
+REFUND_REF = "7d2e9c41-5b8a-4f3e-a6d1-2c9b8e7f6a5d"
 
 ACCEPTANCE_JSON: dict[str, Any] = {
     "referencia": REF,
@@ -205,7 +211,7 @@ ENDPOINTS = [
             },
         },
         202,
-        ACCEPTANCE_JSON,
+        {**ACCEPTANCE_JSON, "referencia": REF + "-pedido.42"},
     ),
     Endpoint(
         "payments.create-manual-comanda",
@@ -353,6 +359,20 @@ STARTS_OPERATION = [
         id="print_jobs.create",
     ),
 ]
+
+
+def echoing(status: int, body: Mapping[str, Any]) -> Callable[[httpx.Request], httpx.Response]:
+    """A pytest-httpx callback answering ``body`` with the request's own referencia.
+
+    The service echoes the referencia it was sent, and the SDK checks it: an answer about
+    another referencia is an unknown outcome. Use this where the SDK generates the referencia.
+    """
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        sent = json.loads(request.content)["referencia"]
+        return httpx.Response(status, json={**body, "referencia": sent})
+
+    return answer
 
 
 def assert_no_nulls(value: Any, path: str = "$") -> None:

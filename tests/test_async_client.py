@@ -28,11 +28,13 @@ from client_cases import (
     QR_EXPIRES_AT,
     QR_JSON,
     REF,
+    REFUND_REF,
     STARTS_OPERATION,
     Endpoint,
     Invalid,
     approved_event_json,
     assert_no_nulls,
+    echoing,
     invoke,
 )
 from smartpos import webhooks
@@ -96,7 +98,7 @@ async def test_modo_execucao_always_sent(
     async_client: smartpos.AsyncClient, httpx_mock: HTTPXMock
 ) -> None:
     """modoExecucao is sent even when the caller leaves the default (imediato)."""
-    httpx_mock.add_response(status_code=202, json=ACCEPTANCE_JSON)
+    httpx_mock.add_callback(echoing(202, ACCEPTANCE_JSON))
 
     await async_client.payments.create(
         documento_cliente=CPF, valor_centavos=100, smartpos_id="SP-1"
@@ -110,7 +112,7 @@ async def test_empty_comprovante_is_omitted(
     async_client: smartpos.AsyncClient, httpx_mock: HTTPXMock
 ) -> None:
     """A Comprovante with no preference set is omitted rather than sent as {} or nulls."""
-    httpx_mock.add_response(status_code=202, json=ACCEPTANCE_JSON)
+    httpx_mock.add_callback(echoing(202, ACCEPTANCE_JSON))
 
     await async_client.payments.create(
         documento_cliente=CPF,
@@ -228,7 +230,7 @@ async def test_refund_result_is_tolerant(
         httpx_mock.add_response(status_code=202, content=answer)
     else:
         httpx_mock.add_response(status_code=200, json=answer)
-    sent = REF + "-estorno"
+    sent = REF
 
     refund = await async_client.refunds.create(
         documento_cliente=CPF,
@@ -299,7 +301,7 @@ async def test_masked_documents_are_sent_normalized(
     async_client: smartpos.AsyncClient, httpx_mock: HTTPXMock, given: str, sent: str
 ) -> None:
     """A masked or lower-case document is sent as digits and upper-case letters only."""
-    httpx_mock.add_response(status_code=202, json=ACCEPTANCE_JSON)
+    httpx_mock.add_callback(echoing(202, ACCEPTANCE_JSON))
     httpx_mock.add_response(json=[])
 
     await async_client.payments.create(
@@ -331,7 +333,7 @@ async def test_enum_arguments_accept_member_or_wire_string(
     async_client: smartpos.AsyncClient, httpx_mock: HTTPXMock, args: tuple[Any, Any, Any]
 ) -> None:
     """An enum argument accepts its member or its exact wire string, with the same result."""
-    httpx_mock.add_response(status_code=202, json=ACCEPTANCE_JSON)
+    httpx_mock.add_callback(echoing(202, ACCEPTANCE_JSON))
     forma, parcelamento, modo = args
 
     await async_client.payments.create(
@@ -368,7 +370,7 @@ async def test_print_conteudo_is_base64(
     async_client: smartpos.AsyncClient, httpx_mock: HTTPXMock, conteudo: Any, expected: str
 ) -> None:
     """A str is UTF-8 encoded then Base64-encoded; bytes-like content is Base64-encoded as is."""
-    httpx_mock.add_response(status_code=202, json=ACCEPTANCE_JSON)
+    httpx_mock.add_callback(echoing(202, ACCEPTANCE_JSON))
 
     await async_client.print_jobs.create(
         documento_cliente=CPF, smartpos_id="SP-1", conteudo=conteudo
@@ -432,7 +434,7 @@ async def test_referencia_suffix_is_allowed(
     async_client: smartpos.AsyncClient, httpx_mock: HTTPXMock
 ) -> None:
     """A UUID-first referencia with a -suffix is sent unchanged."""
-    httpx_mock.add_response(status_code=202, json=ACCEPTANCE_JSON)
+    httpx_mock.add_callback(echoing(202, ACCEPTANCE_JSON))
     referencia = REF + "-mesa_7.caixa:2"
 
     await async_client.payments.create(
@@ -445,7 +447,7 @@ async def test_referencia_suffix_is_allowed(
 @pytest.mark.asyncio
 async def test_strict_referencia_false_relaxes_the_rule(httpx_mock: HTTPXMock) -> None:
     """strict_referencia=False sends a legacy referencia (no UUID) as given."""
-    httpx_mock.add_response(status_code=202, json=ACCEPTANCE_JSON)
+    httpx_mock.add_callback(echoing(202, ACCEPTANCE_JSON))
 
     async with smartpos.AsyncClient(
         api_key=API_KEY, base_url=BASE_URL, retry_backoff=0, strict_referencia=False
@@ -474,12 +476,12 @@ async def test_create_for_total_refund(
     """create_for fills documento, smartpos and pagamentoOriginal; the default is a total refund."""
     httpx_mock.add_response(json={"status": "processando"})
 
-    refund = await async_client.refunds.create_for(approved(), referencia=REF + "-estorno")
+    refund = await async_client.refunds.create_for(approved(), referencia=REFUND_REF + "-estorno")
 
     request = httpx_mock.get_request()
     assert ("POST", BASE_URL + "/v1/refunds") == (request.method, str(request.url))
     assert {
-        "referencia": REF + "-estorno",
+        "referencia": REFUND_REF + "-estorno",
         "documentoCliente": CPF,
         "smartposId": "SP-1",
         "valorCentavos": 1590,
@@ -490,7 +492,7 @@ async def test_create_for_total_refund(
             "tipoPagamento": "credito",
         },
     } == sent_json(request)
-    assert REF + "-estorno" == refund.referencia
+    assert REFUND_REF + "-estorno" == refund.referencia
 
 
 @pytest.mark.asyncio

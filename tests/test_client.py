@@ -29,11 +29,13 @@ from client_cases import (
     QR_EXPIRES_AT,
     QR_JSON,
     REF,
+    REFUND_REF,
     STARTS_OPERATION,
     Endpoint,
     Invalid,
     approved_event_json,
     assert_no_nulls,
+    echoing,
     invoke,
 )
 from smartpos import webhooks
@@ -92,7 +94,7 @@ def test_endpoint_headers(
 
 def test_modo_execucao_always_sent(client: smartpos.Client, httpx_mock: HTTPXMock) -> None:
     """modoExecucao is sent even when the caller leaves the default (imediato)."""
-    httpx_mock.add_response(status_code=202, json=ACCEPTANCE_JSON)
+    httpx_mock.add_callback(echoing(202, ACCEPTANCE_JSON))
 
     client.payments.create(documento_cliente=CPF, valor_centavos=100, smartpos_id="SP-1")
 
@@ -101,7 +103,7 @@ def test_modo_execucao_always_sent(client: smartpos.Client, httpx_mock: HTTPXMoc
 
 def test_empty_comprovante_is_omitted(client: smartpos.Client, httpx_mock: HTTPXMock) -> None:
     """A Comprovante with no preference set is omitted rather than sent as {} or nulls."""
-    httpx_mock.add_response(status_code=202, json=ACCEPTANCE_JSON)
+    httpx_mock.add_callback(echoing(202, ACCEPTANCE_JSON))
 
     client.payments.create(
         documento_cliente=CPF,
@@ -215,7 +217,7 @@ def test_refund_result_is_tolerant(
         httpx_mock.add_response(status_code=202, content=answer)
     else:
         httpx_mock.add_response(status_code=200, json=answer)
-    sent = REF + "-estorno"
+    sent = REF
 
     refund = client.refunds.create(
         documento_cliente=CPF,
@@ -281,7 +283,7 @@ def test_masked_documents_are_sent_normalized(
     client: smartpos.Client, httpx_mock: HTTPXMock, given: str, sent: str
 ) -> None:
     """A masked or lower-case document is sent as digits and upper-case letters only."""
-    httpx_mock.add_response(status_code=202, json=ACCEPTANCE_JSON)
+    httpx_mock.add_callback(echoing(202, ACCEPTANCE_JSON))
     httpx_mock.add_response(json=[])
 
     client.payments.create(documento_cliente=given, valor_centavos=1, smartpos_id="SP-1")
@@ -310,7 +312,7 @@ def test_enum_arguments_accept_member_or_wire_string(
     client: smartpos.Client, httpx_mock: HTTPXMock, args: tuple[Any, Any, Any]
 ) -> None:
     """An enum argument accepts its member or its exact wire string, with the same result."""
-    httpx_mock.add_response(status_code=202, json=ACCEPTANCE_JSON)
+    httpx_mock.add_callback(echoing(202, ACCEPTANCE_JSON))
     forma, parcelamento, modo = args
 
     client.payments.create(
@@ -346,7 +348,7 @@ def test_print_conteudo_is_base64(
     client: smartpos.Client, httpx_mock: HTTPXMock, conteudo: Any, expected: str
 ) -> None:
     """A str is UTF-8 encoded then Base64-encoded; bytes-like content is Base64-encoded as is."""
-    httpx_mock.add_response(status_code=202, json=ACCEPTANCE_JSON)
+    httpx_mock.add_callback(echoing(202, ACCEPTANCE_JSON))
 
     client.print_jobs.create(documento_cliente=CPF, smartpos_id="SP-1", conteudo=conteudo)
 
@@ -403,7 +405,7 @@ def test_refund_referencia_on_result_when_answer_is_empty(
 
 def test_referencia_suffix_is_allowed(client: smartpos.Client, httpx_mock: HTTPXMock) -> None:
     """A UUID-first referencia with a -suffix is sent unchanged."""
-    httpx_mock.add_response(status_code=202, json=ACCEPTANCE_JSON)
+    httpx_mock.add_callback(echoing(202, ACCEPTANCE_JSON))
     referencia = REF + "-mesa_7.caixa:2"
 
     client.payments.create(
@@ -415,7 +417,7 @@ def test_referencia_suffix_is_allowed(client: smartpos.Client, httpx_mock: HTTPX
 
 def test_strict_referencia_false_relaxes_the_rule(httpx_mock: HTTPXMock) -> None:
     """strict_referencia=False sends a legacy referencia (no UUID) as given."""
-    httpx_mock.add_response(status_code=202, json=ACCEPTANCE_JSON)
+    httpx_mock.add_callback(echoing(202, ACCEPTANCE_JSON))
 
     with smartpos.Client(
         api_key=API_KEY, base_url=BASE_URL, retry_backoff=0, strict_referencia=False
@@ -441,12 +443,12 @@ def test_create_for_total_refund(client: smartpos.Client, httpx_mock: HTTPXMock)
     """create_for fills documento, smartpos and pagamentoOriginal; the default is a total refund."""
     httpx_mock.add_response(json={"status": "processando"})
 
-    refund = client.refunds.create_for(approved(), referencia=REF + "-estorno")
+    refund = client.refunds.create_for(approved(), referencia=REFUND_REF + "-estorno")
 
     request = httpx_mock.get_request()
     assert ("POST", BASE_URL + "/v1/refunds") == (request.method, str(request.url))
     assert {
-        "referencia": REF + "-estorno",
+        "referencia": REFUND_REF + "-estorno",
         "documentoCliente": CPF,
         "smartposId": "SP-1",
         "valorCentavos": 1590,
@@ -457,7 +459,7 @@ def test_create_for_total_refund(client: smartpos.Client, httpx_mock: HTTPXMock)
             "tipoPagamento": "credito",
         },
     } == sent_json(request)
-    assert REF + "-estorno" == refund.referencia
+    assert REFUND_REF + "-estorno" == refund.referencia
 
 
 def test_create_for_partial_refund(client: smartpos.Client, httpx_mock: HTTPXMock) -> None:

@@ -593,11 +593,16 @@ def test_retry_answered_409_after_a_possible_send_is_unknown(first: Event) -> No
         pytest.param(answer(429), id="429"),
     ],
 )
-def test_retry_answered_409_after_nothing_was_accepted_is_a_conflict(first: Event) -> None:
-    """After a failure proving the service did not act (connect error, 429), a 409 is a conflict."""
+def test_retry_answered_409_after_nothing_was_accepted_is_still_unknown(first: Event) -> None:
+    """Even after a failure proving the service did not act, a 409 on a retry is unknown.
+
+    An upstream retry (a proxy, a service mesh) may have delivered the first attempt anyway:
+    a 409 proves "not accepted" only on the first attempt of the caller's own referencia.
+    """
     _, error = drive("payment", [first, erro(409, "REFERENCIA_DUPLICADA")])
 
-    assert type(error) is smartpos.ReferenciaDuplicadaError
+    assert type(error) is smartpos.OutcomeUnknownError
+    assert type(error.last_error) is smartpos.ReferenciaDuplicadaError
 
 
 def test_verdict_4xx_after_a_timeout_stays_a_verdict() -> None:

@@ -33,6 +33,7 @@ API_MD_NAMES = {
     # referencia
     "new_referencia",
     "is_valid_referencia",
+    "referencia_for",
     # Errors
     "SmartPOSError",
     "ConfigurationError",
@@ -66,6 +67,7 @@ API_MD_NAMES = {
 }
 #: Names the package exports beyond API.md, on purpose.
 EXTRA_NAMES = {
+    "ClientClosedError",
     "HTTPInfo",
     "__version__",
     "is_valid_documento",

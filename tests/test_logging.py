@@ -33,7 +33,8 @@ def test_logger_has_a_null_handler() -> None:
 async def test_a_call_logs_one_line_per_attempt(
     sdk: SDK, httpx_mock: HTTPXMock, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """Each attempt logs method, path, status, attempt, elapsed, request id; never key or body."""
+    """The referencia is logged before the first send; then each attempt logs method, path,
+    status, attempt, elapsed, request id; never the key or the body."""
     caplog.set_level(logging.INFO, logger="smartpos")
     httpx_mock.add_response(status_code=503)
     httpx_mock.add_response(
@@ -49,13 +50,16 @@ async def test_a_call_logs_one_line_per_attempt(
         referencia=REF,
     )
 
-    first, second = smartpos_lines(caplog)
+    sending, first, second = smartpos_lines(caplog)
+    assert f"POST /v1/payments sending referencia={REF}" == sending
     assert first.startswith("POST /v1/payments -> 503 attempt=1 elapsed_ms=")
     assert first.endswith(" request_id=-")
     assert second.startswith("POST /v1/payments -> 202 attempt=2 elapsed_ms=")
     assert second.endswith(" request_id=req-7")
-    assert ["WARNING", "INFO"] == [r.levelname for r in caplog.records if r.name == "smartpos"]
-    for text in (API_KEY, CPF, "valorCentavos", "1590", REF):
+    assert ["INFO", "WARNING", "INFO"] == [
+        r.levelname for r in caplog.records if r.name == "smartpos"
+    ]
+    for text in (API_KEY, CPF, "valorCentavos", "1590"):
         assert text not in caplog.text
 
 
@@ -92,7 +96,8 @@ async def test_failures_and_unknown_outcomes_are_warnings(
             referencia=REF,
         )
 
-    lines = smartpos_lines(caplog)
+    sending, *lines = smartpos_lines(caplog)
+    assert f"POST /v1/payments sending referencia={REF}" == sending
     assert [f"POST /v1/payments -> ReadTimeout attempt={n} elapsed_ms=" for n in (1, 2, 3)] == [
         line[: line.index("elapsed_ms=") + len("elapsed_ms=")] for line in lines[:3]
     ]
@@ -100,7 +105,9 @@ async def test_failures_and_unknown_outcomes_are_warnings(
         f"smartpos: outcome unknown for POST /v1/payments referencia={REF} after 3 attempt(s)"
         == lines[3]
     )
-    assert {"WARNING"} == {r.levelname for r in caplog.records if r.name == "smartpos"}
+    assert ["INFO"] + ["WARNING"] * 4 == [
+        r.levelname for r in caplog.records if r.name == "smartpos"
+    ]
     assert API_KEY not in caplog.text
 
 

@@ -17,7 +17,7 @@ import pytest
 from pytest_httpx import HTTPXMock
 
 import smartpos
-from client_cases import ACCEPTANCE_JSON, CPF, QR_JSON, REF, SDK, STARTS_OPERATION
+from client_cases import ACCEPTANCE_JSON, CPF, QR_JSON, REF, SDK, STARTS_OPERATION, echoing
 
 pytestmark = pytest.mark.asyncio
 
@@ -54,7 +54,7 @@ async def test_retryable_status_then_success_resends_the_same_body(
     """A 429 or 5xx is retried with the very same bytes (same referencia) until it succeeds."""
     httpx_mock.add_response(status_code=status)
     httpx_mock.add_response(status_code=status, json=erro("ERRO_INTERNO"))
-    httpx_mock.add_response(status_code=202, json=ACCEPTANCE_JSON)
+    httpx_mock.add_callback(echoing(202, ACCEPTANCE_JSON))
 
     result = await sdk.call(resource, method, **kwargs)
 
@@ -152,11 +152,11 @@ async def test_429_until_retries_run_out_is_rate_limit_error(
 async def test_other_4xx_are_never_retried(
     sdk: SDK, httpx_mock: HTTPXMock, status: int, codigo: str | None
 ) -> None:
-    """A 4xx other than 429 is raised after one request."""
+    """A 4xx other than 429 is raised after one request (the first attempt of a referencia)."""
     httpx_mock.add_response(status_code=status, json=erro(codigo) if codigo else {})
 
     with pytest.raises(smartpos.APIError) as info:
-        await sdk.call("payments", "create", **PAYMENT)
+        await sdk.call("payments", "create", referencia=REF, **PAYMENT)
 
     assert (status, codigo) == (info.value.status_code, info.value.codigo)
     assert 1 == len(httpx_mock.get_requests())
@@ -339,7 +339,10 @@ async def test_safe_calls_recover_after_network_failures(
 ) -> None:
     """A network failure then a success gives the result, after the same request twice."""
     httpx_mock.add_exception(httpx.ReadTimeout("timed out"))
-    httpx_mock.add_response(status_code=201 if resource == "qrcodes" else 200, json=answer)
+    if resource == "qrcodes":
+        httpx_mock.add_callback(echoing(201, answer))
+    else:
+        httpx_mock.add_response(status_code=200, json=answer)
 
     await sdk.call(resource, method, **kwargs)
 
@@ -379,7 +382,7 @@ async def test_positive_backoff_waits_then_retries(
     """With a (tiny) positive backoff the client sleeps between attempts, then succeeds."""
     httpx_mock.add_response(status_code=status, headers={"retry-after": "0.001"})
     httpx_mock.add_response(status_code=500)
-    httpx_mock.add_response(status_code=201, json=QR_JSON)
+    httpx_mock.add_callback(echoing(201, QR_JSON))
     sdk = make_sdk(retry_backoff=0.001)
 
     qr = await sdk.call("qrcodes", "create", documento_cliente=CPF)

@@ -16,6 +16,7 @@ from ._errors import (
     BadRequestError,
     CampoInvalidoError,
     CampoObrigatorioError,
+    ClientClosedError,
     ClienteNaoAutorizadoError,
     ComandaObrigatoriaModoManualError,
     ConfigurationError,
@@ -54,7 +55,7 @@ from ._models import (
     Target,
     Terminal,
 )
-from ._referencia import is_valid_referencia, new_referencia
+from ._referencia import is_valid_referencia, new_referencia, referencia_for
 from ._version import __version__
 
 if TYPE_CHECKING:
@@ -72,6 +73,7 @@ __all__ = [
     "CampoInvalidoError",
     "CampoObrigatorioError",
     "Client",
+    "ClientClosedError",
     "ClienteNaoAutorizadoError",
     "Comanda",
     "ComandaObrigatoriaModoManualError",
@@ -112,6 +114,7 @@ __all__ = [
     "mask_documento",
     "new_referencia",
     "normalize_documento",
+    "referencia_for",
 ]
 
 

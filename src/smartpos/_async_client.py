@@ -57,13 +57,19 @@ class AsyncClient:
         retry_backoff: Base of the exponential backoff with jitter, in seconds; 0 retries at
             once without waiting, ``Retry-After`` included (for tests).
         http_client: An ``httpx.AsyncClient`` you own (proxies, mTLS, event hooks); it is used
-            as given and never closed by this client.
+            as given and never closed by this client. Its default headers are sent and its
+            event hooks run; the SDK puts one response hook in front of yours, which reads
+            the body of the SDK's own responses only, so that a ``raise_for_status`` hook
+            still gives the right ``APIError``.
         transport: An httpx transport, e.g. ``smartpos.testing.Sandbox().transport()``.
-        strict_referencia: Refuse a referencia that is not a UUID from its first character
-            (spec 2.6). Turn off only for a legacy system that cannot change its references.
+        strict_referencia: Refuse a referencia that is not a UUID version 4 or 5 from its
+            first character (spec 2.6). Turn off only for a legacy system that cannot change
+            its references.
 
     Raises:
-        ConfigurationError: no API key or base URL, or a bad option.
+        ConfigurationError: no API key or base URL, a key that cannot be an HTTP header value,
+            a base URL with a query or a fragment, a transport of the other flavour, or a bad
+            option. The message never holds the key.
     """
 
     def __init__(
@@ -95,6 +101,7 @@ class AsyncClient:
                 )
             if timeout is None:
                 self._config = self._config.with_timeout(http_client.timeout)
+            _transports.read_before_hooks(http_client)
             self._http = http_client
             self._owns_http = False
         else:
@@ -103,6 +110,7 @@ class AsyncClient:
                 **_transports.client_options(transport, asynchronous=True),  # type: ignore[arg-type]
             )
             self._owns_http = True
+        self._closed = False
         self.qrcodes = AsyncQRCodes(self)
         self.payments = AsyncPayments(self)
         self.refunds = AsyncRefunds(self)
@@ -110,7 +118,7 @@ class AsyncClient:
         self.terminals = AsyncTerminals(self)
 
     def __repr__(self) -> str:
-        return f"<{type(self).__name__} base_url={self._config.base_url!r}>"
+        return f"<{type(self).__name__} base_url={_core.redact_url(self._config.base_url)!r}>"
 
     @property
     def base_url(self) -> str:
@@ -118,24 +126,35 @@ class AsyncClient:
         return self._config.base_url
 
     async def _execute(self, call: _core.Call[T]) -> T:
-        attempts = _core.Attempts(self._config, call)
+        attempts = _core.Attempts(
+            self._config, call, http_client=None if self._owns_http else self._http
+        )
         request = attempts.request
-        while True:
-            attempts.sending()
-            step: T | _core.Retry
-            try:
-                response = await self._http.send(request)
-            except httpx.HTTPError as exc:
-                step = attempts.failed(exc)
-            else:
-                step = attempts.answered(response)
-            if not isinstance(step, _core.Retry):
-                return step
-            if step.delay > 0:
-                await _sleep(step.delay)
+        try:
+            while True:
+                attempts.sending(closed=self._closed or self._http.is_closed)
+                step: T | _core.Retry
+                try:
+                    response = await self._http.send(request)
+                except Exception as exc:  # noqa: BLE001 - the core classifies anything
+                    step = attempts.failed(exc)
+                else:
+                    step = attempts.answered(response)
+                if not isinstance(step, _core.Retry):
+                    return step
+                if step.delay > 0:
+                    await _sleep(step.delay)
+        except BaseException as exc:
+            # Cancellation, Ctrl-C: they propagate, carrying the referencia as a note.
+            attempts.interrupted(exc)
+            raise
 
     async def close(self) -> None:
-        """Close the HTTP connections this client opened (not an ``http_client`` you passed)."""
+        """Close the HTTP connections this client opened (not an ``http_client`` you passed).
+
+        A closed client sends nothing more: its calls raise ``ClientClosedError``.
+        """
+        self._closed = True
         if self._owns_http:
             await self._http.aclose()
 
@@ -220,8 +239,10 @@ class AsyncPayments(_AsyncResource):
         this ``referencia`` reaches your webhook; ``pagamento.recusado`` means do not.
 
         A call you cancel or interrupt (a task timeout, Ctrl-C) may already have reached the
-        service: treat it as an unknown outcome. Pass your own ``referencia`` (saved with the
-        sale) so that you know which event to wait for.
+        service: treat it as an unknown outcome. The exception that propagates carries the
+        referencia in a note (``exc.__notes__``; on ``asyncio.wait_for``, on its ``__cause__``)
+        and the referencia is logged before the first send; better still, pass your own
+        ``referencia`` (saved with the sale) so that you know which event to wait for.
 
         Args:
             documento_cliente: The customer's CPF or CNPJ, masked or not.
@@ -243,6 +264,9 @@ class AsyncPayments(_AsyncResource):
 
         Raises:
             ValidationError: a bad argument; nothing was sent.
+            ReferenciaDuplicadaError: the referencia you passed was used before: this call
+                started nothing, but the earlier request under it may have; wait for its
+                event before charging again.
             APIError: the service refused it; fix it and retry with a new referencia.
             TransportError: nothing reached the service; retry with a new referencia.
             OutcomeUnknownError: the service may have accepted it; do not charge again, wait
@@ -313,18 +337,25 @@ class AsyncRefunds(_AsyncResource):
     ) -> Refund:
         """Refund the payment of a ``pagamento.aprovado`` event: ``POST /v1/refunds``.
 
-        The customer, the terminal and ``pagamento_original`` come from the event.
+        The customer, the terminal and ``pagamento_original`` come from the event. In a
+        webhook handler (which may run twice), derive the referencia from the event, so that
+        a second run cannot start a second refund:
+        ``referencia=smartpos.referencia_for(f"estorno:{evento.id}")``.
 
         Args:
             evento: The ``PagamentoAprovado`` event of the payment.
-            valor_centavos: The amount to refund; default the approved amount (a total refund).
-            referencia: The refund's own referencia; default a new one.
+            valor_centavos: The amount to refund; default the approved amount (a total refund);
+                never more than the event's approved amount.
+            referencia: The refund's own referencia; default a new one. Its first 10
+                characters must differ (ignoring case) from the payment's referencia.
 
         Returns:
             The service's answer; see ``Refund.raw``.
 
         Raises:
             ValidationError: the event lacks the data a refund needs, or a bad argument.
+            ReferenciaDuplicadaError: the referencia you passed was used before (a handler
+                that already ran): that earlier refund request stands; do not refund again.
             APIError: the service refused it.
             TransportError: nothing reached the service; retry with a new referencia.
             OutcomeUnknownError: the service may have accepted it; do not refund again.

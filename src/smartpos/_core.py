@@ -36,9 +36,11 @@ from . import _wire
 from ._documents import mask_documento, normalize_documento
 from ._errors import (
     APIError,
+    ClientClosedError,
     ConfigurationError,
     OutcomeUnknownError,
     ResponseError,
+    SmartPOSError,
     TimeoutError,
     TransportError,
     ValidationError,
@@ -50,6 +52,7 @@ from ._models import (
     Comprovante,
     FormaPagamento,
     HTTPInfo,
+    ItemComanda,
     ModoExecucao,
     PagamentoOriginal,
     Parcelamento,
@@ -57,7 +60,7 @@ from ._models import (
     Refund,
     Terminal,
 )
-from ._referencia import is_valid_referencia, new_referencia
+from ._referencia import is_valid_referencia, new_referencia, same_first_characters
 from ._version import __version__
 
 if TYPE_CHECKING:
@@ -65,15 +68,18 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_TIMEOUT",
+    "OWN_REQUEST",
     "Attempts",
     "Call",
     "Config",
     "Retry",
+    "add_note",
     "build_request",
     "error_from_response",
     "payment_call",
     "print_call",
     "qrcode_call",
+    "redact_url",
     "refund_call",
     "refund_for_call",
     "terminals_call",
@@ -131,7 +137,8 @@ def configure_logging_from_env() -> None:
 
 # The listing carries the customer's document in its URL path, and httpx logs every URL at
 # INFO ("HTTP Request: GET .../v1/customers/52998224725/smartpos"). The filter masks that
-# one path in httpx's records (LGPD); every other record passes untouched.
+# one path in httpx's records (LGPD), and a user:password of the base URL; every other record
+# passes untouched.
 _CUSTOMER_PATH = re.compile(r"(/v1/customers/)([^/?#]+)(/smartpos)")
 
 
@@ -140,7 +147,11 @@ class _MaskCustomerPath(logging.Filter):
         args = record.args
         if isinstance(args, tuple) and any(isinstance(a, httpx.URL) for a in args):
             record.args = tuple(
-                _CUSTOMER_PATH.sub(lambda m: m[1] + mask_documento(unquote(m[2])) + m[3], str(a))
+                redact_url(
+                    _CUSTOMER_PATH.sub(
+                        lambda m: m[1] + mask_documento(unquote(m[2])) + m[3], str(a)
+                    )
+                )
                 if isinstance(a, httpx.URL)
                 else a
                 for a in args
@@ -162,12 +173,67 @@ def _redact(value: str) -> str:
     return "***" if value else ""
 
 
+_USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://)[^/?#@]*@")
+
+
+def redact_url(url: str) -> str:
+    """Hide the user and password of a URL (``https://user:pw@host`` -> ``https://***@host``)."""
+    return _USERINFO.sub(r"\1***@", url) if "@" in url else url
+
+
+# Printable ASCII with no space at either end: what an HTTP header value can carry as is.
+_HEADER_VALUE = re.compile(r"[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?")
+_SWAPPED = (
+    "; are api_key and base_url swapped? Client(api_key=..., base_url=...) takes the key first"
+)
+
+
+def _check_api_key(api_key: str) -> None:
+    # Messages name the problem, never the value: a key must not reach a log or a traceback.
+    if api_key != api_key.strip():
+        raise ConfigurationError(
+            "the API key has surrounding whitespace or a line break; copy it again"
+        )
+    if not _HEADER_VALUE.fullmatch(api_key):
+        raise ConfigurationError(
+            "the API key cannot be sent as an HTTP header value: it has a line break, another "
+            "control character or a non-ASCII character; copy it again from the partner portal"
+        )
+    if api_key.lower().startswith(("http://", "https://")):
+        raise ConfigurationError("the API key looks like a URL" + _SWAPPED)
+
+
+def _check_base_url(base_url: str, api_key: str) -> None:
+    # The value is never echoed: with swapped arguments it would be the API key.
+    if base_url == api_key:
+        raise ConfigurationError("base_url is the API key" + _SWAPPED)
+    hint = "" if "://" in base_url else _SWAPPED
+    try:
+        url = httpx.URL(base_url)
+    except (httpx.InvalidURL, TypeError):
+        raise ConfigurationError(
+            "base_url is not a valid URL; pass the service's address, such as "
+            "https://host/api" + hint
+        ) from None
+    if url.scheme not in ("http", "https") or not url.host:
+        raise ConfigurationError(
+            "base_url must be an absolute http(s) URL such as https://host/api" + hint
+        )
+    if "?" in base_url or "#" in base_url:
+        # The SDK appends endpoint paths to the base URL: after a query or a fragment they
+        # would not be paths any more.
+        raise ConfigurationError(
+            "base_url must not have a query string or a fragment ('?' or '#'): pass only "
+            "scheme, host and path, such as https://host/api"
+        )
+
+
 @attrs.frozen(slots=True)
 class Config:
     """Everything a client was configured with; built once, shared by every call."""
 
     api_key: str = attrs.field(repr=_redact)
-    base_url: str
+    base_url: str = attrs.field(repr=lambda url: repr(redact_url(url)))
     timeout: httpx.Timeout
     max_retries: int
     retry_backoff: float
@@ -188,7 +254,8 @@ class Config:
         """Read arguments, fall back on ``SMARTPOS_API_KEY``/``SMARTPOS_BASE_URL``, validate.
 
         Raises:
-            ConfigurationError: a setting is missing or invalid.
+            ConfigurationError: a setting is missing or invalid (the message never holds the
+                key, nor the base URL, which would be the key with swapped arguments).
         """
         configure_logging_from_env()
         _mask_documents_in_httpx_logs()
@@ -199,25 +266,14 @@ class Config:
                 "no API key: pass api_key=... or set the SMARTPOS_API_KEY environment variable "
                 "(the integration key generated in the partner portal)"
             )
-        if api_key != api_key.strip() or any(c in api_key for c in "\r\n"):
-            raise ConfigurationError(
-                "the API key has surrounding whitespace or a line break; copy it again"
-            )
+        _check_api_key(api_key)
         if base_url is None:
             base_url = os.environ.get("SMARTPOS_BASE_URL")
         if not base_url or not isinstance(base_url, str):
             raise ConfigurationError(
                 "no base URL: pass base_url=... or set the SMARTPOS_BASE_URL environment variable"
             )
-        try:
-            url = httpx.URL(base_url)
-        except (httpx.InvalidURL, TypeError) as exc:
-            raise ConfigurationError(f"base_url is not a valid URL: {exc}") from None
-        if url.scheme not in ("http", "https") or not url.host:
-            raise ConfigurationError(
-                f"base_url must be an absolute http(s) URL such as https://host/api; got "
-                f"{base_url!r}"
-            )
+        _check_base_url(base_url, api_key)
         if timeout is None:
             timeout = DEFAULT_TIMEOUT
         elif not isinstance(timeout, httpx.Timeout):
@@ -264,10 +320,27 @@ class Call(Generic[T]):
     """Starts something on a terminal (payment, refund, print): any doubt is an unknown outcome."""
     log_path: str | None = None
     """The path as logged, when ``path`` carries personal data."""
+    referencia_supplied: bool = False
+    """The caller chose the referencia: only then can a first-attempt 409 be the caller's own
+    earlier request, and so prove that *this* call started nothing."""
 
 
-def build_request(config: Config, call: Call[Any]) -> httpx.Request:
-    """Build the ``httpx.Request`` of a call; the same object is resent on every retry."""
+#: Marks the SDK's own requests, so that the body reader added to a user's ``http_client``
+#: (see ``_transports.read_before_hooks``) leaves every other request alone.
+OWN_REQUEST = "smartpos"
+
+
+def build_request(
+    config: Config,
+    call: Call[Any],
+    http_client: httpx.Client | httpx.AsyncClient | None = None,
+) -> httpx.Request:
+    """Build the ``httpx.Request`` of a call; the same object is resent on every retry.
+
+    With a user's ``http_client``, the client builds it: its default headers, cookies and
+    query parameters are merged in (ours win for the headers the SDK sets). Building is pure
+    in httpx: nothing is sent.
+    """
     headers = {
         "x-api-key": config.api_key,
         "accept": "application/json",
@@ -275,17 +348,56 @@ def build_request(config: Config, call: Call[Any]) -> httpx.Request:
     }
     if call.body is not None:
         headers["content-type"] = "application/json"
+    extensions = {"timeout": config.timeout.as_dict()}
+    if http_client is not None:
+        return http_client.build_request(
+            call.method,
+            config.base_url + call.path,
+            headers=headers,
+            content=call.body,
+            extensions={**extensions, OWN_REQUEST: True},
+        )
     return httpx.Request(
         call.method,
         config.base_url + call.path,
         headers=headers,
         content=call.body,
-        extensions={"timeout": config.timeout.as_dict()},
+        extensions=extensions,
     )
 
 
 def _dumps(body: Mapping[str, Any]) -> bytes:
-    return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    try:
+        return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        campo = _unencodable(body) or "body"
+        raise ValidationError(
+            "CAMPO_INVALIDO",
+            f"{campo} holds text that cannot be encoded as UTF-8 (a lone surrogate such as "
+            "'\\ud800', often from bytes decoded with errors='surrogateescape'): fix the text",
+            campo=campo,
+        ) from None
+
+
+def _unencodable(value: Any, path: str = "") -> str | None:
+    """The wire path of the first string that UTF-8 cannot encode (only on the error path)."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return path
+        return None
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            found = _unencodable(item, f"{path}.{key}" if path else str(key))
+            if found is not None:
+                return found
+    elif isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            found = _unencodable(item, f"{path}[{index}]")
+            if found is not None:
+                return found
+    return None
 
 
 # --- local validation ----------------------------------------------------------------------
@@ -339,13 +451,21 @@ def _referencia(config: Config, value: object) -> str:
     if config.strict_referencia and not is_valid_referencia(ref):
         raise ValidationError(
             "CAMPO_INVALIDO",
-            f"referencia {ref!r} must start with a UUID at its first character (optionally "
-            "followed by -suffix), because some acquirers read only its first 10 characters: "
-            "use smartpos.new_referencia(), or build the client with strict_referencia=False "
-            "for a legacy system",
+            f"referencia {ref[:60]!r} must start with a UUID version 4 or 5 at its first "
+            "character (optionally followed by -suffix), because some acquirers read only its "
+            "first 10 characters, which time-ordered UUIDs (versions 1, 6, 7) and the nil UUID "
+            "repeat: use smartpos.new_referencia() or smartpos.referencia_for(key), or build "
+            "the client with strict_referencia=False for a legacy system",
             campo="referencia",
         )
     return ref
+
+
+#: What each positive integer field holds, for the message that refuses a bad value.
+_POSITIVE_INT = {
+    "valorCentavos": "a positive integer number of cents (1590 for R$ 15,90; never a float)",
+    "parcelas": "a positive integer number of installments (never a float)",
+}
 
 
 def _positive_int(value: object, campo: str, *, required: bool) -> int | None:
@@ -355,10 +475,9 @@ def _positive_int(value: object, campo: str, *, required: bool) -> int | None:
         return None
     # bool is an int in Python, and 5.0 or "5" are not integers on the wire.
     if type(value) is not int or value <= 0:
+        what = _POSITIVE_INT.get(campo, "a positive integer")
         raise ValidationError(
-            "VALOR_INVALIDO",
-            f"{campo} must be a positive integer (cents for amounts, never a float); got {value!r}",
-            campo=campo,
+            "VALOR_INVALIDO", f"{campo} must be {what}; got {value!r}", campo=campo
         )
     return value
 
@@ -388,6 +507,42 @@ def _instance(value: object, cls: type[T], campo: str) -> T | None:
     )
 
 
+def _check_comanda(card: Comanda) -> None:
+    # attrs classes do not check types: a list of str, or a number, would reach the wire.
+    _optional_str(card.endereco, "comanda.endereco")
+    itens = card.itens
+    if not isinstance(itens, tuple):
+        raise ValidationError(
+            "CAMPO_INVALIDO",
+            f"comanda.itens must be a sequence of smartpos.ItemComanda, not {type(itens).__name__}",
+            campo="comanda.itens",
+        )
+    for index, item in enumerate(itens):
+        campo = f"comanda.itens[{index}]"
+        if not isinstance(item, ItemComanda):
+            raise ValidationError(
+                "CAMPO_INVALIDO",
+                f"{campo} must be a smartpos.ItemComanda(titulo=..., descricao=...), not "
+                f"{type(item).__name__}",
+                campo=campo,
+            )
+        _optional_str(item.titulo, f"{campo}.titulo")
+        _optional_str(item.descricao, f"{campo}.descricao")
+
+
+def _check_comprovante(receipt: Comprovante) -> None:
+    for field in attrs.fields(Comprovante):
+        flag = getattr(receipt, field.name)
+        if flag is not None and not isinstance(flag, bool):
+            group, who = field.name.split("_")
+            raise ValidationError(
+                "CAMPO_INVALIDO",
+                f"Comprovante.{field.name} must be True, False or None, not "
+                f"{type(flag).__name__} {flag!r}",
+                campo=f"comprovante.{group}.{who}",
+            )
+
+
 def _combination(
     forma: FormaPagamento | None, parcelas: int | None, parcelamento: Parcelamento | None
 ) -> None:
@@ -415,7 +570,14 @@ def qrcode_call(config: Config, *, documento_cliente: str, referencia: str | Non
         "referencia": _referencia(config, referencia),
         "documentoCliente": _documento(documento_cliente),
     }
-    return Call("POST", "/qrcode", _parse_qrcode, _dumps(body), body["referencia"])
+    return Call(
+        "POST",
+        "/qrcode",
+        _parse_qrcode,
+        _dumps(body),
+        body["referencia"],
+        referencia_supplied=referencia is not None,
+    )
 
 
 def payment_call(
@@ -457,6 +619,17 @@ def payment_call(
     _combination(forma, n_parcelas, financing)
     card = _instance(comanda, Comanda, "comanda")
     receipt = _instance(comprovante, Comprovante, "comprovante")
+    if card is not None:
+        _check_comanda(card)
+    if receipt is not None:
+        _check_comprovante(receipt)
+    if modo is ModoExecucao.MANUAL and terminal and not terminal.strip():
+        raise ValidationError(
+            "CAMPO_INVALIDO",
+            "smartposId is blank: pass the terminal's id, or omit smartpos_id to publish the "
+            "card to the customer's terminals",
+            campo="smartposId",
+        )
     if modo is ModoExecucao.IMEDIATO and not (terminal and terminal.strip()):
         raise ValidationError(
             "SMARTPOS_OBRIGATORIO_MODO_IMEDIATO",
@@ -501,7 +674,15 @@ def payment_call(
         wire_receipt = _wire.unstructure(receipt)
         if wire_receipt:
             body["comprovante"] = wire_receipt
-    return Call("POST", "/v1/payments", _parse_acceptance, _dumps(body), ref, True)
+    return Call(
+        "POST",
+        "/v1/payments",
+        _parse_acceptance,
+        _dumps(body),
+        ref,
+        True,
+        referencia_supplied=referencia is not None,
+    )
 
 
 def refund_call(
@@ -512,8 +693,13 @@ def refund_call(
     valor_centavos: int,
     pagamento_original: PagamentoOriginal,
     referencia: str | None,
+    payment_referencia: str | None = None,
 ) -> Call[Refund]:
-    """Validate and build ``POST /v1/refunds``."""
+    """Validate and build ``POST /v1/refunds``.
+
+    ``payment_referencia`` is the refunded payment's referencia when it is known (``create_for``
+    reads it from the event): the refund's must not share its first 10 characters.
+    """
     if documento_cliente is None or documento_cliente == "":
         raise _missing("documentoCliente")
     terminal = _require_str(smartpos_id, "smartposId")
@@ -525,6 +711,17 @@ def refund_call(
     for field in attrs.fields(PagamentoOriginal):
         _require_str(getattr(original, field.name), f"pagamentoOriginal.{_wire.wire_name(field)}")
     ref = _referencia(config, referencia)
+    if payment_referencia is not None and same_first_characters(ref, payment_referencia):
+        if referencia is not None:
+            raise ValidationError(
+                "CAMPO_INVALIDO",
+                "a refund's referencia must not share its first 10 characters with the "
+                "payment's (some acquirers read only those, and would take the refund for the "
+                "payment): use smartpos.new_referencia() or smartpos.referencia_for(key)",
+                campo="referencia",
+            )
+        while same_first_characters(ref, payment_referencia):  # 1 in 2**36: nearly never
+            ref = new_referencia()
     doc = _documento(documento_cliente)
     body = {
         "referencia": ref,
@@ -533,7 +730,15 @@ def refund_call(
         "valorCentavos": valor,
         "pagamentoOriginal": _wire.unstructure(original),
     }
-    return Call("POST", "/v1/refunds", _parse_refund, _dumps(body), ref, True)
+    return Call(
+        "POST",
+        "/v1/refunds",
+        _parse_refund,
+        _dumps(body),
+        ref,
+        True,
+        referencia_supplied=referencia is not None,
+    )
 
 
 def refund_for_call(
@@ -576,20 +781,23 @@ def refund_for_call(
             "terminal that executed the payment",
             campo="smartposId",
         )
+    approved = dados.valor_centavos
     if valor_centavos is None:
-        valor_centavos = dados.valor_centavos
+        valor_centavos = approved
         if valor_centavos is None:
             raise ValidationError(
                 "CAMPO_OBRIGATORIO",
                 f"the event {evento.id} has no dados.valorCentavos: pass valor_centavos",
                 campo="valorCentavos",
             )
-    if referencia is not None and referencia == dados.referencia:
+    elif type(valor_centavos) is int and type(approved) is int and 0 < approved < valor_centavos:
         raise ValidationError(
-            "CAMPO_INVALIDO",
-            "a refund's referencia must differ from the original payment's referencia",
-            campo="referencia",
+            "VALOR_INVALIDO",
+            f"valorCentavos {valor_centavos} is more than the approved amount of the payment "
+            f"({approved} cents): a refund cannot return more than was charged",
+            campo="valorCentavos",
         )
+    payment_referencia = dados.referencia if isinstance(dados.referencia, str) else None
     return refund_call(
         config,
         documento_cliente=dados.documento_cliente,
@@ -597,6 +805,7 @@ def refund_for_call(
         valor_centavos=valor_centavos,
         pagamento_original=PagamentoOriginal(**values),
         referencia=referencia,
+        payment_referencia=payment_referencia,
     )
 
 
@@ -615,7 +824,15 @@ def print_call(
     if conteudo is None or (hasattr(conteudo, "__len__") and len(conteudo) == 0):
         raise _missing("conteudo.base64")
     if isinstance(conteudo, str):
-        data = conteudo.encode("utf-8")
+        try:
+            data = conteudo.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise ValidationError(
+                "CAMPO_INVALIDO",
+                f"conteudo holds a character UTF-8 cannot encode at position {exc.start} (a "
+                "lone surrogate such as '\\ud800'): fix the text, or pass the bytes to print",
+                campo="conteudo.base64",
+            ) from None
     elif isinstance(conteudo, (bytes, bytearray, memoryview)):
         data = bytes(conteudo)
     else:
@@ -632,7 +849,15 @@ def print_call(
         "smartposId": terminal,
         "conteudo": {"tipo": "base64", "base64": base64.b64encode(data).decode("ascii")},
     }
-    return Call("POST", "/v1/print-jobs", _parse_acceptance, _dumps(body), ref, True)
+    return Call(
+        "POST",
+        "/v1/print-jobs",
+        _parse_acceptance,
+        _dumps(body),
+        ref,
+        True,
+        referencia_supplied=referencia is not None,
+    )
 
 
 def terminals_call(config: Config, *, documento_cliente: str) -> Call[list[Terminal]]:
@@ -680,14 +905,29 @@ def _structured(data: Any, cls: type[T], response: httpx.Response, call: Call[An
         ) from None
 
 
+def _check_echo(echoed: object, response: httpx.Response, call: Call[Any]) -> None:
+    # The answer names the operation it is about. Another referencia means it is not the
+    # answer to this request (a proxy or cache mixing answers, a service bug): the SDK cannot
+    # tell whether *this* request was accepted.
+    if echoed != call.referencia:
+        raise ResponseError(
+            f"{call.method} {call.log_path or call.path} answered {response.status_code} for "
+            f"referencia {str(echoed)[:60]!r}, not for the referencia sent, {call.referencia}",
+            response=response,
+            referencia=call.referencia,
+        )
+
+
 def _parse_acceptance(response: httpx.Response, call: Call[Any], http: HTTPInfo) -> Acceptance:
     result = _structured(_json_body(response, call), Acceptance, response, call)
+    _check_echo(result.referencia, response, call)
     object.__setattr__(result, "http", http)
     return result
 
 
 def _parse_qrcode(response: httpx.Response, call: Call[Any], http: HTTPInfo) -> QRCode:
     result = _structured(_json_body(response, call), QRCode, response, call)
+    _check_echo(result.referencia, response, call)
     object.__setattr__(result, "http", http)
     return result
 
@@ -702,10 +942,14 @@ def _parse_refund(response: httpx.Response, call: Call[Any], http: HTTPInfo) -> 
         )
     assert call.referencia is not None
     referencia = data.get("referencia")
+    # The refund answer is not specified: a missing or non-string referencia is tolerated, a
+    # string that names another referencia is not.
+    if isinstance(referencia, str) and referencia:
+        _check_echo(referencia, response, call)
     status = data.get("status")
     mensagem = data.get("mensagem")
     return Refund(
-        referencia=referencia if isinstance(referencia, str) and referencia else call.referencia,
+        referencia=call.referencia,
         status=status if isinstance(status, str) else None,
         mensagem=mensagem if isinstance(mensagem, str) else None,
         raw=data,
@@ -762,7 +1006,13 @@ def error_from_response(response: httpx.Response) -> APIError:
     """
     fields: dict[str, str | None] = {"codigo": None, "mensagem": None, "acao": None, "campo": None}
     try:
-        data = json.loads(response.content) if response.content else None
+        content = response.content
+    except httpx.ResponseNotRead:
+        # A user's response hook raised and httpx closed the response unread: its status
+        # still gives the HTTP class.
+        content = b""
+    try:
+        data = json.loads(content) if content else None
     except (ValueError, RecursionError):  # RecursionError: JSON nested too deep
         data = None
     erro = data.get("erro") if isinstance(data, Mapping) else None
@@ -829,18 +1079,28 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
 class Attempts(Generic[T]):
     """Decide, after each send of one call, whether to return, raise or retry.
 
-    Tell it what happened with :meth:`answered` (a response) or :meth:`failed` (an httpx
-    exception); it returns the result, raises the final exception, or returns a
-    :class:`Retry`.
+    Tell it what happened with :meth:`answered` (a response) or :meth:`failed` (*any*
+    exception raised while sending or reading: an httpx error, an event loop that is gone, a
+    user's hook that raised); it returns the result, raises the final exception, or returns a
+    :class:`Retry`. Whatever it raises is a :class:`~smartpos.SmartPOSError`: this is the one
+    place where anything that can go wrong during a send is classified, for both clients.
+    Cancellation and Ctrl-C are not classified but annotated (:meth:`interrupted`).
     """
 
     __slots__ = ("attempt", "call", "config", "maybe_sent", "request", "rng", "started")
 
-    def __init__(self, config: Config, call: Call[T], *, rng: random.Random | None = None) -> None:
+    def __init__(
+        self,
+        config: Config,
+        call: Call[T],
+        *,
+        rng: random.Random | None = None,
+        http_client: httpx.Client | httpx.AsyncClient | None = None,
+    ) -> None:
         self.config = config
         self.call = call
         #: The one request every attempt sends (same bytes, so the same referencia).
-        self.request = build_request(config, call)
+        self.request = build_request(config, call, http_client)
         self.attempt = 0
         # True once any attempt may have reached the service: from then on, a failure of
         # an operation on a terminal can only be an unknown outcome.
@@ -848,10 +1108,45 @@ class Attempts(Generic[T]):
         self.rng = rng or _rng
         self.started = 0.0
 
-    def sending(self) -> None:
-        """Record that an attempt starts now."""
+    def sending(self, *, closed: bool = False) -> None:
+        """Record that an attempt starts now.
+
+        Args:
+            closed: The HTTP client is closed: nothing can be sent.
+
+        Raises:
+            ClientClosedError: ``closed``; nothing was sent by this attempt (an
+                :class:`~smartpos.OutcomeUnknownError` when an earlier one may have reached
+                the service).
+        """
+        if closed:
+            self._forget_key()
+            raise self._closed()
+        if (
+            self.attempt == 0
+            and self.call.referencia is not None
+            and logger.isEnabledFor(logging.INFO)
+        ):
+            # Before the first byte: whatever happens next (a crash, Ctrl-C), the log holds
+            # the referencia whose event tells the outcome.
+            logger.info(
+                "%s %s sending referencia=%s",
+                self.call.method,
+                self.call.log_path or self.call.path,
+                self.call.referencia,
+            )
         self.attempt += 1
         self.started = time.perf_counter()
+
+    def _closed(self) -> SmartPOSError:
+        where = f"{self.call.method} {self.call.log_path or self.call.path}"
+        error = ClientClosedError(
+            f"{where} was not sent: the client is closed (or the http_client it uses is); "
+            "build a new client"
+        )
+        if self.call.starts_operation and self.maybe_sent:
+            return self._unknown(error)
+        return error
 
     def _retries_left(self) -> bool:
         return self.attempt <= self.config.max_retries
@@ -872,13 +1167,49 @@ class Attempts(Generic[T]):
             self._forget_key()
             raise
 
-    def failed(self, exc: Exception) -> Retry:
-        """Decide after an httpx exception; raises when no retry is left."""
+    def failed(self, exc: Exception) -> T | Retry:
+        """Decide after any exception raised while sending or reading; raises when final.
+
+        An ``httpx.HTTPStatusError`` comes from a response hook (``raise_for_status``) of a
+        user's ``http_client``: its response is classified as if the hook had not raised.
+        """
+        if isinstance(exc, httpx.HTTPStatusError):
+            return self.answered(exc.response)
         try:
             return self._failed(exc)
         except BaseException:
             self._forget_key()
             raise
+
+    def interrupted(self, exc: BaseException) -> None:
+        """Annotate an exception that interrupts the call: cancellation, Ctrl-C, exit.
+
+        Those must propagate as they are, but an operation interrupted once sending started
+        may have been accepted — even between attempts, as an upstream retry may deliver an
+        attempt that failed here: the exception gets a note with the referencia (printed in
+        its traceback; ``exc.__notes__``), and a warning is logged. Exceptions the SDK raised
+        itself are left alone.
+        """
+        if isinstance(exc, Exception):
+            return
+        self._forget_key()
+        call = self.call
+        if not (call.starts_operation and call.referencia and self.attempt):
+            return
+        where = f"{call.method} {call.log_path or call.path}"
+        add_note(
+            exc,
+            f"smartpos: {where} was interrupted after it may have reached the service: the "
+            f"outcome of referencia {call.referencia} is unknown. Do not retry with a new "
+            "referencia; wait for the webhook event carrying this referencia.",
+        )
+        logger.warning(
+            "smartpos: outcome unknown for %s referencia=%s: interrupted by %s after %d attempt(s)",
+            where,
+            call.referencia,
+            type(exc).__name__,
+            self.attempt,
+        )
 
     def _forget_key(self) -> None:
         # The exception raised to the caller reaches this request (``exc.response.request``,
@@ -897,11 +1228,23 @@ class Attempts(Generic[T]):
             try:
                 return self.call.parse(response, self.call, http)
             except ResponseError as exc:
-                # A 2xx means the service took the operation: an unreadable body must not
-                # look like a refusal that invites a new referencia (a second charge).
+                # A 2xx means the service took the operation: an unreadable body, or one about
+                # another referencia, must not look like a refusal that invites a new
+                # referencia (a second charge).
                 if self.call.starts_operation:
                     raise self._unknown(exc) from exc
                 raise
+            except Exception as exc:  # a body the readers did not foresee (or unread)
+                unreadable = ResponseError(
+                    f"{self.call.method} {self.call.log_path or self.call.path} answered "
+                    f"{status} with a body the SDK cannot read ({type(exc).__name__})",
+                    response=response,
+                    referencia=self.call.referencia,
+                )
+                unreadable.__cause__ = exc
+                if self.call.starts_operation:
+                    raise self._unknown(unreadable) from unreadable
+                raise unreadable from exc
         error = error_from_response(response)
         if status >= 500:
             # A 5xx may come after the service acted (a gateway timing out behind it).
@@ -913,23 +1256,32 @@ class Attempts(Generic[T]):
                 if after is not None:
                     delay = min(after, MAX_RETRY_AFTER)
             return Retry(delay)
-        if self.call.starts_operation and self.maybe_sent and self._ambiguous(error):
-            raise self._unknown(error)
+        if self.call.starts_operation:
+            if status == 409 and (self.attempt > 1 or not self.call.referencia_supplied):
+                # REFERENCIA_DUPLICADA proves "not accepted" only when the referencia can have
+                # been used by nobody but the caller before this call. On a retry it is most
+                # likely this very call's earlier attempt; for a referencia the SDK generated,
+                # only an upstream retry (a proxy, a service mesh) can have used it.
+                raise self._unknown(error)
+            if self.maybe_sent and self._ambiguous(error):
+                raise self._unknown(error)
         raise error
 
     def _ambiguous(self, error: APIError) -> bool:
         # Once an earlier attempt of this very call may have reached the service, only an
         # answer that judges the request's *bytes* proves that nothing was accepted: the same
-        # bytes were refused the first time too. A 409 most likely *is* that earlier attempt
-        # (REFERENCIA_DUPLICADA is the service's only 409; a proxy may mangle its body); 5xx
-        # and 429 say nothing about it; and 401/403/404 or a customer "not found" can follow
-        # a state change (a rotated key, an unlinked terminal) after the first attempt was
-        # accepted. Reporting any of those as "rejected" would invite a second charge.
+        # bytes were refused the first time too. 5xx and 429 say nothing about it; and
+        # 401/403/404 or a customer "not found" can follow a state change (a rotated key, an
+        # unlinked terminal) after the first attempt was accepted. Reporting any of those as
+        # "rejected" would invite a second charge.
         return not (error.status_code == 400 and error.codigo in _VERDICTS_ON_THE_REQUEST)
 
     def _failed(self, exc: Exception) -> Retry:
         elapsed = time.perf_counter() - self.started
         self._log(None, elapsed, None, exc)
+        # Only these prove that no byte left; anything else (an httpx read error, or a
+        # RuntimeError of an event loop that is gone, raised after the request was written)
+        # may have followed the send.
         if not isinstance(exc, _NOT_SENT + _FATAL):
             self.maybe_sent = True
         if isinstance(exc, _FATAL) or not isinstance(exc, httpx.TransportError):
@@ -938,10 +1290,14 @@ class Attempts(Generic[T]):
             return Retry(self.backoff())
         raise self._final(exc)
 
-    def _final(self, exc: Exception) -> Exception:
+    def _final(self, exc: Exception) -> SmartPOSError:
         wrapped: TransportError
         where = f"{self.call.method} {self.call.log_path or self.call.path}"
-        text = f"{where} failed after {self.attempt} attempt(s): {type(exc).__name__}: {exc}"
+        text = f"{where} failed after {self.attempt} attempt(s): {_describe(exc)}"
+        # Any text may come from a user's hook or transport: keep the key out of it (a key
+        # too short to be real would only garble the message).
+        if len(self.config.api_key) >= 6:
+            text = text.replace(self.config.api_key, "[redacted]")
         if isinstance(exc, httpx.TimeoutException):
             wrapped = TimeoutError(text)
         else:
@@ -988,6 +1344,33 @@ class Attempts(Generic[T]):
             elapsed * 1000,
             request_id or "-",
         )
+
+
+def _describe(exc: BaseException) -> str:
+    """``Type: message`` of any exception, even one whose ``__str__`` fails; at most 300 chars."""
+    try:
+        text = str(exc)
+    except Exception:  # noqa: BLE001 - a broken __str__ of a user's exception
+        text = "<unprintable>"
+    if len(text) > 300:
+        text = text[:300] + " (cut)"
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def add_note(exc: BaseException, note: str) -> None:
+    """``exc.add_note(note)``, also on Python 3.10 (``__notes__`` set by hand, not printed)."""
+    add = getattr(exc, "add_note", None)
+    if add is not None:
+        add(note)
+        return
+    notes = getattr(exc, "__notes__", None)
+    if not isinstance(notes, list):
+        notes = []
+        try:
+            exc.__notes__ = notes  # type: ignore[attr-defined]
+        except (AttributeError, TypeError):
+            return
+    notes.append(note)
 
 
 _rng = random.Random()

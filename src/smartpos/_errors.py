@@ -7,7 +7,8 @@
     ├── ValidationError                rejected locally before sending         (also ValueError)
     ├── TransportError                 network failure; for operations on a terminal it means
     │   │                              nothing reached the service
-    │   └── TimeoutError               (also builtins.TimeoutError)
+    │   ├── TimeoutError               (also builtins.TimeoutError)
+    │   └── ClientClosedError          the client was closed: nothing was sent
     ├── OutcomeUnknownError            the service may have accepted it: wait for the event,
     │                                  never retry with a new referencia
     ├── ResponseError                  a 2xx body the SDK cannot read (for operations on a
@@ -25,8 +26,9 @@
         ├── RateLimitError (429)
         └── InternalServerError (5xx)  ErroInternoError
 
-Messages say what happened and what to do. They never contain the API key, and documents
-(CPF/CNPJ) are never copied into them.
+Nothing else escapes a client call: whatever fails while a request is being sent or read is
+classified into this tree (``_core.Attempts``). Messages say what happened and what to do. They
+never contain the API key, and documents (CPF/CNPJ) are never copied into them.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ __all__ = [
     "BadRequestError",
     "CampoInvalidoError",
     "CampoObrigatorioError",
+    "ClientClosedError",
     "ClienteNaoAutorizadoError",
     "ComandaObrigatoriaModoManualError",
     "ConfigurationError",
@@ -111,11 +114,21 @@ class TimeoutError(TransportError, builtins.TimeoutError):
     """A timeout, before anything reached the service for operations on a terminal."""
 
 
+class ClientClosedError(TransportError):
+    """The client was closed (``close()``, or the ``http_client`` you passed was closed).
+
+    Nothing was sent. It is a :class:`TransportError` because it means the same for an
+    operation: nothing reached the service. Build a new client.
+    """
+
+
 class OutcomeUnknownError(SmartPOSError):
     """The service may have accepted the operation, and the SDK cannot know.
 
     The request may have reached the service: no answer came after it was sent, the last
-    answer was a 5xx, or a retry of this very call was answered 409 REFERENCIA_DUPLICADA.
+    answer was a 5xx, a 2xx echoed another referencia or could not be read, anything else
+    failed after sending started, or a 409 REFERENCIA_DUPLICADA answered a retry of this very
+    call (or a referencia the SDK generated, which only an upstream retry can have used).
     Never retry with a new referencia: that may charge twice. Wait for the webhook event for
     ``referencia`` (``pagamento.aprovado`` / ``pagamento.recusado`` / ``impressao.*``).
     """
@@ -200,7 +213,9 @@ class APIError(SmartPOSError):
         if codigo:
             parts.append(codigo)
         head = " ".join(parts)
-        text = mensagem or _default_message(status_code)
+        # The service's texts are sentences ("Loja inativa."): drop their final period, so that
+        # what follows never makes "inativa.. What to do".
+        text = _without_final_period(mensagem) or _default_message(status_code)
         if campo:
             text += f" (campo {campo})"
         if acao:
@@ -228,6 +243,10 @@ class APIError(SmartPOSError):
 
 def _rebuild_api_error(cls: type[APIError], status_code: int, kw: dict[str, Any]) -> APIError:
     return cls(status_code, **kw)
+
+
+def _without_final_period(text: str | None) -> str:
+    return text.rstrip().rstrip(".").rstrip() if text else ""
 
 
 def _default_message(status_code: int) -> str:
@@ -344,10 +363,12 @@ class SmartposNaoEncontradoError(NotFoundError):
 
 
 class ReferenciaDuplicadaError(ConflictError):
-    """409 REFERENCIA_DUPLICADA: the referencia was used by an earlier attempt.
+    """409 REFERENCIA_DUPLICADA: the referencia was used by an earlier request.
 
-    To reconcile an existing operation, reuse its saved result; for a new attempt, generate a
-    new referencia.
+    Raised only for the first attempt of a referencia you supplied: this call started nothing.
+    The earlier request that used the referencia may have (your own earlier run, a restarted
+    job): wait for its event before starting the work again under a new referencia. On a
+    retry, or for a referencia the SDK generated, a 409 is an :class:`OutcomeUnknownError`.
     """
 
     CODIGO = "REFERENCIA_DUPLICADA"

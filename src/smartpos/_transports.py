@@ -3,16 +3,25 @@
 Building an ``httpx.Client`` normally loads the CA bundle into a new SSL context (about 30 ms).
 These transports share one SSL context between every client of the process and only create it
 when the first request is sent, so ``Client()`` itself is cheap (CLIs, serverless cold starts).
+
+Also here: the checks of a transport's flavour, and the body reader put in front of the
+response hooks of a user's ``http_client``.
 """
 
 from __future__ import annotations
 
+import sys
 import threading
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 import httpx
 
-from ._core import shared_ssl_context
+from ._core import OWN_REQUEST, shared_ssl_context
+from ._errors import ConfigurationError
+
+if TYPE_CHECKING:
+    import asyncio
 
 __all__ = [
     "AsyncLazyTransport",
@@ -20,6 +29,7 @@ __all__ = [
     "LazyTransport",
     "UnownedTransport",
     "client_options",
+    "read_before_hooks",
 ]
 
 
@@ -55,24 +65,58 @@ class LazyTransport(httpx.BaseTransport):
         self.close()
 
 
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    # No asyncio module loaded means no asyncio loop (trio): one pool then.
+    module = sys.modules.get("asyncio")
+    if module is None:
+        return None
+    try:
+        return module.get_running_loop()  # type: ignore[no-any-return]
+    except RuntimeError:
+        return None
+
+
 class AsyncLazyTransport(httpx.AsyncBaseTransport):
-    """An ``httpx.AsyncHTTPTransport`` created on the first request (shared SSL context)."""
+    """One ``httpx.AsyncHTTPTransport`` per event loop, each made on that loop's first request.
+
+    A connection pool belongs to the event loop that opened its connections. A client reused
+    on a later loop (``asyncio.run`` twice: CLIs, Celery tasks, ``async_to_sync``) would write
+    the request on a socket of a dead loop and fail *after* sending; here each loop gets its
+    own pool, and the pools of loops that were closed are dropped when a new one is made.
+    """
 
     def __init__(self) -> None:
-        self._inner: httpx.AsyncHTTPTransport | None = None
+        self._pools: dict[asyncio.AbstractEventLoop | None, httpx.AsyncHTTPTransport] = {}
+        self._lock = threading.Lock()
 
     def _get(self) -> httpx.AsyncHTTPTransport:
-        # No lock: an event loop runs one coroutine at a time, and this code does not await.
-        if self._inner is None:
-            self._inner = httpx.AsyncHTTPTransport(verify=shared_ssl_context())
-        return self._inner
+        loop = _running_loop()
+        pool = self._pools.get(loop)
+        if pool is None:
+            # A lock, not for the loop (this code does not await) but for loops of other
+            # threads sharing the client.
+            with self._lock:
+                for old in [k for k in self._pools if k is not None and k.is_closed()]:
+                    # Its connections cannot be closed without their loop: drop them.
+                    del self._pools[old]
+                pool = self._pools.get(loop)
+                if pool is None:
+                    pool = httpx.AsyncHTTPTransport(verify=shared_ssl_context())
+                    self._pools[loop] = pool
+        return pool
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         return await self._get().handle_async_request(request)
 
     async def aclose(self) -> None:
-        if self._inner is not None:
-            await self._inner.aclose()
+        loop = _running_loop()
+        with self._lock:
+            pools, self._pools = self._pools, {}
+        for owner, pool in pools.items():
+            # Only the pool of the running loop can be closed from here; the others belong
+            # to loops that are gone or run elsewhere.
+            if owner is loop:
+                await pool.aclose()
 
 
 class UnownedTransport(httpx.BaseTransport):
@@ -116,6 +160,7 @@ def client_options(
     - otherwise: a lazy transport, so that building a client costs nothing.
     """
     if transport is not None:
+        _check_flavour(transport, asynchronous=asynchronous)
         if asynchronous:
             return {"transport": AsyncUnownedTransport(transport)}  # type: ignore[arg-type]
         return {"transport": UnownedTransport(transport)}  # type: ignore[arg-type]
@@ -125,3 +170,52 @@ def client_options(
         # httpx reads proxy variables only when it builds its own transport.
         return {"transport": None, "verify": shared_ssl_context()}
     return {"transport": AsyncLazyTransport() if asynchronous else LazyTransport()}
+
+
+def _serves(transport: object, *, asynchronous: bool) -> bool:
+    name = "handle_async_request" if asynchronous else "handle_request"
+    base = httpx.AsyncBaseTransport if asynchronous else httpx.BaseTransport
+    method = getattr(type(transport), name, None)
+    # httpx's base classes define both names as stubs that raise NotImplementedError.
+    return callable(method) and method is not getattr(base, name)
+
+
+def _check_flavour(transport: object, *, asynchronous: bool) -> None:
+    if _serves(transport, asynchronous=asynchronous):
+        return
+    client, wanted = (
+        ("AsyncClient", "an httpx.AsyncBaseTransport (handle_async_request)")
+        if asynchronous
+        else ("Client", "an httpx.BaseTransport (handle_request)")
+    )
+    if _serves(transport, asynchronous=not asynchronous):
+        what = "a sync transport" if asynchronous else "an async transport"
+    else:
+        what = "not an httpx transport"
+    raise ConfigurationError(
+        f"transport= of {client} must be {wanted}; {type(transport).__name__} is {what}"
+    )
+
+
+def _read_own(response: httpx.Response) -> None:
+    if response.request.extensions.get(OWN_REQUEST):
+        response.read()
+
+
+async def _aread_own(response: httpx.Response) -> None:
+    if response.request.extensions.get(OWN_REQUEST):
+        await response.aread()
+
+
+def read_before_hooks(http_client: httpx.Client | httpx.AsyncClient) -> None:
+    """Put a reader of the SDK's own responses in front of a user's response hooks.
+
+    httpx runs response hooks before reading the body, and closes the response unread when
+    a hook raises (``raise_for_status``): the SDK's error classification needs that body
+    (``erro.codigo``). The reader reads only requests the SDK marked (``OWN_REQUEST``); every
+    other request of the user's client is left alone. Idempotent.
+    """
+    hooks = http_client.event_hooks["response"]
+    reader = _aread_own if isinstance(http_client, httpx.AsyncClient) else _read_own
+    if reader not in hooks:
+        hooks.insert(0, reader)
