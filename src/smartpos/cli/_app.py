@@ -104,8 +104,8 @@ _BOOLEAN_OPTIONS: Final = frozenset({"--manual"})
 _PYTHON_PHRASES: Final = (
     (r"comanda=smartpos\.Comanda\([^)]*\)", "--comanda LABEL"),
     (
-        r"use smartpos\.new_referencia\(\)(, or build the client with "
-        r"strict_referencia=False for a legacy system)?",
+        r"use smartpos\.new_referencia\(\)( or smartpos\.referencia_for\(key\))?,?"
+        r"( or build the client with strict_referencia=False for a legacy system)?",
         "leave --referencia out (a new one is made), or make one with 'smartpos referencia'",
     ),
     (
