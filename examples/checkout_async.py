@@ -4,7 +4,8 @@ A payment request ends in exactly one of three ways:
 
 1. accepted (a result): wait for ``pagamento.aprovado`` or ``pagamento.recusado``;
 2. rejected (``APIError``, ``ValidationError``, ``TransportError``): nothing was charged; fix
-   the cause and try again with a new referencia;
+   the cause and try again with a new referencia — except ``ReferenciaDuplicadaError`` (409),
+   which says an earlier request under *that* referencia reached the service: wait for its event;
 3. unknown (``OutcomeUnknownError``): the service may have accepted it. Never charge again:
    wait for the event of *that* referencia.
 

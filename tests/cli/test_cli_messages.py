@@ -213,3 +213,18 @@ def test_configuration_errors_name_the_options(monkeypatch: pytest.MonkeyPatch) 
     assert bad_url.stderr.startswith("error: --base-url must be an absolute http(s) URL")
     for result in (no_key, bad_url):
         assert not PYTHON.search(result.stderr), result.stderr
+
+
+def test_a_409_on_the_callers_referencia_is_exit_3_and_never_advises_a_new_one(
+    env: Sandbox,
+) -> None:
+    """A second pay under the same --referencia answers 409: wait for the event, exit 3."""
+    referencia = smartpos.new_referencia()
+    first = invoke(*PAY, "--referencia", referencia)
+    assert first.returncode == 0, first.stderr
+    second = invoke(*PAY, "--referencia", referencia, "--json")
+    assert second.returncode == 3, second.stderr
+    error = json.loads(second.stderr)["error"]
+    assert error["codigo"] == "REFERENCIA_DUPLICADA"
+    assert error["referencia"] == referencia
+    assert "new referencia" not in error.get("hint", "").replace("NOT retry with a new", "")

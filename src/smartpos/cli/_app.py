@@ -756,6 +756,27 @@ def _report(exc: Exception, args: argparse.Namespace, out: Output) -> int:
             ),
         )
         return EXIT_UNKNOWN
+    if isinstance(exc, errors.ReferenciaDuplicadaError) and terminal_op:
+        # This call started nothing, but an earlier request under the same --referencia
+        # may have: a new referencia could charge twice, so it is reported like an unknown
+        # outcome (exit 3), never as "retry".
+        referencia = getattr(args, "referencia", None) or "?"
+        out.error(
+            f"the service already has a request with referencia {referencia} (HTTP 409)",
+            details={
+                "status_code": exc.status_code if out.json else None,
+                "codigo": exc.codigo,
+                "mensagem": exc.mensagem,
+                "referencia": referencia,
+                "request_id": exc.request_id,
+            },
+            hint=(
+                "do NOT retry with a new referencia: an earlier request under this one may "
+                f"have been accepted. Wait for the webhook event whose dados.referencia is "
+                f"{referencia}."
+            ),
+        )
+        return EXIT_UNKNOWN
     if isinstance(exc, errors.APIError):
         option = cli_option(args, exc.campo)
         out.error(
