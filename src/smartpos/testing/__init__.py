@@ -7,40 +7,43 @@
 See ``docs/testing.md``.
 """
 
-from ._delivery import DeliveryAttempt, SupportsReceive, WebhookTarget
-from ._faults import (
-    BadGateway,
-    ConnectionRefused,
-    DropConnection,
-    Endpoint,
-    Fault,
-    InternalError,
-    Latency,
-    RateLimited,
-    ReadTimeout,
-)
-from ._outcomes import (
-    Approve,
-    NoAnswer,
-    PaymentOutcome,
-    PrintDone,
-    PrintFail,
-    PrintOutcome,
-    Refuse,
-)
-from ._sandbox import QRCodeExpiredError, Sandbox, SandboxError, SandboxTransport
-from ._world import (
-    Card,
-    Customer,
-    KeyStatus,
-    Partner,
-    Payment,
-    PrintJob,
-    QRCode,
-    RecordedRequest,
-    Refund,
-    Terminal,
-)
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._delivery import DeliveryAttempt, SupportsReceive, WebhookTarget
+    from ._faults import (
+        BadGateway,
+        ConnectionRefused,
+        DropConnection,
+        Endpoint,
+        Fault,
+        InternalError,
+        Latency,
+        RateLimited,
+        ReadTimeout,
+    )
+    from ._outcomes import (
+        Approve,
+        NoAnswer,
+        PaymentOutcome,
+        PrintDone,
+        PrintFail,
+        PrintOutcome,
+        Refuse,
+    )
+    from ._sandbox import QRCodeExpiredError, Sandbox, SandboxError, SandboxTransport
+    from ._world import (
+        Card,
+        Customer,
+        KeyStatus,
+        Partner,
+        Payment,
+        PrintJob,
+        QRCode,
+        RecordedRequest,
+        Refund,
+        Terminal,
+    )
 
 __all__ = [
     "Approve",
@@ -77,3 +80,59 @@ __all__ = [
     "Terminal",
     "WebhookTarget",
 ]
+
+# Names load on first use: the pytest plugin (entry point ``pytest11``) lives in this package, so
+# every pytest run of a project that has smartpos installed imports this module. Importing the
+# sandbox (and httpx) here would add ~120 ms to each of those runs.
+_HOMES = {
+    "._delivery": ("DeliveryAttempt", "SupportsReceive", "WebhookTarget"),
+    "._faults": (
+        "BadGateway",
+        "ConnectionRefused",
+        "DropConnection",
+        "Endpoint",
+        "Fault",
+        "InternalError",
+        "Latency",
+        "RateLimited",
+        "ReadTimeout",
+    ),
+    "._outcomes": (
+        "Approve",
+        "NoAnswer",
+        "PaymentOutcome",
+        "PrintDone",
+        "PrintFail",
+        "PrintOutcome",
+        "Refuse",
+    ),
+    "._sandbox": ("QRCodeExpiredError", "Sandbox", "SandboxError", "SandboxTransport"),
+    "._world": (
+        "Card",
+        "Customer",
+        "KeyStatus",
+        "Partner",
+        "Payment",
+        "PrintJob",
+        "QRCode",
+        "RecordedRequest",
+        "Refund",
+        "Terminal",
+    ),
+}
+_LAZY = {name: module for module, names in _HOMES.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'smartpos.testing' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
