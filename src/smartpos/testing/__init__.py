@@ -31,19 +31,19 @@ if TYPE_CHECKING:
         PrintOutcome,
         Refuse,
     )
-    from ._sandbox import QRCodeExpiredError, Sandbox, SandboxError, SandboxTransport
-    from ._world import (
+    from ._records import (
         Card,
         Customer,
         KeyStatus,
         Partner,
         Payment,
         PrintJob,
-        QRCode,
         RecordedRequest,
-        Refund,
-        Terminal,
+        SandboxQRCode,
+        SandboxRefund,
+        SandboxTerminal,
     )
+    from ._sandbox import QRCodeExpiredError, Sandbox, SandboxError, SandboxTransport
 
 __all__ = [
     "Approve",
@@ -66,18 +66,18 @@ __all__ = [
     "PrintFail",
     "PrintJob",
     "PrintOutcome",
-    "QRCode",
     "QRCodeExpiredError",
     "RateLimited",
     "ReadTimeout",
     "RecordedRequest",
-    "Refund",
     "Refuse",
     "Sandbox",
     "SandboxError",
+    "SandboxQRCode",
+    "SandboxRefund",
+    "SandboxTerminal",
     "SandboxTransport",
     "SupportsReceive",
-    "Terminal",
     "WebhookTarget",
 ]
 
@@ -106,19 +106,19 @@ _HOMES = {
         "PrintOutcome",
         "Refuse",
     ),
-    "._sandbox": ("QRCodeExpiredError", "Sandbox", "SandboxError", "SandboxTransport"),
-    "._world": (
+    "._records": (
         "Card",
         "Customer",
         "KeyStatus",
         "Partner",
         "Payment",
         "PrintJob",
-        "QRCode",
         "RecordedRequest",
-        "Refund",
-        "Terminal",
+        "SandboxQRCode",
+        "SandboxRefund",
+        "SandboxTerminal",
     ),
+    "._sandbox": ("QRCodeExpiredError", "Sandbox", "SandboxError", "SandboxTransport"),
 }
 _LAZY = {name: module for module, names in _HOMES.items() for name in names}
 

@@ -10,14 +10,15 @@ from __future__ import annotations
 import ipaddress
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+import attrs
 import httpx
 
 from smartpos._version import __version__
 
 __all__ = [
+    "USER_AGENT",
     "DeliveryAttempt",
     "SupportsReceive",
     "WebhookTarget",
@@ -29,6 +30,7 @@ __all__ = [
 ]
 
 USER_AGENT = f"smartpos-sandbox/{__version__}"
+"""The ``user-agent`` of deliveries to a URL."""
 
 
 @runtime_checkable
@@ -43,7 +45,7 @@ WebhookTarget = str | SupportsReceive | Callable[[dict[str, Any]], object]
 """A loopback URL, an object with ``receive(body, headers)``, or a callable(envelope)."""
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class DeliveryAttempt:
     """One attempt to deliver one event to a partner's webhook target.
 

@@ -10,8 +10,9 @@ tested.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
+
+import attrs
 
 __all__ = [
     "BadGateway",
@@ -29,7 +30,7 @@ Endpoint = Literal["*", "qrcodes", "payments", "refunds", "print_jobs", "termina
 """Which requests a fault applies to, named like the client's resources; ``"*"`` is any."""
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class InternalError:
     """Answer ``500`` with the ``ERRO_INTERNO`` error body.
 
@@ -41,12 +42,12 @@ class InternalError:
     after_accept: bool = False
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class BadGateway:
     """Answer ``502`` with an HTML body, as a proxy in front of the service would."""
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class RateLimited:
     """Answer ``429`` with a ``Retry-After`` header.
 
@@ -57,7 +58,7 @@ class RateLimited:
     retry_after: int = 1
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class Latency:
     """Wait before processing the request normally.
 
@@ -68,7 +69,7 @@ class Latency:
     seconds: float
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class DropConnection:
     """Process the request, then drop the connection without an answer.
 
@@ -77,7 +78,7 @@ class DropConnection:
     """
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class ReadTimeout:
     """Process the request, then never answer.
 
@@ -91,7 +92,7 @@ class ReadTimeout:
     hold: float = 30.0
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class ConnectionRefused:
     """Refuse the connection before anything is read or recorded.
 

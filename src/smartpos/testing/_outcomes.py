@@ -7,7 +7,7 @@ realistic generated values when the terminal acts.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import attrs
 
 __all__ = [
     "Approve",
@@ -20,7 +20,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class Approve:
     """The terminal approves the payment and the sandbox emits ``pagamento.aprovado``.
 
@@ -42,7 +42,7 @@ class Approve:
     codigo_status: str = "00"
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class Refuse:
     """The terminal refuses the payment and the sandbox emits ``pagamento.recusado``.
 
@@ -59,7 +59,7 @@ class Refuse:
     executado: bool = True
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class PrintDone:
     """The terminal prints and the sandbox emits ``impressao.concluida``.
 
@@ -72,7 +72,7 @@ class PrintDone:
     codigo_status: str = "00"
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class PrintFail:
     """The terminal does not print and the sandbox emits ``impressao.falhou``.
 
@@ -89,7 +89,7 @@ class PrintFail:
     executado: bool = False
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class NoAnswer:
     """The terminal never answers: the operation is accepted and no event is ever emitted."""
 

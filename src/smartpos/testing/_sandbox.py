@@ -57,21 +57,21 @@ from ._outcomes import (
     PrintOutcome,
     Refuse,
 )
-from ._rules import Reject
-from ._world import (
+from ._records import (
     Card,
     Customer,
     KeyStatus,
     Partner,
     Payment,
     PrintJob,
-    QRCode,
     RecordedRequest,
-    Refund,
-    Terminal,
+    SandboxQRCode,
+    SandboxRefund,
+    SandboxTerminal,
 )
+from ._rules import Reject
 
-__all__ = ["QRCodeExpiredError", "Sandbox", "SandboxError"]
+__all__ = ["QRCodeExpiredError", "Sandbox", "SandboxError", "SandboxTransport"]
 
 _BRT = dt.timezone(dt.timedelta(hours=-3))
 _CUSTOMER_TERMINALS = re.compile(r"/v1/customers/([^/]+)/smartpos")
@@ -241,9 +241,9 @@ class Sandbox:
         self._keys: dict[str, str] = {}
         self._customers: dict[str, str] = {}
         self._terminals: dict[str, _Terminal] = {}
-        self._qrcodes: dict[str, QRCode] = {}
+        self._qrcodes: dict[str, SandboxQRCode] = {}
         self._payments: dict[str, _Payment] = {}
-        self._refunds: list[Refund] = []
+        self._refunds: list[SandboxRefund] = []
         self._prints: dict[str, _PrintJob] = {}
         self._requests: list[RecordedRequest] = []
         self._faults: list[_FaultPlan] = []
@@ -443,7 +443,7 @@ class Sandbox:
         adquirente: str = "STONE",
         payments: PaymentOutcome | None = None,
         prints: PrintOutcome | None = None,
-    ) -> Terminal:
+    ) -> SandboxTerminal:
         """Add a terminal, linked to a customer or waiting to be paired by :meth:`scan`.
 
         Args:
@@ -509,7 +509,7 @@ class Sandbox:
         with self._lock:
             return [Customer(d, p) for d, p in self._customers.items()]
 
-    def terminals(self, documento_cliente: str | None = None) -> list[Terminal]:
+    def terminals(self, documento_cliente: str | None = None) -> list[SandboxTerminal]:
         """List terminals, all of them or those linked to one customer.
 
         Args:
@@ -875,7 +875,7 @@ class Sandbox:
             documento = self._customer(partner, req.documento_cliente)
             qr_code_id = self._uuid()
             referencia = req.referencia or self._uuid()
-            qr = QRCode(
+            qr = SandboxQRCode(
                 qr_code=f"smartpos:qr:v1:{qr_code_id}",
                 qr_code_id=qr_code_id,
                 referencia=referencia,
@@ -949,7 +949,7 @@ class Sandbox:
             self._partners[partner].referencias.add(req.referencia)
             original.estornado += req.valor_centavos
             self._refunds.append(
-                Refund(
+                SandboxRefund(
                     referencia=req.referencia,
                     documento_cliente=documento,
                     smartpos_id=req.smartpos_id,
@@ -1144,7 +1144,7 @@ class Sandbox:
         return envelope
 
     @property
-    def qrcodes(self) -> list[QRCode]:
+    def qrcodes(self) -> list[SandboxQRCode]:
         """Every QR code created, in creation order."""
         with self._lock:
             return list(self._qrcodes.values())
@@ -1263,7 +1263,7 @@ class Sandbox:
             return _snapshot_payment(payment)
 
     @property
-    def refunds(self) -> list[Refund]:
+    def refunds(self) -> list[SandboxRefund]:
         """Every refund accepted, in arrival order."""
         with self._lock:
             return list(self._refunds)
@@ -1529,8 +1529,8 @@ def _try_json(content: bytes) -> Any:
         return None
 
 
-def _snapshot_terminal(t: _Terminal) -> Terminal:
-    return Terminal(t.smartpos_id, t.numero_serie, t.adquirente, t.documento)
+def _snapshot_terminal(t: _Terminal) -> SandboxTerminal:
+    return SandboxTerminal(t.smartpos_id, t.numero_serie, t.adquirente, t.documento)
 
 
 def _snapshot_payment(p: _Payment) -> Payment:

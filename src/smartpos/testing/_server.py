@@ -23,7 +23,7 @@ from ._rules import Reject
 if TYPE_CHECKING:
     from ._sandbox import Sandbox
 
-__all__ = ["serve"]
+__all__ = ["MAX_BODY", "MAX_CHUNKS", "serve"]
 
 MAX_BODY = 8 * 1024 * 1024
 """Largest request body read, in bytes (a 413 above it)."""

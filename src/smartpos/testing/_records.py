@@ -5,11 +5,11 @@ Documents (CPF/CNPJ) are masked in every ``repr``; API keys show only their firs
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, Literal
+
+import attrs
 
 from ._documents import mask_documento
 
@@ -20,10 +20,10 @@ __all__ = [
     "Partner",
     "Payment",
     "PrintJob",
-    "QRCode",
     "RecordedRequest",
-    "Refund",
-    "Terminal",
+    "SandboxQRCode",
+    "SandboxRefund",
+    "SandboxTerminal",
     "mask_key",
 ]
 
@@ -44,11 +44,13 @@ def mask_key(key: str) -> str:
 
 
 class _MaskedRepr:
-    """A dataclass repr that masks ``documento_cliente`` and API keys."""
+    """An attrs repr that masks ``documento_cliente`` and API keys."""
+
+    __slots__ = ()
 
     def __repr__(self) -> str:
         parts = []
-        for field in dataclasses.fields(self):  # type: ignore[arg-type]
+        for field in attrs.fields(type(self)):  # type: ignore[arg-type]
             if not field.repr:
                 continue
             value = getattr(self, field.name)
@@ -62,7 +64,7 @@ class _MaskedRepr:
         return f"{type(self).__name__}({', '.join(parts)})"
 
 
-@dataclass(frozen=True, repr=False)
+@attrs.frozen(repr=False)
 class Partner(_MaskedRepr):
     """A partner of the service: its API keys and whether it has a webhook configured.
 
@@ -79,7 +81,7 @@ class Partner(_MaskedRepr):
     webhook_target: object | None
 
 
-@dataclass(frozen=True, repr=False)
+@attrs.frozen(repr=False)
 class Customer(_MaskedRepr):
     """A customer (CPF or CNPJ) owned by one partner.
 
@@ -92,9 +94,9 @@ class Customer(_MaskedRepr):
     partner: str
 
 
-@dataclass(frozen=True, repr=False)
-class Terminal(_MaskedRepr):
-    """A smart POS terminal.
+@attrs.frozen(repr=False)
+class SandboxTerminal(_MaskedRepr):
+    """A smart POS terminal of the sandbox (not :class:`smartpos.Terminal`, the listing's result).
 
     Attributes:
         smartpos_id: Its public id.
@@ -109,9 +111,9 @@ class Terminal(_MaskedRepr):
     documento_cliente: str | None
 
 
-@dataclass(frozen=True, repr=False)
-class QRCode(_MaskedRepr):
-    """A QR code created by ``POST /qrcode``.
+@attrs.frozen(repr=False)
+class SandboxQRCode(_MaskedRepr):
+    """A QR code the sandbox created for ``POST /qrcode`` (not :class:`smartpos.QRCode`).
 
     Attributes:
         qr_code: The ``qrCode`` value returned (what :meth:`Sandbox.scan` takes).
@@ -128,7 +130,7 @@ class QRCode(_MaskedRepr):
     expires_at: int
 
 
-@dataclass(frozen=True, repr=False)
+@attrs.frozen(repr=False)
 class Payment(_MaskedRepr):
     """A payment the sandbox accepted.
 
@@ -159,10 +161,10 @@ class Payment(_MaskedRepr):
     parcelas: int | None
     autorizacao: Mapping[str, str] | None
     valor_estornado_centavos: int
-    body: Mapping[str, Any] = dataclasses.field(repr=False)
+    body: Mapping[str, Any] = attrs.field(repr=False)
 
 
-@dataclass(frozen=True, repr=False)
+@attrs.frozen(repr=False)
 class Card(_MaskedRepr):
     """A manual-mode payment waiting in the operator queue.
 
@@ -181,9 +183,9 @@ class Card(_MaskedRepr):
     targets: tuple[str, ...]
 
 
-@dataclass(frozen=True, repr=False)
-class Refund(_MaskedRepr):
-    """A refund the sandbox accepted.
+@attrs.frozen(repr=False)
+class SandboxRefund(_MaskedRepr):
+    """A refund the sandbox accepted (not :class:`smartpos.Refund`, the client's result).
 
     Attributes:
         referencia: The refund's referencia.
@@ -200,7 +202,7 @@ class Refund(_MaskedRepr):
     pagamento_referencia: str
 
 
-@dataclass(frozen=True, repr=False)
+@attrs.frozen(repr=False)
 class PrintJob(_MaskedRepr):
     """A print job the sandbox accepted.
 
@@ -219,7 +221,7 @@ class PrintJob(_MaskedRepr):
     status: str
 
 
-@dataclass(frozen=True, repr=False)
+@attrs.frozen(repr=False)
 class RecordedRequest:
     """One request the sandbox saw, in arrival order (the API key is not kept).
 
