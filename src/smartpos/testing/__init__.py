@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ._delivery import DeliveryAttempt, SupportsReceive, WebhookTarget
+    from ._errors import QRCodeExpiredError, SandboxError
     from ._faults import (
         BadGateway,
         ConnectionRefused,
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
         SandboxRefund,
         SandboxTerminal,
     )
-    from ._sandbox import QRCodeExpiredError, Sandbox, SandboxError, SandboxTransport
+    from ._sandbox import Sandbox, SandboxTransport
 
 __all__ = [
     "Approve",
@@ -106,6 +107,7 @@ _HOMES = {
         "PrintOutcome",
         "Refuse",
     ),
+    "._errors": ("QRCodeExpiredError", "SandboxError"),
     "._records": (
         "Card",
         "Customer",
@@ -118,7 +120,7 @@ _HOMES = {
         "SandboxRefund",
         "SandboxTerminal",
     ),
-    "._sandbox": ("QRCodeExpiredError", "Sandbox", "SandboxError", "SandboxTransport"),
+    "._sandbox": ("Sandbox", "SandboxTransport"),
 }
 _LAZY = {name: module for module, names in _HOMES.items() for name in names}
 

@@ -17,6 +17,7 @@ __all__ = [
     "PrintFail",
     "PrintOutcome",
     "Refuse",
+    "check_outcomes",
 ]
 
 
@@ -99,3 +100,19 @@ PaymentOutcome = Approve | Refuse | NoAnswer
 
 PrintOutcome = PrintDone | PrintFail | NoAnswer
 """What a terminal may do with a print job."""
+
+
+def check_outcomes(payments: object, prints: object) -> None:
+    """Refuse an outcome of the wrong kind where a payment or a print outcome is expected.
+
+    Args:
+        payments: A payment outcome, or ``None``.
+        prints: A print outcome, or ``None``.
+
+    Raises:
+        TypeError: One of them is not an outcome of its kind.
+    """
+    if payments is not None and not isinstance(payments, (Approve, Refuse, NoAnswer)):
+        raise TypeError(f"a payment outcome is Approve, Refuse or NoAnswer, not {payments!r}")
+    if prints is not None and not isinstance(prints, (PrintDone, PrintFail, NoAnswer)):
+        raise TypeError(f"a print outcome is PrintDone, PrintFail or NoAnswer, not {prints!r}")
