@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import importlib
+import json
 import pkgutil
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 import smartpos.testing
 
@@ -29,18 +34,18 @@ EXPECTED = {
     "PrintFail",
     "PrintJob",
     "PrintOutcome",
-    "QRCode",
     "QRCodeExpiredError",
     "RateLimited",
     "ReadTimeout",
     "RecordedRequest",
-    "Refund",
     "Refuse",
     "Sandbox",
     "SandboxError",
+    "SandboxQRCode",
+    "SandboxRefund",
+    "SandboxTerminal",
     "SandboxTransport",
     "SupportsReceive",
-    "Terminal",
     "WebhookTarget",
 }
 
@@ -71,3 +76,36 @@ def test_the_simulator_does_not_import_the_sdk_it_checks() -> None:
             assert f"smartpos.{name}" not in source, (info.name, name)
             assert f"from ..{name}" not in source, (info.name, name)
             assert f"from .. import {name}" not in source, (info.name, name)
+
+
+def test_the_pytest_plugin_loads_without_the_sandbox() -> None:
+    """Loading the pytest11 plugin (paid by every pytest run) imports no sandbox and no httpx."""
+    code = (
+        "import json, sys; import smartpos.testing._pytest_plugin; "
+        "print(json.dumps(sorted(sys.modules)))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    ).stdout
+    loaded = set(json.loads(out))
+    testing = {m for m in loaded if m.startswith("smartpos.testing.")}
+    assert (set(), {"smartpos.testing._pytest_plugin"}) == (
+        {"httpx", "smartpos._sync_client", "smartpos._async_client"} & loaded,
+        testing,
+    )
+
+
+def test_names_load_on_first_use() -> None:
+    """Every name of smartpos.testing.__all__ loads on first use, and dir() lists it."""
+    code = (
+        "import smartpos.testing as t; "
+        "assert all(getattr(t, n) is not None for n in t.__all__); "
+        "assert set(t.__all__) <= set(dir(t)); "
+        "print('ok')"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    ).stdout
+    assert "ok" == out.strip()
+    with pytest.raises(AttributeError, match="no attribute 'Nope'"):
+        smartpos.testing.Nope  # noqa: B018

@@ -7,40 +7,44 @@
 See ``docs/testing.md``.
 """
 
-from ._delivery import DeliveryAttempt, SupportsReceive, WebhookTarget
-from ._faults import (
-    BadGateway,
-    ConnectionRefused,
-    DropConnection,
-    Endpoint,
-    Fault,
-    InternalError,
-    Latency,
-    RateLimited,
-    ReadTimeout,
-)
-from ._outcomes import (
-    Approve,
-    NoAnswer,
-    PaymentOutcome,
-    PrintDone,
-    PrintFail,
-    PrintOutcome,
-    Refuse,
-)
-from ._sandbox import QRCodeExpiredError, Sandbox, SandboxError, SandboxTransport
-from ._world import (
-    Card,
-    Customer,
-    KeyStatus,
-    Partner,
-    Payment,
-    PrintJob,
-    QRCode,
-    RecordedRequest,
-    Refund,
-    Terminal,
-)
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._delivery import DeliveryAttempt, SupportsReceive, WebhookTarget
+    from ._errors import QRCodeExpiredError, SandboxError
+    from ._faults import (
+        BadGateway,
+        ConnectionRefused,
+        DropConnection,
+        Endpoint,
+        Fault,
+        InternalError,
+        Latency,
+        RateLimited,
+        ReadTimeout,
+    )
+    from ._outcomes import (
+        Approve,
+        NoAnswer,
+        PaymentOutcome,
+        PrintDone,
+        PrintFail,
+        PrintOutcome,
+        Refuse,
+    )
+    from ._records import (
+        Card,
+        Customer,
+        KeyStatus,
+        Partner,
+        Payment,
+        PrintJob,
+        RecordedRequest,
+        SandboxQRCode,
+        SandboxRefund,
+        SandboxTerminal,
+    )
+    from ._sandbox import Sandbox, SandboxTransport
 
 __all__ = [
     "Approve",
@@ -63,17 +67,74 @@ __all__ = [
     "PrintFail",
     "PrintJob",
     "PrintOutcome",
-    "QRCode",
     "QRCodeExpiredError",
     "RateLimited",
     "ReadTimeout",
     "RecordedRequest",
-    "Refund",
     "Refuse",
     "Sandbox",
     "SandboxError",
+    "SandboxQRCode",
+    "SandboxRefund",
+    "SandboxTerminal",
     "SandboxTransport",
     "SupportsReceive",
-    "Terminal",
     "WebhookTarget",
 ]
+
+# Names load on first use: the pytest plugin (entry point ``pytest11``) lives in this package, so
+# every pytest run of a project that has smartpos installed imports this module. Importing the
+# sandbox (and httpx) here would add ~120 ms to each of those runs.
+_HOMES = {
+    "._delivery": ("DeliveryAttempt", "SupportsReceive", "WebhookTarget"),
+    "._faults": (
+        "BadGateway",
+        "ConnectionRefused",
+        "DropConnection",
+        "Endpoint",
+        "Fault",
+        "InternalError",
+        "Latency",
+        "RateLimited",
+        "ReadTimeout",
+    ),
+    "._outcomes": (
+        "Approve",
+        "NoAnswer",
+        "PaymentOutcome",
+        "PrintDone",
+        "PrintFail",
+        "PrintOutcome",
+        "Refuse",
+    ),
+    "._errors": ("QRCodeExpiredError", "SandboxError"),
+    "._records": (
+        "Card",
+        "Customer",
+        "KeyStatus",
+        "Partner",
+        "Payment",
+        "PrintJob",
+        "RecordedRequest",
+        "SandboxQRCode",
+        "SandboxRefund",
+        "SandboxTerminal",
+    ),
+    "._sandbox": ("Sandbox", "SandboxTransport"),
+}
+_LAZY = {name: module for module, names in _HOMES.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'smartpos.testing' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -10,25 +10,28 @@ from __future__ import annotations
 import ipaddress
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+import attrs
 import httpx
 
 from smartpos._version import __version__
 
+from ._protocol import encode_json
+
 __all__ = [
+    "USER_AGENT",
     "DeliveryAttempt",
     "SupportsReceive",
     "WebhookTarget",
     "attempt_delivery",
     "check_target",
     "describe_target",
-    "encode_envelope",
     "is_loopback_host",
 ]
 
 USER_AGENT = f"smartpos-sandbox/{__version__}"
+"""The ``user-agent`` of deliveries to a URL."""
 
 
 @runtime_checkable
@@ -43,7 +46,7 @@ WebhookTarget = str | SupportsReceive | Callable[[dict[str, Any]], object]
 """A loopback URL, an object with ``receive(body, headers)``, or a callable(envelope)."""
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class DeliveryAttempt:
     """One attempt to deliver one event to a partner's webhook target.
 
@@ -118,18 +121,6 @@ def describe_target(target: object) -> str:
     return str(getattr(target, "__qualname__", type(target).__name__))
 
 
-def encode_envelope(envelope: Mapping[str, Any]) -> bytes:
-    """Return the exact bytes sent for an envelope (compact UTF-8 JSON).
-
-    Args:
-        envelope: The event envelope.
-
-    Returns:
-        The body of the delivery.
-    """
-    return json.dumps(envelope, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-
-
 def _status_of(result: object) -> int | None:
     status = getattr(result, "status_code", result)
     if isinstance(status, int) and not isinstance(status, bool):
@@ -151,7 +142,7 @@ def attempt_delivery(
         ``(ok, status_code, error)``; ``ok`` is ``False`` for a non-2xx answer, a network error
         or an exception raised by an in-process target.
     """
-    body = encode_envelope(envelope)
+    body = encode_json(envelope)
     headers = {"content-type": "application/json", "user-agent": USER_AGENT}
     try:
         if isinstance(target, str):

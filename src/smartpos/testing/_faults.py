@@ -1,4 +1,4 @@
-"""Faults the sandbox injects on demand, one request at a time.
+"""Faults the sandbox injects on demand, one request at a time, and the plan that holds them.
 
 Before the request is processed (nothing is recorded): :class:`InternalError` (unless
 ``after_accept``), :class:`BadGateway`, :class:`RateLimited`, :class:`ConnectionRefused`.
@@ -6,12 +6,17 @@ Around it: :class:`Latency` waits, then processes normally. After it was process
 changed: :class:`DropConnection`, :class:`ReadTimeout`, ``InternalError(after_accept=True)`` —
 the caller cannot know whether the operation happened, which is how ``OutcomeUnknownError`` is
 tested.
+
+:class:`FaultPlan` is the one place faults wait to be used: the sandbox's front door takes one per
+request (``take``), the outbox one per delivery attempt (``take_webhook``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+import threading
+from typing import Literal, get_args
+
+import attrs
 
 __all__ = [
     "BadGateway",
@@ -19,17 +24,19 @@ __all__ = [
     "DropConnection",
     "Endpoint",
     "Fault",
+    "FaultPlan",
     "InternalError",
     "Latency",
     "RateLimited",
     "ReadTimeout",
+    "WebhookFailure",
 ]
 
 Endpoint = Literal["*", "qrcodes", "payments", "refunds", "print_jobs", "terminals"]
 """Which requests a fault applies to, named like the client's resources; ``"*"`` is any."""
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class InternalError:
     """Answer ``500`` with the ``ERRO_INTERNO`` error body.
 
@@ -41,12 +48,12 @@ class InternalError:
     after_accept: bool = False
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class BadGateway:
     """Answer ``502`` with an HTML body, as a proxy in front of the service would."""
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class RateLimited:
     """Answer ``429`` with a ``Retry-After`` header.
 
@@ -57,7 +64,7 @@ class RateLimited:
     retry_after: int = 1
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class Latency:
     """Wait before processing the request normally.
 
@@ -68,7 +75,7 @@ class Latency:
     seconds: float
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class DropConnection:
     """Process the request, then drop the connection without an answer.
 
@@ -77,7 +84,7 @@ class DropConnection:
     """
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class ReadTimeout:
     """Process the request, then never answer.
 
@@ -91,7 +98,7 @@ class ReadTimeout:
     hold: float = 30.0
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class ConnectionRefused:
     """Refuse the connection before anything is read or recorded.
 
@@ -110,3 +117,77 @@ Fault = (
     | ConnectionRefused
 )
 """Any fault :meth:`Sandbox.fail_next` accepts."""
+
+
+WebhookFailure = int | None
+"""An injected delivery failure: the status the target "answered", or ``None`` for a timeout."""
+
+
+@attrs.define
+class _Planned:
+    endpoint: Endpoint
+    fault: Fault
+    remaining: int
+
+
+class FaultPlan:
+    """The faults waiting for the next requests and the next webhook deliveries, in order."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._requests: list[_Planned] = []
+        self._webhooks: list[WebhookFailure] = []
+
+    def fail_next(self, endpoint: Endpoint, fault: Fault, times: int) -> None:
+        """Plan ``fault`` for the next ``times`` requests to ``endpoint`` (see ``Sandbox``).
+
+        Raises:
+            ValueError: ``times`` below 1 or an unknown endpoint.
+        """
+        if times < 1:
+            raise ValueError("times must be at least 1")
+        if endpoint not in get_args(Endpoint):
+            raise ValueError(f"unknown endpoint {endpoint!r}")
+        with self._lock:
+            self._requests.append(_Planned(endpoint, fault, times))
+
+    def fail_webhook(self, failure: WebhookFailure, times: int) -> None:
+        """Plan ``failure`` for the next ``times`` delivery attempts."""
+        with self._lock:
+            self._webhooks.extend([failure] * times)
+
+    def clear(self) -> None:
+        """Forget every fault not yet used, webhook faults included."""
+        with self._lock:
+            self._requests.clear()
+            self._webhooks.clear()
+
+    def take(self, endpoint: Endpoint | None) -> Fault | None:
+        """Use up the first fault planned for a request to ``endpoint``, if any.
+
+        Args:
+            endpoint: The endpoint the request goes to; ``None`` (not a service endpoint) never
+                gets a fault.
+
+        Returns:
+            The fault, or ``None``.
+        """
+        if endpoint is None:
+            return None
+        with self._lock:
+            for planned in self._requests:
+                if planned.endpoint in ("*", endpoint):
+                    planned.remaining -= 1
+                    if planned.remaining == 0:
+                        self._requests.remove(planned)
+                    return planned.fault
+        return None
+
+    def take_webhook(self) -> WebhookFailure | Literal[False]:
+        """Use up the next planned delivery failure.
+
+        Returns:
+            The failure, or ``False`` when none is planned.
+        """
+        with self._lock:
+            return self._webhooks.pop(0) if self._webhooks else False

@@ -7,7 +7,7 @@ realistic generated values when the terminal acts.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import attrs
 
 __all__ = [
     "Approve",
@@ -17,10 +17,11 @@ __all__ = [
     "PrintFail",
     "PrintOutcome",
     "Refuse",
+    "check_outcomes",
 ]
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class Approve:
     """The terminal approves the payment and the sandbox emits ``pagamento.aprovado``.
 
@@ -42,7 +43,7 @@ class Approve:
     codigo_status: str = "00"
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class Refuse:
     """The terminal refuses the payment and the sandbox emits ``pagamento.recusado``.
 
@@ -59,7 +60,7 @@ class Refuse:
     executado: bool = True
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class PrintDone:
     """The terminal prints and the sandbox emits ``impressao.concluida``.
 
@@ -72,7 +73,7 @@ class PrintDone:
     codigo_status: str = "00"
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class PrintFail:
     """The terminal does not print and the sandbox emits ``impressao.falhou``.
 
@@ -89,7 +90,7 @@ class PrintFail:
     executado: bool = False
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class NoAnswer:
     """The terminal never answers: the operation is accepted and no event is ever emitted."""
 
@@ -99,3 +100,19 @@ PaymentOutcome = Approve | Refuse | NoAnswer
 
 PrintOutcome = PrintDone | PrintFail | NoAnswer
 """What a terminal may do with a print job."""
+
+
+def check_outcomes(payments: object, prints: object) -> None:
+    """Refuse an outcome of the wrong kind where a payment or a print outcome is expected.
+
+    Args:
+        payments: A payment outcome, or ``None``.
+        prints: A print outcome, or ``None``.
+
+    Raises:
+        TypeError: One of them is not an outcome of its kind.
+    """
+    if payments is not None and not isinstance(payments, (Approve, Refuse, NoAnswer)):
+        raise TypeError(f"a payment outcome is Approve, Refuse or NoAnswer, not {payments!r}")
+    if prints is not None and not isinstance(prints, (PrintDone, PrintFail, NoAnswer)):
+        raise TypeError(f"a print outcome is PrintDone, PrintFail or NoAnswer, not {prints!r}")

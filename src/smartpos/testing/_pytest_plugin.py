@@ -2,8 +2,11 @@
 
 ``smartpos_sandbox`` is a fresh :class:`~smartpos.testing.Sandbox`; ``smartpos_client`` and
 ``smartpos_async_client`` are clients bound to it through its transport, with retries
-immediate (``retry_backoff=0``). ``smartpos`` is imported inside the fixtures, so loading the
-plugin costs nothing to a test run that does not use them.
+immediate (``retry_backoff=0``).
+
+Every pytest run in an environment that has smartpos installed loads this module, so it imports
+only pytest: the sandbox, httpx and the clients are imported inside the fixtures, when a test
+uses them.
 """
 
 from __future__ import annotations
@@ -13,10 +16,10 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from ._sandbox import Sandbox
-
 if TYPE_CHECKING:
     import smartpos
+
+    from ._sandbox import Sandbox
 
 __all__ = ["smartpos_async_client", "smartpos_client", "smartpos_sandbox"]
 
@@ -30,6 +33,8 @@ def smartpos_sandbox() -> Iterator[Sandbox]:
     Yields:
         The sandbox.
     """
+    from ._sandbox import Sandbox
+
     with Sandbox() as sandbox:
         yield sandbox
 
@@ -44,7 +49,7 @@ def smartpos_client(smartpos_sandbox: Sandbox) -> Iterator[smartpos.Client]:
     import smartpos
 
     with smartpos.Client(
-        api_key=Sandbox.API_KEY,
+        api_key=smartpos_sandbox.API_KEY,
         base_url=_BASE_URL,
         transport=smartpos_sandbox.transport(),
         retry_backoff=0,
@@ -65,7 +70,7 @@ def smartpos_async_client(smartpos_sandbox: Sandbox) -> smartpos.AsyncClient:
     import smartpos
 
     return smartpos.AsyncClient(
-        api_key=Sandbox.API_KEY,
+        api_key=smartpos_sandbox.API_KEY,
         base_url=_BASE_URL,
         transport=smartpos_sandbox.transport(),
         retry_backoff=0,

@@ -13,12 +13,14 @@ import binascii
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
+
+import attrs
 
 __all__ = [
     "FORMAS_PAGAMENTO",
     "MAX_CONTEUDO_BYTES",
+    "MAX_ITENS",
     "MAX_PARCELAS",
     "MAX_REFERENCIA",
     "MAX_TEXTO",
@@ -286,7 +288,7 @@ def _boolean(obj: Mapping[str, Any], key: str, campo: str) -> None:
         raise Reject("CAMPO_INVALIDO", campo, mensagem=f"{campo} deve ser booleano.")
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class QRCodeRequest:
     """A checked ``POST /qrcode`` body."""
 
@@ -294,7 +296,7 @@ class QRCodeRequest:
     referencia: str | None
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class PaymentRequest:
     """A checked ``POST /v1/payments`` body; ``body`` is the JSON as received."""
 
@@ -310,7 +312,7 @@ class PaymentRequest:
     body: Mapping[str, Any]
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class RefundRequest:
     """A checked ``POST /v1/refunds`` body."""
 
@@ -324,7 +326,7 @@ class RefundRequest:
     tipo_pagamento: str
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class PrintRequest:
     """A checked ``POST /v1/print-jobs`` body."""
 

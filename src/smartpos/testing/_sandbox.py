@@ -1,186 +1,55 @@
-"""The sandbox: the whole service simulated in process, as one ``httpx.Request -> Response``.
+"""The sandbox: the whole service simulated in process, and the facade a test talks to.
 
-:meth:`Sandbox.handle` is a plain function over raw camelCase dicts written from the spec; it
-never imports the SDK's models or wire converter, so a wrong field name cannot hide on both
-sides. :meth:`Sandbox.transport` serves it to ``httpx.Client`` and ``httpx.AsyncClient``;
-:meth:`Sandbox.serve` puts the same function behind a real HTTP server on 127.0.0.1.
+:class:`Sandbox` only delegates. The pieces, in the order a request meets them:
 
-Every piece of state sits behind one lock. Events are delivered outside it, so a webhook target
-may call the sandbox (or a client bound to it) again.
+- ``_front.Front``: the one place where a request meets its planned fault (``_faults.FaultPlan``),
+  then the service; it logs the request and flushes the outbox. ``transport()`` (sync and async)
+  and ``serve()`` (``_server``) are thin drivers of it.
+- ``_service.Service``: the pure ``Request -> Response`` function: endpoints over raw camelCase
+  dicts written from the spec (``_rules`` holds the checks that need no state);
+  ``_control.Control`` answers the sandbox's own ``/_sandbox/`` endpoints.
+- ``_terminals.Terminals``: what terminals do (scripted outcomes, pairing, the operator queue).
+- ``_outbox.Outbox``: events emitted under the lock, delivered after it (``_delivery``).
+- ``_world.World``: every piece of state, behind one lock; ``_records`` are its snapshots.
 """
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import datetime as dt
-import json
-import queue
-import random
-import re
-import threading
 import time
-import uuid
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, ClassVar, cast
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 import httpx
 
 from . import _rules
-from ._delivery import (
-    DeliveryAttempt,
-    WebhookTarget,
-    attempt_delivery,
-    check_target,
-    describe_target,
-    encode_envelope,
-)
-from ._documents import normalize_documento
-from ._faults import (
-    BadGateway,
-    ConnectionRefused,
-    DropConnection,
-    Endpoint,
-    Fault,
-    InternalError,
-    Latency,
-    RateLimited,
-    ReadTimeout,
-)
-from ._outcomes import (
-    Approve,
-    NoAnswer,
-    PaymentOutcome,
-    PrintDone,
-    PrintFail,
-    PrintOutcome,
-    Refuse,
-)
-from ._rules import Reject
-from ._world import (
+from ._control import Control
+from ._delivery import DeliveryAttempt, WebhookTarget
+from ._faults import Endpoint, Fault, FaultPlan
+from ._front import Front
+from ._httpx import from_httpx, to_httpx
+from ._outbox import Outbox
+from ._outcomes import PaymentOutcome, PrintOutcome
+from ._records import (
     Card,
     Customer,
     KeyStatus,
     Partner,
     Payment,
     PrintJob,
-    QRCode,
     RecordedRequest,
-    Refund,
-    Terminal,
+    SandboxQRCode,
+    SandboxRefund,
+    SandboxTerminal,
 )
+from ._service import Service
+from ._terminals import Terminals
+from ._world import World
 
-__all__ = ["QRCodeExpiredError", "Sandbox", "SandboxError"]
+__all__ = ["Sandbox", "SandboxTransport"]
 
 _BRT = dt.timezone(dt.timedelta(hours=-3))
-_CUSTOMER_TERMINALS = re.compile(r"/v1/customers/([^/]+)/smartpos")
-_PATHS: dict[str, tuple[str, Endpoint]] = {
-    "/qrcode": ("POST", "qrcodes"),
-    "/v1/payments": ("POST", "payments"),
-    "/v1/refunds": ("POST", "refunds"),
-    "/v1/print-jobs": ("POST", "print_jobs"),
-}
-_BAD_GATEWAY_HTML = (
-    b"<html><head><title>502 Bad Gateway</title></head>"
-    b"<body><center><h1>502 Bad Gateway</h1></center></body></html>"
-)
-_ALNUM = "0123456789ABCDEFGHJKLMNPQRSTUVWXYZ"
-_TIPO_PAGAMENTO = {"credito": "CREDITO", "debito": "DEBITO", "pix": "PIX", "voucher": "VOUCHER"}
-
-
-class SandboxError(Exception):
-    """A sandbox method was used wrongly (unknown terminal, referencia, QR code...)."""
-
-
-class QRCodeExpiredError(SandboxError):
-    """The QR code's ``expiresAt`` has passed: a terminal can no longer pair with it."""
-
-
-@dataclass
-class _Partner:
-    name: str
-    keys: dict[str, KeyStatus]
-    webhook: WebhookTarget | bool
-    referencias: set[str] = field(default_factory=set)
-
-
-@dataclass
-class _Terminal:
-    smartpos_id: str
-    numero_serie: str
-    adquirente: str
-    documento: str | None
-    payments: PaymentOutcome | None = None
-    prints: PrintOutcome | None = None
-    payment_script: collections.deque[PaymentOutcome] = field(default_factory=collections.deque)
-    print_script: collections.deque[PrintOutcome] = field(default_factory=collections.deque)
-
-
-@dataclass
-class _Payment:
-    partner: str
-    referencia: str
-    documento: str
-    valor: int
-    modo: str
-    smartpos_id: str | None
-    targets: tuple[str, ...]
-    forma: str | None
-    parcelas: int | None
-    identificacao: str | None
-    body: Mapping[str, Any]
-    status: str = "processando"
-    autorizacao: dict[str, str] | None = None
-    estornado: int = 0
-
-
-@dataclass
-class _PrintJob:
-    partner: str
-    referencia: str
-    documento: str
-    smartpos_id: str
-    conteudo: bytes
-    status: str = "processando"
-
-
-@dataclass
-class _FaultPlan:
-    endpoint: Endpoint
-    fault: Fault
-    remaining: int
-
-
-def _json_response(
-    status: int, body: Mapping[str, Any], headers: Mapping[str, str] | None = None
-) -> httpx.Response:
-    all_headers = {
-        "content-type": "application/json; charset=utf-8",
-        "x-request-id": str(uuid.uuid4()),
-        **(headers or {}),
-    }
-    return httpx.Response(status, headers=all_headers, content=encode_envelope(body))
-
-
-def _endpoint_of(path: str) -> Endpoint | None:
-    if path in _PATHS:
-        return _PATHS[path][1]
-    if _CUSTOMER_TERMINALS.fullmatch(path):
-        return "terminals"
-    return None
-
-
-def _valor_formatado(centavos: int) -> str:
-    """Format cents as the spec's ``valorFormatado``: a decimal with a point (``"12.34"``).
-
-    Args:
-        centavos: The amount in cents.
-
-    Returns:
-        The formatted amount.
-    """
-    return f"{centavos // 100}.{centavos % 100:02d}"
 
 
 class Sandbox:
@@ -227,40 +96,20 @@ class Sandbox:
     ) -> None:
         if webhook_attempts < 1:
             raise ValueError("webhook_attempts must be at least 1")
-        self._lock = threading.RLock()
-        self._changed = threading.Condition(self._lock)
-        self._random = random.Random(seed)
-        self._clock = clock
-        self._offset = 0.0
-        self._qr_ttl = qr_code_ttl
-        self._attempts = webhook_attempts
-        self._backoff = webhook_backoff
-        self._timeout = webhook_timeout
-        self._tz = event_timezone
-        self._partners: dict[str, _Partner] = {}
-        self._keys: dict[str, str] = {}
-        self._customers: dict[str, str] = {}
-        self._terminals: dict[str, _Terminal] = {}
-        self._qrcodes: dict[str, QRCode] = {}
-        self._payments: dict[str, _Payment] = {}
-        self._refunds: list[Refund] = []
-        self._prints: dict[str, _PrintJob] = {}
-        self._requests: list[RecordedRequest] = []
-        self._faults: list[_FaultPlan] = []
-        self._payment_script: collections.deque[PaymentOutcome] = collections.deque()
-        self._print_script: collections.deque[PrintOutcome] = collections.deque()
-        self._payment_default: PaymentOutcome = Approve()
-        self._print_default: PrintOutcome = PrintDone()
-        self._envelopes: dict[str, tuple[str, dict[str, Any]]] = {}
-        self._outbox: list[tuple[str, dict[str, Any]]] = []
-        self._held: list[tuple[str, dict[str, Any]]] | None = None
-        self._events: list[dict[str, Any]] = []
-        self._deliveries: list[DeliveryAttempt] = []
-        self._webhook_failures: list[int | None] = []
-        self._pending = 0
-        self._worker: threading.Thread | None = None
-        self._jobs: queue.Queue[tuple[str, dict[str, Any]] | None] = queue.Queue()
-        self._closed = threading.Event()
+        self._world = World(
+            seed=seed, clock=clock, qr_code_ttl=qr_code_ttl, event_timezone=event_timezone
+        )
+        self._faults = FaultPlan()
+        self._outbox = Outbox(
+            self._world,
+            self._faults,
+            attempts=webhook_attempts,
+            backoff=webhook_backoff,
+            timeout=webhook_timeout,
+        )
+        self._terminals = Terminals(self._world, self._outbox)
+        service = Service(self._world, self._terminals, Control(self._terminals, self._outbox))
+        self._front = Front(service, self._faults, self._world, self._outbox)
         if default_world:
             self.add_partner(self.API_KEY, name="sandbox")
             self.add_customer(self.DOCUMENTO)
@@ -280,17 +129,14 @@ class Sandbox:
 
     def close(self) -> None:
         """Stop the delivery thread (pending URL deliveries are abandoned); idempotent."""
-        self._closed.set()
-        worker = self._worker
-        if worker is not None:
-            self._jobs.put(None)
-            worker.join(timeout=5.0)
+        self._outbox.close()
 
     def __repr__(self) -> str:
-        with self._lock:
+        world = self._world
+        with world.lock:
             return (
-                f"<Sandbox partners={len(self._partners)} customers={len(self._customers)} "
-                f"terminals={len(self._terminals)} events={len(self._events)}>"
+                f"<Sandbox partners={len(world.partners)} customers={len(world.customers)} "
+                f"terminals={len(world.terminals)} events={self._outbox.delivered}>"
             )
 
     # ------------------------------------------------------------------ clock
@@ -301,7 +147,7 @@ class Sandbox:
         Returns:
             Seconds since the epoch.
         """
-        return self._clock() + self._offset
+        return self._world.now()
 
     def advance(self, seconds: float) -> None:
         """Move the sandbox's clock forward, e.g. to expire a QR code without waiting.
@@ -309,25 +155,9 @@ class Sandbox:
         Args:
             seconds: How far to move it.
         """
-        with self._lock:
-            self._offset += seconds
+        self._world.advance(seconds)
 
     # ------------------------------------------------------------------ world building
-
-    def _partner_of(self, api_key: str) -> _Partner:
-        name = self._keys.get(api_key)
-        if name is None:
-            raise SandboxError(f"no partner has the API key {api_key[:4]}***")
-        return self._partners[name]
-
-    def _snapshot_partner(self, partner: _Partner) -> Partner:
-        webhook = partner.webhook
-        return Partner(
-            name=partner.name,
-            api_keys=dict(partner.keys),
-            webhook_configured=webhook is not False,
-            webhook_target=None if isinstance(webhook, bool) else webhook,
-        )
 
     def add_partner(
         self,
@@ -354,16 +184,7 @@ class Sandbox:
         Raises:
             SandboxError: The key or the name is taken.
         """
-        if not isinstance(webhook, bool):
-            check_target(webhook)
-        with self._lock:
-            name = name or f"partner-{len(self._partners) + 1}"
-            if api_key in self._keys or name in self._partners:
-                raise SandboxError(f"partner {name!r} or its key already exists")
-            partner = _Partner(name=name, keys={api_key: key_status}, webhook=webhook)
-            self._partners[name] = partner
-            self._keys[api_key] = name
-            return self._snapshot_partner(partner)
+        return self._world.add_partner(api_key, name, webhook, key_status)
 
     def set_webhook(self, webhook: WebhookTarget | bool, *, api_key: str = API_KEY) -> None:
         """Change where a partner's events go (see ``webhook`` in :meth:`add_partner`).
@@ -375,10 +196,7 @@ class Sandbox:
         Raises:
             SandboxError: No partner has that key.
         """
-        if not isinstance(webhook, bool):
-            check_target(webhook)
-        with self._lock:
-            self._partner_of(api_key).webhook = webhook
+        self._world.set_webhook(webhook, api_key)
 
     def set_key_status(self, api_key: str, status: KeyStatus) -> None:
         """Change a key's state; only ``"active"`` keys are accepted by the service.
@@ -390,8 +208,7 @@ class Sandbox:
         Raises:
             SandboxError: No partner has that key.
         """
-        with self._lock:
-            self._partner_of(api_key).keys[api_key] = status
+        self._world.set_key_status(api_key, status)
 
     def rotate_key(self, api_key: str, new_api_key: str) -> None:
         """Rotate a partner's key: the old one answers ``API_KEY_INVALIDA``, the new one works.
@@ -403,13 +220,7 @@ class Sandbox:
         Raises:
             SandboxError: No partner has ``api_key``, or ``new_api_key`` is taken.
         """
-        with self._lock:
-            partner = self._partner_of(api_key)
-            if new_api_key in self._keys:
-                raise SandboxError("the new API key is already taken")
-            partner.keys[api_key] = "rotated"
-            partner.keys[new_api_key] = "active"
-            self._keys[new_api_key] = partner.name
+        self._world.rotate_key(api_key, new_api_key)
 
     def add_customer(self, documento_cliente: str, *, api_key: str = API_KEY) -> Customer:
         """Add a customer owned by the partner that has ``api_key``.
@@ -424,15 +235,7 @@ class Sandbox:
         Raises:
             SandboxError: The document is not a valid CPF/CNPJ or the customer exists.
         """
-        documento = normalize_documento(documento_cliente)
-        if documento is None:
-            raise SandboxError("not a valid CPF or CNPJ")
-        with self._lock:
-            partner = self._partner_of(api_key)
-            if documento in self._customers:
-                raise SandboxError("this customer already exists")
-            self._customers[documento] = partner.name
-            return Customer(documento_cliente=documento, partner=partner.name)
+        return self._world.add_customer(documento_cliente, api_key)
 
     def add_terminal(
         self,
@@ -443,7 +246,7 @@ class Sandbox:
         adquirente: str = "STONE",
         payments: PaymentOutcome | None = None,
         prints: PrintOutcome | None = None,
-    ) -> Terminal:
+    ) -> SandboxTerminal:
         """Add a terminal, linked to a customer or waiting to be paired by :meth:`scan`.
 
         Args:
@@ -460,29 +263,9 @@ class Sandbox:
         Raises:
             SandboxError: The id is taken or the customer does not exist.
         """
-        _check_outcomes(payments, prints)
-        with self._lock:
-            if smartpos_id in self._terminals:
-                raise SandboxError(f"terminal {smartpos_id!r} already exists")
-            documento = self._existing_customer(documento_cliente)
-            serial = numero_serie_terminal or f"SN{self._random.randrange(10**9, 10**10)}"
-            terminal = _Terminal(smartpos_id, serial, adquirente, documento, payments, prints)
-            self._terminals[smartpos_id] = terminal
-            return _snapshot_terminal(terminal)
-
-    def _existing_customer(self, documento_cliente: str | None) -> str | None:
-        if documento_cliente is None:
-            return None
-        documento = normalize_documento(documento_cliente)
-        if documento is None or documento not in self._customers:
-            raise SandboxError("no such customer")
-        return documento
-
-    def _terminal(self, smartpos_id: str) -> _Terminal:
-        terminal = self._terminals.get(smartpos_id)
-        if terminal is None:
-            raise SandboxError(f"no terminal {smartpos_id!r}")
-        return terminal
+        return self._world.add_terminal(
+            smartpos_id, documento_cliente, numero_serie_terminal, adquirente, payments, prints
+        )
 
     def link_terminal(self, smartpos_id: str, documento_cliente: str | None) -> None:
         """Link a terminal to a customer without a QR code, or unlink it with ``None``.
@@ -494,22 +277,19 @@ class Sandbox:
         Raises:
             SandboxError: Unknown terminal or customer.
         """
-        with self._lock:
-            self._terminal(smartpos_id).documento = self._existing_customer(documento_cliente)
+        self._world.link_terminal(smartpos_id, documento_cliente)
 
     @property
     def partners(self) -> list[Partner]:
         """Every partner."""
-        with self._lock:
-            return [self._snapshot_partner(p) for p in self._partners.values()]
+        return self._world.list_partners()
 
     @property
     def customers(self) -> list[Customer]:
         """Every customer."""
-        with self._lock:
-            return [Customer(d, p) for d, p in self._customers.items()]
+        return self._world.list_customers()
 
-    def terminals(self, documento_cliente: str | None = None) -> list[Terminal]:
+    def terminals(self, documento_cliente: str | None = None) -> list[SandboxTerminal]:
         """List terminals, all of them or those linked to one customer.
 
         Args:
@@ -518,13 +298,7 @@ class Sandbox:
         Returns:
             The terminals in creation order.
         """
-        documento = None if documento_cliente is None else normalize_documento(documento_cliente)
-        with self._lock:
-            return [
-                _snapshot_terminal(t)
-                for t in self._terminals.values()
-                if documento_cliente is None or t.documento == documento
-            ]
+        return self._world.list_terminals(documento_cliente)
 
     # ------------------------------------------------------------------ scripting terminals
 
@@ -540,15 +314,7 @@ class Sandbox:
             TypeError: An outcome is not a payment outcome.
             SandboxError: Unknown terminal.
         """
-        for outcome in outcomes:
-            _check_outcomes(outcome, None)
-        with self._lock:
-            target = (
-                self._payment_script
-                if smartpos_id is None
-                else self._terminal(smartpos_id).payment_script
-            )
-            target.extend(outcomes)
+        self._terminals.script_payments(outcomes, smartpos_id)
 
     def script_prints(self, *outcomes: PrintOutcome, smartpos_id: str | None = None) -> None:
         """Queue what the next print jobs do, in order, before terminals fall back to defaults.
@@ -561,15 +327,7 @@ class Sandbox:
             TypeError: An outcome is not a print outcome.
             SandboxError: Unknown terminal.
         """
-        for outcome in outcomes:
-            _check_outcomes(None, outcome)
-        with self._lock:
-            target = (
-                self._print_script
-                if smartpos_id is None
-                else self._terminal(smartpos_id).print_script
-            )
-            target.extend(outcomes)
+        self._terminals.script_prints(outcomes, smartpos_id)
 
     def set_outcomes(
         self,
@@ -589,29 +347,7 @@ class Sandbox:
             TypeError: An outcome of the wrong kind.
             SandboxError: Unknown terminal.
         """
-        _check_outcomes(payments, prints)
-        with self._lock:
-            if smartpos_id is None:
-                self._payment_default = payments or self._payment_default
-                self._print_default = prints or self._print_default
-            else:
-                terminal = self._terminal(smartpos_id)
-                terminal.payments = payments or terminal.payments
-                terminal.prints = prints or terminal.prints
-
-    def _next_payment_outcome(self, terminal: _Terminal) -> PaymentOutcome:
-        if terminal.payment_script:
-            return terminal.payment_script.popleft()
-        if self._payment_script:
-            return self._payment_script.popleft()
-        return terminal.payments or self._payment_default
-
-    def _next_print_outcome(self, terminal: _Terminal) -> PrintOutcome:
-        if terminal.print_script:
-            return terminal.print_script.popleft()
-        if self._print_script:
-            return self._print_script.popleft()
-        return terminal.prints or self._print_default
+        self._terminals.set_outcomes(payments, prints, smartpos_id)
 
     # ------------------------------------------------------------------ faults
 
@@ -627,18 +363,11 @@ class Sandbox:
         Raises:
             ValueError: ``times`` below 1 or an unknown endpoint.
         """
-        if times < 1:
-            raise ValueError("times must be at least 1")
-        if endpoint != "*" and endpoint not in {e for _, e in _PATHS.values()} | {"terminals"}:
-            raise ValueError(f"unknown endpoint {endpoint!r}")
-        with self._lock:
-            self._faults.append(_FaultPlan(endpoint, fault, times))
+        self._faults.fail_next(endpoint, fault, times)
 
     def clear_faults(self) -> None:
         """Forget every fault not yet used, webhook faults included."""
-        with self._lock:
-            self._faults.clear()
-            self._webhook_failures.clear()
+        self._faults.clear()
 
     def fail_webhook(self, *, times: int = 1, status_code: int = 500) -> None:
         """Make the next delivery attempts fail as if the target answered ``status_code``.
@@ -650,8 +379,7 @@ class Sandbox:
             times: How many attempts fail.
             status_code: The status recorded for them.
         """
-        with self._lock:
-            self._webhook_failures.extend([status_code] * times)
+        self._faults.fail_webhook(status_code, times)
 
     def slow_webhook(self, *, times: int = 1) -> None:
         """Make the next delivery attempts reach the target but time out on the sandbox's side.
@@ -662,20 +390,7 @@ class Sandbox:
         Args:
             times: How many attempts time out.
         """
-        with self._lock:
-            self._webhook_failures.extend([None] * times)
-
-    def _take_fault(self, endpoint: Endpoint | None) -> Fault | None:
-        if endpoint is None:
-            return None
-        with self._lock:
-            for plan in self._faults:
-                if plan.endpoint in ("*", endpoint):
-                    plan.remaining -= 1
-                    if plan.remaining == 0:
-                        self._faults.remove(plan)
-                    return plan.fault
-        return None
+        self._faults.fail_webhook(None, times)
 
     # ------------------------------------------------------------------ HTTP
 
@@ -702,9 +417,10 @@ class Sandbox:
         Raises:
             ValueError: ``host`` is not a loopback address.
         """
+        # Imported here: the HTTP server's modules are not needed by in-process tests.
         from ._server import serve
 
-        return serve(self, host, port)
+        return serve(self._front, host, port)
 
     def handle(self, request: httpx.Request) -> httpx.Response:
         """Answer one request as the service would, faults included (sync: latency sleeps).
@@ -716,384 +432,12 @@ class Sandbox:
             The response.
 
         Raises:
-            httpx.ConnectError: A :class:`ConnectionRefused` fault (nothing recorded).
+            httpx.ConnectError: A :class:`ConnectionRefused` fault (nothing processed).
             httpx.RemoteProtocolError: A :class:`DropConnection` fault (after processing).
             httpx.ReadTimeout: A :class:`ReadTimeout` fault (after processing).
         """
         request.read()
-        fault = self._take_fault(_endpoint_of(request.url.path))
-        if isinstance(fault, Latency):
-            time.sleep(fault.seconds)
-        return self._respond(request, fault)
-
-    def _respond(self, request: httpx.Request, fault: Fault | None) -> httpx.Response:
-        """Answer a request whose fault was already taken and whose latency was waited."""
-        fault_name = None if fault is None else type(fault).__name__
-        status: int | None = None
-        try:
-            if isinstance(fault, ConnectionRefused):
-                raise httpx.ConnectError("[sandbox] connection refused", request=request)
-            if isinstance(fault, InternalError) and not fault.after_accept:
-                response = _json_response(500, Reject("ERRO_INTERNO").body())
-            elif isinstance(fault, BadGateway):
-                response = httpx.Response(
-                    502, headers={"content-type": "text/html"}, content=_BAD_GATEWAY_HTML
-                )
-            elif isinstance(fault, RateLimited):
-                reject = Reject("LIMITE_REQUISICOES")
-                headers = {"retry-after": str(fault.retry_after)}
-                response = _json_response(429, reject.body(), headers)
-            else:
-                response = self._process(request)
-                if isinstance(fault, DropConnection):
-                    raise httpx.RemoteProtocolError(
-                        "[sandbox] server disconnected without sending a response",
-                        request=request,
-                    )
-                if isinstance(fault, ReadTimeout):
-                    raise httpx.ReadTimeout("[sandbox] read timed out", request=request)
-                if isinstance(fault, InternalError):
-                    response = _json_response(500, Reject("ERRO_INTERNO").body())
-            status = response.status_code
-            return response
-        finally:
-            with self._lock:
-                self._requests.append(
-                    RecordedRequest(
-                        method=request.method,
-                        path=request.url.path,
-                        json=_try_json(request.content),
-                        status_code=status,
-                        fault=fault_name,
-                    )
-                )
-            self._flush()
-
-    def _process(self, request: httpx.Request) -> httpx.Response:
-        path = request.url.path
-        if path.startswith("/_sandbox/"):
-            return self._control(request)
-        match = _CUSTOMER_TERMINALS.fullmatch(path)
-        allowed = "GET" if match else _PATHS.get(path, ("", None))[0]
-        try:
-            if not allowed:
-                raise Reject("RECURSO_NAO_ENCONTRADO")
-            if request.method != allowed:
-                raise Reject("METODO_NAO_PERMITIDO", headers={"allow": allowed})
-            partner = self._authenticate(request)
-            if match:
-                status, body = self._list_terminals(partner, match.group(1))
-                return _json_response(status, body)
-            content_type = request.headers.get("content-type", "")
-            if content_type.split(";")[0].strip().lower() != "application/json":
-                raise Reject("CONTENT_TYPE_INVALIDO")
-            data = _rules.decode_json(request.content)
-            handler = {
-                "/qrcode": self._create_qrcode,
-                "/v1/payments": self._create_payment,
-                "/v1/refunds": self._create_refund,
-                "/v1/print-jobs": self._create_print_job,
-            }[path]
-            status, body = handler(partner, data)
-            return _json_response(status, body)
-        except Reject as reject:
-            return _json_response(reject.status, reject.body(), reject.headers)
-
-    def _control(self, request: httpx.Request) -> httpx.Response:
-        """The sandbox's own endpoints, for tools in other languages (no API key).
-
-        ``GET /_sandbox/events``; ``POST /_sandbox/scan`` with ``qrCode`` and ``smartposId``;
-        ``POST /_sandbox/operator-start`` with ``referencia`` and optional ``smartposId``.
-        """
-        path, method = request.url.path, request.method
-        routes = {
-            "/_sandbox/events": "GET",
-            "/_sandbox/scan": "POST",
-            "/_sandbox/operator-start": "POST",
-        }
-        if path not in routes:
-            return _json_response(404, Reject("RECURSO_NAO_ENCONTRADO").body())
-        if method != routes[path]:
-            reject = Reject("METODO_NAO_PERMITIDO", headers={"allow": routes[path]})
-            return _json_response(405, reject.body(), reject.headers)
-        if path == "/_sandbox/events":
-            return _json_response(200, {"events": self.events})
-        try:
-            data = _rules.decode_json(request.content)
-            smartpos_id = data.get("smartposId")
-            envelope: dict[str, Any] | None
-            if path == "/_sandbox/scan":
-                envelope = self.scan(str(data.get("qrCode")), str(smartpos_id))
-            else:
-                envelope = self.operator_start(
-                    str(data.get("referencia")),
-                    smartpos_id=None if smartpos_id is None else str(smartpos_id),
-                )
-        except Reject as reject:
-            return _json_response(reject.status, reject.body())
-        except SandboxError as exc:
-            codigo = "QR_CODE_EXPIRADO" if isinstance(exc, QRCodeExpiredError) else "SANDBOX"
-            erro = {"codigo": codigo, "mensagem": str(exc), "acao": "Veja docs/testing.md."}
-            return _json_response(409 if codigo == "QR_CODE_EXPIRADO" else 400, {"erro": erro})
-        return _json_response(200, {"event": envelope})
-
-    def _authenticate(self, request: httpx.Request) -> str:
-        key = request.headers.get("x-api-key", "").strip()
-        if not key:
-            raise Reject("API_KEY_NAO_INFORMADA")
-        with self._lock:
-            name = self._keys.get(key)
-            if name is None or self._partners[name].keys[key] != "active":
-                raise Reject("API_KEY_INVALIDA")
-            return name
-
-    def _customer(self, partner: str, documento_cliente: str) -> str:
-        """Return the normalized document of ``partner``'s customer (lock held)."""
-        documento = normalize_documento(documento_cliente)
-        owner = None if documento is None else self._customers.get(documento)
-        if documento is None or owner is None:
-            raise Reject("DOCUMENTO_CLIENTE_INVALIDO", "documentoCliente")
-        if owner != partner:
-            raise Reject("CLIENTE_NAO_AUTORIZADO")
-        return documento
-
-    def _customer_terminal(self, documento: str, smartpos_id: str) -> _Terminal:
-        terminal = self._terminals.get(smartpos_id)
-        if terminal is None or terminal.documento != documento:
-            raise Reject("SMARTPOS_NAO_ENCONTRADO", "smartposId")
-        return terminal
-
-    def _new_referencia(self, partner: str, referencia: str) -> None:
-        if referencia in self._partners[partner].referencias:
-            raise Reject("REFERENCIA_DUPLICADA", "referencia")
-
-    # ------------------------------------------------------------------ endpoints
-
-    def _create_qrcode(self, partner: str, body: Mapping[str, Any]) -> tuple[int, dict[str, Any]]:
-        req = _rules.check_qrcode(body)
-        with self._lock:
-            documento = self._customer(partner, req.documento_cliente)
-            qr_code_id = self._uuid()
-            referencia = req.referencia or self._uuid()
-            qr = QRCode(
-                qr_code=f"smartpos:qr:v1:{qr_code_id}",
-                qr_code_id=qr_code_id,
-                referencia=referencia,
-                documento_cliente=documento,
-                expires_at=int(self.now() + self._qr_ttl),
-            )
-            self._qrcodes[qr.qr_code] = qr
-        return 201, {"qrCode": qr.qr_code, "referencia": referencia, "expiresAt": qr.expires_at}
-
-    def _create_payment(self, partner: str, body: Mapping[str, Any]) -> tuple[int, dict[str, Any]]:
-        req = _rules.check_payment(body)
-        with self._lock:
-            documento = self._customer(partner, req.documento_cliente)
-            if self._partners[partner].webhook is False:
-                raise Reject("WEBHOOK_NAO_CONFIGURADO")
-            if req.smartpos_id is not None:
-                targets: tuple[str, ...] = (
-                    self._customer_terminal(documento, req.smartpos_id).smartpos_id,
-                )
-            else:
-                targets = tuple(
-                    t.smartpos_id for t in self._terminals.values() if t.documento == documento
-                )
-                if not targets:
-                    raise Reject(
-                        "SMARTPOS_NAO_ENCONTRADO",
-                        mensagem="O cliente não tem terminais vinculados.",
-                    )
-            self._new_referencia(partner, req.referencia)
-            self._partners[partner].referencias.add(req.referencia)
-            payment = _Payment(
-                partner=partner,
-                referencia=req.referencia,
-                documento=documento,
-                valor=req.valor_centavos,
-                modo=req.modo_execucao,
-                smartpos_id=req.smartpos_id,
-                targets=targets,
-                forma=req.forma_pagamento,
-                parcelas=req.parcelas,
-                identificacao=req.identificacao,
-                body=body,
-            )
-            self._payments[req.referencia] = payment
-            response: dict[str, Any] = {"referencia": req.referencia, "status": "processando"}
-            if payment.modo == "imediato":
-                response["mensagem"] = "Pagamento enviado ao terminal."
-                response["smartposId"] = targets[0]
-                self._run_payment(payment, self._terminals[targets[0]], None)
-            else:
-                payment.status = "na_fila"
-                response["mensagem"] = "Comanda criada na fila do operador."
-            response["targets"] = [{"smartposId": t, "status": "enviado"} for t in targets]
-        return 202, response
-
-    def _create_refund(self, partner: str, body: Mapping[str, Any]) -> tuple[int, dict[str, Any]]:
-        req = _rules.check_refund(body)
-        with self._lock:
-            documento = self._customer(partner, req.documento_cliente)
-            self._customer_terminal(documento, req.smartpos_id)
-            # 409 before the amount check: a retry of an accepted total refund must read as a
-            # duplicate, not as "exceeds what is left".
-            self._new_referencia(partner, req.referencia)
-            original = self._find_original(partner, documento, req)
-            if req.valor_centavos > original.valor - original.estornado:
-                raise Reject(
-                    "VALOR_INVALIDO",
-                    "valorCentavos",
-                    mensagem="valorCentavos excede o valor aprovado ainda não estornado.",
-                )
-            self._partners[partner].referencias.add(req.referencia)
-            original.estornado += req.valor_centavos
-            self._refunds.append(
-                Refund(
-                    referencia=req.referencia,
-                    documento_cliente=documento,
-                    smartpos_id=req.smartpos_id,
-                    valor_centavos=req.valor_centavos,
-                    pagamento_referencia=original.referencia,
-                )
-            )
-        return 202, {
-            "referencia": req.referencia,
-            "status": "processando",
-            "mensagem": "Estorno enviado ao terminal.",
-            "smartposId": req.smartpos_id,
-            "valorCentavos": req.valor_centavos,
-            "targets": [{"smartposId": req.smartpos_id, "status": "enviado"}],
-        }
-
-    def _find_original(self, partner: str, documento: str, req: _rules.RefundRequest) -> _Payment:
-        wanted = {
-            "codigo": req.codigo_autorizacao,
-            "numeroTransacao": req.numero_transacao,
-            "dadosFinalizacao": req.dados_finalizacao,
-            "tipoPagamento": req.tipo_pagamento,
-        }
-        for payment in self._payments.values():
-            if (
-                payment.partner == partner
-                and payment.status == "aprovado"
-                and payment.documento == documento
-                and payment.smartpos_id == req.smartpos_id
-                and payment.autorizacao == wanted
-            ):
-                return payment
-        raise Reject("PAGAMENTO_ORIGINAL_NAO_ENCONTRADO", "pagamentoOriginal")
-
-    def _create_print_job(
-        self, partner: str, body: Mapping[str, Any]
-    ) -> tuple[int, dict[str, Any]]:
-        req = _rules.check_print(body)
-        with self._lock:
-            documento = self._customer(partner, req.documento_cliente)
-            terminal = self._customer_terminal(documento, req.smartpos_id)
-            self._new_referencia(partner, req.referencia)
-            self._partners[partner].referencias.add(req.referencia)
-            job = _PrintJob(partner, req.referencia, documento, req.smartpos_id, req.conteudo)
-            self._prints[req.referencia] = job
-            self._run_print(job, terminal)
-        return 202, {
-            "referencia": req.referencia,
-            "status": "processando",
-            "mensagem": "Impressão enviada ao terminal.",
-            "smartposId": req.smartpos_id,
-            "targets": [{"smartposId": req.smartpos_id, "status": "enviado"}],
-        }
-
-    def _list_terminals(self, partner: str, documento_cliente: str) -> tuple[int, dict[str, Any]]:
-        with self._lock:
-            documento = self._customer(partner, documento_cliente)
-            terminals = [t for t in self._terminals.values() if t.documento == documento]
-            return 200, {
-                "documentoCliente": documento,
-                "smartpos": [
-                    {
-                        "smartposId": t.smartpos_id,
-                        "numeroSerieTerminal": t.numero_serie,
-                        "adquirente": t.adquirente,
-                        "status": "ativo",
-                    }
-                    for t in terminals
-                ],
-            }
-
-    # ------------------------------------------------------------------ terminals acting
-
-    def _uuid(self) -> str:
-        return str(uuid.UUID(int=self._random.getrandbits(128), version=4))
-
-    def _run_payment(
-        self, payment: _Payment, terminal: _Terminal, outcome: PaymentOutcome | None
-    ) -> dict[str, Any] | None:
-        """Let ``terminal`` execute ``payment`` (lock held); return the event, if any."""
-        outcome = outcome or self._next_payment_outcome(terminal)
-        payment.smartpos_id = terminal.smartpos_id
-        if isinstance(outcome, NoAnswer):
-            payment.status = "processando"
-            return None
-        dados: dict[str, Any] = {
-            "referencia": payment.referencia,
-            "documentoCliente": payment.documento,
-            "status": "aprovado" if isinstance(outcome, Approve) else outcome.status,
-            "valorCentavos": payment.valor,
-            "valorFormatado": _valor_formatado(payment.valor),
-        }
-        if payment.forma is not None:
-            dados["formaPagamento"] = payment.forma
-        dados["parcelas"] = payment.parcelas or 1
-        dados["smartposId"] = terminal.smartpos_id
-        if isinstance(outcome, Approve):
-            autorizacao = {
-                "codigo": outcome.codigo or self._alnum(6),
-                "numeroTransacao": outcome.numero_transacao or self._digits(12),
-                "dadosFinalizacao": outcome.dados_finalizacao
-                or f"{self._digits(6)}|{self._alnum(12)}|{self._digits(4)}",
-                "tipoPagamento": outcome.tipo_pagamento
-                or _TIPO_PAGAMENTO.get(payment.forma or "credito", "CREDITO"),
-            }
-            payment.autorizacao = autorizacao
-            dados["autorizacao"] = dict(autorizacao)
-            executado = True
-            tipo = "pagamento.aprovado"
-        else:
-            executado = outcome.executado
-            tipo = "pagamento.recusado"
-        dados["resultadoSmartPOS"] = {
-            "executado": executado,
-            "codigoStatus": outcome.codigo_status,
-            "mensagemOperador": outcome.mensagem_operador,
-        }
-        payment.status = dados["status"]
-        return self._emit(payment.partner, tipo, dados)
-
-    def _run_print(self, job: _PrintJob, terminal: _Terminal) -> None:
-        outcome = self._next_print_outcome(terminal)
-        if isinstance(outcome, NoAnswer):
-            return
-        done = isinstance(outcome, PrintDone)
-        job.status = "concluida" if done else cast(PrintFail, outcome).status
-        dados = {
-            "referencia": job.referencia,
-            "documentoCliente": job.documento,
-            "status": job.status,
-            "smartposId": terminal.smartpos_id,
-            "resultadoSmartPOS": {
-                "executado": True if done else cast(PrintFail, outcome).executado,
-                "codigoStatus": outcome.codigo_status,
-                "mensagemOperador": outcome.mensagem_operador,
-            },
-        }
-        self._emit(job.partner, "impressao.concluida" if done else "impressao.falhou", dados)
-
-    def _alnum(self, size: int) -> str:
-        return "".join(self._random.choice(_ALNUM) for _ in range(size))
-
-    def _digits(self, size: int) -> str:
-        return "".join(self._random.choice("0123456789") for _ in range(size))
+        return to_httpx(self._front.handle(from_httpx(request)), request)
 
     # ------------------------------------------------------------------ pairing and operator
 
@@ -1113,41 +457,12 @@ class Sandbox:
             SandboxError: No such QR code.
             QRCodeExpiredError: Its ``expiresAt`` has passed; nothing is linked or emitted.
         """
-        with self._lock:
-            qr = self._qrcodes.get(qr_code)
-            if qr is None:
-                raise SandboxError("no such QR code")
-            if self.now() > qr.expires_at:
-                raise QRCodeExpiredError(
-                    f"QR code {qr.qr_code_id} expired at {qr.expires_at} (now {int(self.now())})"
-                )
-            terminal = self._terminals.get(smartpos_id)
-            if terminal is None:
-                terminal = _Terminal(
-                    smartpos_id, f"SN{self._random.randrange(10**9, 10**10)}", "STONE", None
-                )
-                self._terminals[smartpos_id] = terminal
-            terminal.documento = qr.documento_cliente
-            envelope = self._emit(
-                self._customers[qr.documento_cliente],
-                "smartpos.identificado",
-                {
-                    "qrCodeId": qr.qr_code_id,
-                    "referencia": qr.referencia,
-                    "documentoCliente": qr.documento_cliente,
-                    "smartposId": smartpos_id,
-                    "numeroSerieTerminal": terminal.numero_serie,
-                    "adquirente": terminal.adquirente,
-                },
-            )
-        self._flush()
-        return envelope
+        return self._terminals.scan(qr_code, smartpos_id)
 
     @property
-    def qrcodes(self) -> list[QRCode]:
+    def qrcodes(self) -> list[SandboxQRCode]:
         """Every QR code created, in creation order."""
-        with self._lock:
-            return list(self._qrcodes.values())
+        return self._world.list_qrcodes()
 
     def manual_queue(self, documento_cliente: str | None = None) -> list[Card]:
         """List the manual-mode cards waiting for an operator.
@@ -1158,19 +473,7 @@ class Sandbox:
         Returns:
             The cards in arrival order.
         """
-        documento = None if documento_cliente is None else normalize_documento(documento_cliente)
-        with self._lock:
-            return [
-                Card(p.referencia, p.documento, p.identificacao or "", p.valor, p.targets)
-                for p in self._payments.values()
-                if p.status == "na_fila" and (documento_cliente is None or p.documento == documento)
-            ]
-
-    def _card(self, referencia: str) -> _Payment:
-        payment = self._payments.get(referencia)
-        if payment is None or payment.status != "na_fila":
-            raise SandboxError(f"no card {referencia!r} in the manual queue")
-        return payment
+        return self._terminals.manual_queue(documento_cliente)
 
     def operator_start(
         self,
@@ -1194,18 +497,7 @@ class Sandbox:
             SandboxError: No such card, or the terminal is not one of its targets.
             TypeError: ``outcome`` is not a payment outcome.
         """
-        _check_outcomes(outcome, None)
-        with self._lock:
-            payment = self._card(referencia)
-            if smartpos_id is None:
-                if len(payment.targets) != 1:
-                    raise SandboxError(f"choose a smartpos_id among {payment.targets}")
-                smartpos_id = payment.targets[0]
-            if smartpos_id not in payment.targets:
-                raise SandboxError(f"{smartpos_id!r} is not a target of this card")
-            envelope = self._run_payment(payment, self._terminals[smartpos_id], outcome)
-        self._flush()
-        return envelope
+        return self._terminals.operator_start(referencia, smartpos_id, outcome)
 
     def operator_cancel(
         self, referencia: str, *, mensagem_operador: str = "CANCELADO PELO OPERADOR"
@@ -1222,27 +514,14 @@ class Sandbox:
         Raises:
             SandboxError: No such card.
         """
-        with self._lock:
-            payment = self._card(referencia)
-            terminal = self._terminals[payment.targets[0]]
-            refuse = Refuse(
-                status="cancelado",
-                mensagem_operador=mensagem_operador,
-                codigo_status="CANCELADO",
-                executado=False,
-            )
-            envelope = self._run_payment(payment, terminal, refuse)
-        self._flush()
-        assert envelope is not None
-        return envelope
+        return self._terminals.operator_cancel(referencia, mensagem_operador)
 
     # ------------------------------------------------------------------ records
 
     @property
     def payments(self) -> list[Payment]:
         """Every payment accepted, in arrival order."""
-        with self._lock:
-            return [_snapshot_payment(p) for p in self._payments.values()]
+        return self._world.list_payments()
 
     def payment(self, referencia: str) -> Payment:
         """Return one accepted payment.
@@ -1256,153 +535,34 @@ class Sandbox:
         Raises:
             SandboxError: No payment has that referencia.
         """
-        with self._lock:
-            payment = self._payments.get(referencia)
-            if payment is None:
-                raise SandboxError(f"no payment {referencia!r}")
-            return _snapshot_payment(payment)
+        return self._world.get_payment(referencia)
 
     @property
-    def refunds(self) -> list[Refund]:
+    def refunds(self) -> list[SandboxRefund]:
         """Every refund accepted, in arrival order."""
-        with self._lock:
-            return list(self._refunds)
+        return self._world.list_refunds()
 
     @property
     def print_jobs(self) -> list[PrintJob]:
         """Every print job accepted, in arrival order."""
-        with self._lock:
-            return [
-                PrintJob(j.referencia, j.documento, j.smartpos_id, j.conteudo, j.status)
-                for j in self._prints.values()
-            ]
+        return self._world.list_print_jobs()
 
     @property
     def requests(self) -> list[RecordedRequest]:
         """Every request the sandbox saw, answered or not, in arrival order."""
-        with self._lock:
-            return list(self._requests)
+        return self._world.list_requests()
 
     # ------------------------------------------------------------------ events
 
     @property
     def events(self) -> list[dict[str, Any]]:
         """Every envelope delivered so far (one entry per delivery, resends included)."""
-        with self._lock:
-            return [dict(e) for e in self._events]
+        return self._outbox.events
 
     @property
     def deliveries(self) -> list[DeliveryAttempt]:
         """Every delivery attempt, retries included, in order."""
-        with self._lock:
-            return list(self._deliveries)
-
-    def _emit(self, partner: str, tipo: str, dados: dict[str, Any]) -> dict[str, Any]:
-        """Create an envelope and queue it for delivery after the lock is released."""
-        criado_em = dt.datetime.fromtimestamp(self.now(), self._tz)
-        envelope: dict[str, Any] = {
-            "id": self._uuid(),
-            "tipo": tipo,
-            "criadoEm": criado_em.isoformat(timespec="milliseconds"),
-            "dados": dados,
-        }
-        self._envelopes[envelope["id"]] = (partner, envelope)
-        self._outbox.append((partner, envelope))
-        return envelope
-
-    def _flush(self) -> None:
-        with self._lock:
-            items, self._outbox = self._outbox, []
-        for partner, envelope in items:
-            self._dispatch(partner, envelope)
-
-    def _dispatch(self, partner: str, envelope: dict[str, Any]) -> None:
-        with self._lock:
-            if self._held is not None:
-                self._held.append((partner, envelope))
-                return
-            target = self._partners[partner].webhook
-            failure = None
-            if target is False:
-                failure = "webhook not configured"
-            elif isinstance(target, str) and self._closed.is_set():
-                failure = "sandbox closed"
-            if failure is not None:
-                attempt = DeliveryAttempt(
-                    envelope["id"], envelope["tipo"], 1, "-", ok=False, error=failure
-                )
-                self._deliveries.append(attempt)
-                return
-            if isinstance(target, str):
-                self._pending += 1
-                self._start_worker()
-                self._jobs.put((partner, envelope))
-                return
-        self._deliver(None if isinstance(target, bool) else target, envelope, None)
-
-    def _deliver(
-        self,
-        target: WebhookTarget | None,
-        envelope: dict[str, Any],
-        client: httpx.Client | None,
-    ) -> None:
-        """Deliver one envelope with retries; record it in :attr:`events` when done."""
-        description = "sandbox.events" if target is None else describe_target(target)
-        for attempt in range(1, self._attempts + 1):
-            with self._lock:
-                injected = self._webhook_failures.pop(0) if self._webhook_failures else False
-            if injected is False or injected is None:
-                if target is None:
-                    ok, status, error = True, None, None
-                else:
-                    ok, status, error = attempt_delivery(target, envelope, client)
-                if injected is None:
-                    ok, status, error = False, None, "timed out waiting for the target's answer"
-            else:
-                ok, status, error = False, injected, f"HTTP {injected} (injected)"
-            with self._lock:
-                self._deliveries.append(
-                    DeliveryAttempt(
-                        envelope["id"], envelope["tipo"], attempt, description, ok, status, error
-                    )
-                )
-            if ok or attempt == self._attempts:
-                break
-            if isinstance(target, str) and self._closed.wait(self._backoff * 2 ** (attempt - 1)):
-                break
-        with self._changed:
-            self._events.append(envelope)
-            self._changed.notify_all()
-
-    def _start_worker(self) -> None:
-        if self._worker is None and not self._closed.is_set():
-            self._worker = threading.Thread(
-                target=self._work, name="smartpos-sandbox-webhooks", daemon=True
-            )
-            self._worker.start()
-
-    def _work(self) -> None:
-        with httpx.Client(timeout=self._timeout, trust_env=False) as client:
-            while True:
-                job = self._jobs.get()
-                if job is None:
-                    return
-                partner, envelope = job
-                try:
-                    with self._lock:
-                        target = self._partners[partner].webhook
-                    if self._closed.is_set():
-                        continue
-                    if isinstance(target, bool):
-                        # The target changed while queued: deliver where it points now.
-                        if target:
-                            self._deliver(None, envelope, None)
-                    else:
-                        self._deliver(target, envelope, client)
-                finally:
-                    with self._changed:
-                        self._pending -= 1
-                        self._changed.notify_all()
+        return self._outbox.deliveries
 
     def wait_for_events(self, count: int, timeout: float = 5.0) -> list[dict[str, Any]]:
         """Wait until at least ``count`` envelopes were delivered (for URL targets).
@@ -1417,10 +577,7 @@ class Sandbox:
         Raises:
             TimeoutError: Fewer events arrived in time.
         """
-        with self._changed:
-            if not self._changed.wait_for(lambda: len(self._events) >= count, timeout):
-                raise TimeoutError(f"{len(self._events)} of {count} events after {timeout}s")
-            return [dict(e) for e in self._events]
+        return self._outbox.wait_for_events(count, timeout)
 
     def wait_for_deliveries(self, timeout: float = 5.0) -> None:
         """Wait until no delivery to a URL is queued or running.
@@ -1431,9 +588,7 @@ class Sandbox:
         Raises:
             TimeoutError: Deliveries were still pending.
         """
-        with self._changed:
-            if not self._changed.wait_for(lambda: self._pending == 0, timeout):
-                raise TimeoutError(f"{self._pending} deliveries still pending after {timeout}s")
+        self._outbox.wait_for_deliveries(timeout)
 
     def resend(self, event_id: str) -> None:
         """Deliver an event again with the same ``id``, like the service's manual resend.
@@ -1444,24 +599,16 @@ class Sandbox:
         Raises:
             SandboxError: No event has that id.
         """
-        with self._lock:
-            found = self._envelopes.get(event_id)
-            if found is None:
-                raise SandboxError(f"no event {event_id!r}")
-            self._outbox.append(found)
-        self._flush()
+        self._outbox.resend(event_id)
 
     def hold_events(self) -> None:
         """Hold every new delivery until :meth:`release_events` (to deliver out of order)."""
-        with self._lock:
-            if self._held is None:
-                self._held = []
+        self._outbox.hold()
 
     @property
     def held_events(self) -> list[dict[str, Any]]:
         """The envelopes held by :meth:`hold_events`, in the order they were emitted."""
-        with self._lock:
-            return [dict(e) for _, e in self._held or []]
+        return self._outbox.held
 
     def release_events(self, *, reverse: bool = False) -> list[dict[str, Any]]:
         """Stop holding and deliver the held envelopes, in emission order or reversed.
@@ -1472,13 +619,7 @@ class Sandbox:
         Returns:
             The envelopes in the order they were handed to delivery.
         """
-        with self._lock:
-            held, self._held = self._held or [], None
-            if reverse:
-                held.reverse()
-            self._outbox.extend(held)
-        self._flush()
-        return [dict(e) for _, e in held]
+        return self._outbox.release(reverse=reverse)
 
 
 class SandboxTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
@@ -1514,44 +655,8 @@ class SandboxTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         import asyncio
 
         await request.aread()
-        fault = self.sandbox._take_fault(_endpoint_of(request.url.path))
-        if isinstance(fault, Latency):
-            await asyncio.sleep(fault.seconds)
-        return self.sandbox._respond(request, fault)
-
-
-def _try_json(content: bytes) -> Any:
-    if not content:
-        return None
-    try:
-        return json.loads(content)
-    except ValueError:
-        return None
-
-
-def _snapshot_terminal(t: _Terminal) -> Terminal:
-    return Terminal(t.smartpos_id, t.numero_serie, t.adquirente, t.documento)
-
-
-def _snapshot_payment(p: _Payment) -> Payment:
-    return Payment(
-        referencia=p.referencia,
-        documento_cliente=p.documento,
-        valor_centavos=p.valor,
-        modo_execucao=p.modo,
-        status=p.status,
-        smartpos_id=p.smartpos_id,
-        targets=p.targets,
-        forma_pagamento=p.forma,
-        parcelas=p.parcelas,
-        autorizacao=None if p.autorizacao is None else dict(p.autorizacao),
-        valor_estornado_centavos=p.estornado,
-        body=p.body,
-    )
-
-
-def _check_outcomes(payments: object, prints: object) -> None:
-    if payments is not None and not isinstance(payments, (Approve, Refuse, NoAnswer)):
-        raise TypeError(f"a payment outcome is Approve, Refuse or NoAnswer, not {payments!r}")
-    if prints is not None and not isinstance(prints, (PrintDone, PrintFail, NoAnswer)):
-        raise TypeError(f"a print outcome is PrintDone, PrintFail or NoAnswer, not {prints!r}")
+        front = self.sandbox._front
+        exchange = front.begin(from_httpx(request))
+        if exchange.delay is not None:
+            await asyncio.sleep(exchange.delay)
+        return to_httpx(front.answer(exchange), request)

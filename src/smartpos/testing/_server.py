@@ -1,7 +1,8 @@
 """The sandbox behind a real HTTP server: stdlib ``ThreadingHTTPServer`` on loopback only.
 
-The very handler of :meth:`Sandbox.handle` answers; faults that drop the connection close the
-socket without writing a response, as a crashed or cut-off service would.
+A driver of :class:`~._front.Front`, like the httpx transport: each request goes through the
+same front door; a :class:`~._protocol.NoResponse` closes the socket without writing anything,
+as a crashed or cut-off service would.
 """
 
 from __future__ import annotations
@@ -9,21 +10,19 @@ from __future__ import annotations
 import contextlib
 import socket
 import threading
-import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 import httpx
 
 from ._delivery import is_loopback_host
-from ._faults import Latency, ReadTimeout
+from ._front import Front
+from ._httpx import from_httpx
+from ._protocol import NoResponse, Response, encode_json
 from ._rules import Reject
 
-if TYPE_CHECKING:
-    from ._sandbox import Sandbox
-
-__all__ = ["serve"]
+__all__ = ["MAX_BODY", "MAX_CHUNKS", "serve"]
 
 MAX_BODY = 8 * 1024 * 1024
 """Largest request body read, in bytes (a 413 above it)."""
@@ -37,10 +36,10 @@ class _Server(ThreadingHTTPServer):
     allow_reuse_address = True
     request_queue_size = 1024
 
-    def __init__(self, address: tuple[str, int], sandbox: Sandbox) -> None:
+    def __init__(self, address: tuple[str, int], front: Front) -> None:
         if ":" in address[0]:
             self.address_family = socket.AF_INET6
-        self.sandbox = sandbox
+        self.front = front
         self.stopping = threading.Event()
         self._connections: set[socket.socket] = set()
         self._connections_lock = threading.Lock()
@@ -106,7 +105,6 @@ class _Handler(BaseHTTPRequestHandler):
         return self.rfile.read(length) if length else b""
 
     def _answer(self) -> None:
-        sandbox = self.server.sandbox
         try:
             body = self._read_body()
         except ValueError:
@@ -114,7 +112,11 @@ class _Handler(BaseHTTPRequestHandler):
         if body is None:
             self.close_connection = True
             reject = Reject("PAYLOAD_MUITO_GRANDE")
-            self._write(httpx.Response(reject.status, json=reject.body()))
+            self._write(
+                Response(
+                    reject.status, {"content-type": "application/json"}, encode_json(reject.body())
+                )
+            )
             return
         request = httpx.Request(
             self.command,
@@ -122,27 +124,18 @@ class _Handler(BaseHTTPRequestHandler):
             headers=list(self.headers.items()),
             content=body,
         )
-        from ._sandbox import _endpoint_of
-
-        fault = sandbox._take_fault(_endpoint_of(request.url.path))
-        if isinstance(fault, Latency):
-            time.sleep(fault.seconds)
-        try:
-            response = sandbox._respond(request, fault)
-        except httpx.ReadTimeout:
-            hold = fault.hold if isinstance(fault, ReadTimeout) else 0.0
-            self.server.stopping.wait(hold)
+        answer = self.server.front.handle(from_httpx(request))
+        if isinstance(answer, NoResponse):
+            if answer.reason == "timeout":
+                self.server.stopping.wait(answer.hold)
             self.close_connection = True
             return
-        except httpx.TransportError:
-            self.close_connection = True
-            return
-        self._write(response)
+        self._write(answer)
 
-    def _write(self, response: httpx.Response) -> None:
-        content = response.content
-        self.send_response(response.status_code)
-        for name, value in response.headers.multi_items():
+    def _write(self, response: Response) -> None:
+        content = response.body
+        self.send_response(response.status)
+        for name, value in response.headers.items():
             if name.lower() not in ("content-length", "transfer-encoding", "connection"):
                 self.send_header(name, value)
         self.send_header("content-length", str(len(content)))
@@ -153,11 +146,11 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(content)
 
 
-def serve(sandbox: Sandbox, host: str, port: int) -> contextlib.AbstractContextManager[str]:
-    """Serve ``sandbox`` on ``host:port`` for the duration of a ``with`` block.
+def serve(front: Front, host: str, port: int) -> contextlib.AbstractContextManager[str]:
+    """Serve a sandbox's front door on ``host:port`` for the duration of a ``with`` block.
 
     Args:
-        sandbox: The sandbox to serve.
+        front: The front door of the sandbox to serve.
         host: A loopback address (``127.0.0.1``, ``::1`` or ``localhost``).
         port: The port, 0 for a free one.
 
@@ -169,12 +162,12 @@ def serve(sandbox: Sandbox, host: str, port: int) -> contextlib.AbstractContextM
     """
     if not is_loopback_host(host):
         raise ValueError(f"the sandbox only listens on loopback addresses, not {host!r}")
-    return _serving(sandbox, host, port)
+    return _serving(front, host, port)
 
 
 @contextlib.contextmanager
-def _serving(sandbox: Sandbox, host: str, port: int) -> Iterator[str]:
-    server = _Server((host, port), sandbox)
+def _serving(front: Front, host: str, port: int) -> Iterator[str]:
+    server = _Server((host, port), front)
     thread = threading.Thread(
         target=server.serve_forever,
         kwargs={"poll_interval": 0.05},

@@ -1,251 +1,393 @@
-"""Read-only snapshots of the sandbox's world and records, returned by :class:`Sandbox`.
+"""The sandbox's world: partners, customers, terminals and everything the service accepted.
 
-Documents (CPF/CNPJ) are masked in every ``repr``; API keys show only their first 4 characters.
+One :class:`World` holds the state and its lock; the service, the terminals and the outbox
+change it under that lock. Methods here build the world (what a test sets up) and read it (the
+snapshots of :mod:`._records`); they never answer requests or emit events.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import re
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, Literal
+import collections
+import datetime as dt
+import random
+import threading
+import uuid
+from collections.abc import Callable, Mapping
+from typing import Any
 
-from ._documents import mask_documento
+import attrs
 
-__all__ = [
-    "Card",
-    "Customer",
-    "KeyStatus",
-    "Partner",
-    "Payment",
-    "PrintJob",
-    "QRCode",
-    "RecordedRequest",
-    "Refund",
-    "Terminal",
-    "mask_key",
-]
+from ._delivery import WebhookTarget, check_target
+from ._documents import normalize_documento
+from ._errors import SandboxError
+from ._outcomes import PaymentOutcome, PrintOutcome, check_outcomes
+from ._protocol import Request, try_json
+from ._records import (
+    Customer,
+    KeyStatus,
+    Partner,
+    Payment,
+    PrintJob,
+    RecordedRequest,
+    SandboxQRCode,
+    SandboxRefund,
+    SandboxTerminal,
+)
 
-KeyStatus = Literal["active", "rotated", "inactive"]
-"""An API key's state; only ``"active"`` keys are accepted."""
+__all__ = ["PartnerState", "PaymentState", "PrintJobState", "TerminalState", "World"]
 
-
-def mask_key(key: str) -> str:
-    """Mask an API key for reprs: its first 4 characters, then ``***``.
-
-    Args:
-        key: The API key.
-
-    Returns:
-        The masked key.
-    """
-    return key[:4] + "***"
+_ALNUM = "0123456789ABCDEFGHJKLMNPQRSTUVWXYZ"
 
 
-class _MaskedRepr:
-    """A dataclass repr that masks ``documento_cliente`` and API keys."""
-
-    def __repr__(self) -> str:
-        parts = []
-        for field in dataclasses.fields(self):  # type: ignore[arg-type]
-            if not field.repr:
-                continue
-            value = getattr(self, field.name)
-            if field.name == "documento_cliente" and isinstance(value, str):
-                shown = repr(mask_documento(value))
-            elif field.name == "api_keys" and isinstance(value, Mapping):
-                shown = repr({mask_key(k): v for k, v in value.items()})
-            else:
-                shown = repr(value)
-            parts.append(f"{field.name}={shown}")
-        return f"{type(self).__name__}({', '.join(parts)})"
-
-
-@dataclass(frozen=True, repr=False)
-class Partner(_MaskedRepr):
-    """A partner of the service: its API keys and whether it has a webhook configured.
-
-    Attributes:
-        name: The partner's name in the sandbox.
-        api_keys: Every key of the partner and its state.
-        webhook_configured: ``False`` makes payments answer ``400 WEBHOOK_NAO_CONFIGURADO``.
-        webhook_target: Where its events go besides ``sandbox.events`` (``None``: recorded only).
-    """
+@attrs.define
+class PartnerState:
+    """A partner: its keys (and their state), its webhook and the referencias it used."""
 
     name: str
-    api_keys: Mapping[str, KeyStatus]
-    webhook_configured: bool
-    webhook_target: object | None
+    keys: dict[str, KeyStatus]
+    webhook: WebhookTarget | bool
+    referencias: set[str] = attrs.Factory(set)
 
-
-@dataclass(frozen=True, repr=False)
-class Customer(_MaskedRepr):
-    """A customer (CPF or CNPJ) owned by one partner.
-
-    Attributes:
-        documento_cliente: The normalized document (digits and upper-case letters).
-        partner: The owning partner's name.
-    """
-
-    documento_cliente: str
-    partner: str
-
-
-@dataclass(frozen=True, repr=False)
-class Terminal(_MaskedRepr):
-    """A smart POS terminal.
-
-    Attributes:
-        smartpos_id: Its public id.
-        numero_serie_terminal: The serial number it reports.
-        adquirente: The acquirer it reports.
-        documento_cliente: The customer it is linked to, or ``None``.
-    """
-
-    smartpos_id: str
-    numero_serie_terminal: str
-    adquirente: str
-    documento_cliente: str | None
-
-
-@dataclass(frozen=True, repr=False)
-class QRCode(_MaskedRepr):
-    """A QR code created by ``POST /qrcode``.
-
-    Attributes:
-        qr_code: The ``qrCode`` value returned (what :meth:`Sandbox.scan` takes).
-        qr_code_id: The internal id sent as ``dados.qrCodeId``.
-        referencia: The referencia echoed back.
-        documento_cliente: The customer a scan links the terminal to.
-        expires_at: The ``expiresAt`` Unix timestamp.
-    """
-
-    qr_code: str
-    qr_code_id: str
-    referencia: str
-    documento_cliente: str
-    expires_at: int
-
-
-@dataclass(frozen=True, repr=False)
-class Payment(_MaskedRepr):
-    """A payment the sandbox accepted.
-
-    Attributes:
-        referencia: Its referencia.
-        documento_cliente: The customer.
-        valor_centavos: The amount.
-        modo_execucao: ``"imediato"`` or ``"manual"``.
-        status: ``"processando"`` (sent, no answer yet or never), ``"na_fila"`` (manual card
-            waiting), ``"aprovado"``, or the refusal status (``"recusado"``, ``"cancelado"``...).
-        smartpos_id: The terminal that executed it (or was asked to), if any.
-        targets: The terminals it was published to.
-        forma_pagamento: As requested.
-        parcelas: As requested.
-        autorizacao: The ``autorizacao`` object of its ``pagamento.aprovado`` event.
-        valor_estornado_centavos: The total refunded so far.
-        body: The JSON body as received.
-    """
-
-    referencia: str
-    documento_cliente: str
-    valor_centavos: int
-    modo_execucao: str
-    status: str
-    smartpos_id: str | None
-    targets: tuple[str, ...]
-    forma_pagamento: str | None
-    parcelas: int | None
-    autorizacao: Mapping[str, str] | None
-    valor_estornado_centavos: int
-    body: Mapping[str, Any] = dataclasses.field(repr=False)
-
-
-@dataclass(frozen=True, repr=False)
-class Card(_MaskedRepr):
-    """A manual-mode payment waiting in the operator queue.
-
-    Attributes:
-        referencia: The payment's referencia.
-        documento_cliente: The customer.
-        identificacao: ``comanda.identificacao``, the label on the card.
-        valor_centavos: The amount.
-        targets: The terminals the card is published to.
-    """
-
-    referencia: str
-    documento_cliente: str
-    identificacao: str
-    valor_centavos: int
-    targets: tuple[str, ...]
-
-
-@dataclass(frozen=True, repr=False)
-class Refund(_MaskedRepr):
-    """A refund the sandbox accepted.
-
-    Attributes:
-        referencia: The refund's referencia.
-        documento_cliente: The customer.
-        smartpos_id: The terminal.
-        valor_centavos: The amount refunded.
-        pagamento_referencia: The referencia of the refunded payment.
-    """
-
-    referencia: str
-    documento_cliente: str
-    smartpos_id: str
-    valor_centavos: int
-    pagamento_referencia: str
-
-
-@dataclass(frozen=True, repr=False)
-class PrintJob(_MaskedRepr):
-    """A print job the sandbox accepted.
-
-    Attributes:
-        referencia: Its referencia.
-        documento_cliente: The customer.
-        smartpos_id: The terminal.
-        conteudo: The decoded content.
-        status: ``"processando"``, ``"concluida"`` or the failure status.
-    """
-
-    referencia: str
-    documento_cliente: str
-    smartpos_id: str
-    conteudo: bytes
-    status: str
-
-
-@dataclass(frozen=True, repr=False)
-class RecordedRequest:
-    """One request the sandbox saw, in arrival order (the API key is not kept).
-
-    Attributes:
-        method: The HTTP method.
-        path: The URL path.
-        json: The decoded JSON body, or ``None``.
-        status_code: The status answered, or ``None`` when no answer was sent (a fault).
-        fault: The name of the injected fault, if any.
-    """
-
-    method: str
-    path: str
-    json: Any
-    status_code: int | None
-    fault: str | None
-
-    def __repr__(self) -> str:
-        path = _CUSTOMER_PATH.sub(lambda m: m[1] + mask_documento(m[2]) + m[3], self.path)
-        body = self.json
-        if isinstance(body, Mapping) and isinstance(body.get("documentoCliente"), str):
-            body = {**body, "documentoCliente": mask_documento(body["documentoCliente"])}
-        return (
-            f"RecordedRequest(method={self.method!r}, path={path!r}, json={body!r}, "
-            f"status_code={self.status_code!r}, fault={self.fault!r})"
+    def snapshot(self) -> Partner:
+        """Return the read-only record."""
+        webhook = self.webhook
+        return Partner(
+            name=self.name,
+            api_keys=dict(self.keys),
+            webhook_configured=webhook is not False,
+            webhook_target=None if isinstance(webhook, bool) else webhook,
         )
 
 
-_CUSTOMER_PATH = re.compile(r"(/v1/customers/)([^/?#]+)(/smartpos)")
+@attrs.define
+class TerminalState:
+    """A terminal: what it reports, its customer, and what it does (standing and scripted)."""
+
+    smartpos_id: str
+    numero_serie: str
+    adquirente: str
+    documento: str | None
+    payments: PaymentOutcome | None = None
+    prints: PrintOutcome | None = None
+    payment_script: collections.deque[PaymentOutcome] = attrs.Factory(collections.deque)
+    print_script: collections.deque[PrintOutcome] = attrs.Factory(collections.deque)
+
+    def snapshot(self) -> SandboxTerminal:
+        """Return the read-only record."""
+        return SandboxTerminal(self.smartpos_id, self.numero_serie, self.adquirente, self.documento)
+
+
+@attrs.define
+class PaymentState:
+    """An accepted payment and what became of it."""
+
+    partner: str
+    referencia: str
+    documento: str
+    valor: int
+    modo: str
+    smartpos_id: str | None
+    targets: tuple[str, ...]
+    forma: str | None
+    parcelas: int | None
+    identificacao: str | None
+    body: Mapping[str, Any]
+    status: str = "processando"
+    autorizacao: dict[str, str] | None = None
+    estornado: int = 0
+
+    def snapshot(self) -> Payment:
+        """Return the read-only record."""
+        return Payment(
+            referencia=self.referencia,
+            documento_cliente=self.documento,
+            valor_centavos=self.valor,
+            modo_execucao=self.modo,
+            status=self.status,
+            smartpos_id=self.smartpos_id,
+            targets=self.targets,
+            forma_pagamento=self.forma,
+            parcelas=self.parcelas,
+            autorizacao=None if self.autorizacao is None else dict(self.autorizacao),
+            valor_estornado_centavos=self.estornado,
+            body=self.body,
+        )
+
+
+@attrs.define
+class PrintJobState:
+    """An accepted print job and what became of it."""
+
+    partner: str
+    referencia: str
+    documento: str
+    smartpos_id: str
+    conteudo: bytes
+    status: str = "processando"
+
+    def snapshot(self) -> PrintJob:
+        """Return the read-only record."""
+        return PrintJob(
+            self.referencia, self.documento, self.smartpos_id, self.conteudo, self.status
+        )
+
+
+class World:
+    """Every piece of the sandbox's state, behind one re-entrant lock.
+
+    Args:
+        seed: Seed for generated ids and authorization data.
+        clock: Returns the current Unix time.
+        qr_code_ttl: Seconds a QR code stays valid.
+        event_timezone: The UTC offset of ``criadoEm``.
+    """
+
+    def __init__(
+        self,
+        *,
+        seed: int | None,
+        clock: Callable[[], float],
+        qr_code_ttl: float,
+        event_timezone: dt.tzinfo,
+    ) -> None:
+        self.lock = threading.RLock()
+        self.qr_code_ttl = qr_code_ttl
+        self._random = random.Random(seed)
+        self._clock = clock
+        self._offset = 0.0
+        self._tz = event_timezone
+        self.partners: dict[str, PartnerState] = {}
+        self.keys: dict[str, str] = {}
+        self.customers: dict[str, str] = {}
+        self.terminals: dict[str, TerminalState] = {}
+        self.qrcodes: dict[str, SandboxQRCode] = {}
+        self.payments: dict[str, PaymentState] = {}
+        self.refunds: list[SandboxRefund] = []
+        self.prints: dict[str, PrintJobState] = {}
+        self.requests: list[RecordedRequest] = []
+
+    # ------------------------------------------------------------------ clock and ids
+
+    def now(self) -> float:
+        """Return the current Unix time: the clock plus every :meth:`advance`."""
+        return self._clock() + self._offset
+
+    def advance(self, seconds: float) -> None:
+        """Move the clock forward."""
+        with self.lock:
+            self._offset += seconds
+
+    def uuid(self) -> str:
+        """Return a new uuid4 drawn from the seeded generator."""
+        return str(uuid.UUID(int=self._random.getrandbits(128), version=4))
+
+    def alnum(self, size: int) -> str:
+        """Return ``size`` random upper-case letters and digits (no I or O)."""
+        return "".join(self._random.choice(_ALNUM) for _ in range(size))
+
+    def digits(self, size: int) -> str:
+        """Return ``size`` random digits."""
+        return "".join(self._random.choice("0123456789") for _ in range(size))
+
+    def serial_number(self) -> str:
+        """Return a new terminal serial number."""
+        return f"SN{self._random.randrange(10**9, 10**10)}"
+
+    def envelope(self, tipo: str, dados: dict[str, Any]) -> dict[str, Any]:
+        """Return a new event envelope (a fresh ``id``, ``criadoEm`` now)."""
+        criado_em = dt.datetime.fromtimestamp(self.now(), self._tz)
+        return {
+            "id": self.uuid(),
+            "tipo": tipo,
+            "criadoEm": criado_em.isoformat(timespec="milliseconds"),
+            "dados": dados,
+        }
+
+    # ------------------------------------------------------------------ lookups
+
+    def partner_of(self, api_key: str) -> PartnerState:
+        """Return the partner that has ``api_key`` (any state).
+
+        Raises:
+            SandboxError: No partner has it.
+        """
+        name = self.keys.get(api_key)
+        if name is None:
+            raise SandboxError(f"no partner has the API key {api_key[:4]}***")
+        return self.partners[name]
+
+    def terminal(self, smartpos_id: str) -> TerminalState:
+        """Return a terminal.
+
+        Raises:
+            SandboxError: No such terminal.
+        """
+        terminal = self.terminals.get(smartpos_id)
+        if terminal is None:
+            raise SandboxError(f"no terminal {smartpos_id!r}")
+        return terminal
+
+    def existing_customer(self, documento_cliente: str | None) -> str | None:
+        """Return the normalized document of an existing customer (``None`` passes through).
+
+        Raises:
+            SandboxError: No such customer.
+        """
+        if documento_cliente is None:
+            return None
+        documento = normalize_documento(documento_cliente)
+        if documento is None or documento not in self.customers:
+            raise SandboxError("no such customer")
+        return documento
+
+    def webhook_of(self, partner: str) -> WebhookTarget | bool:
+        """Return where a partner's events go now."""
+        with self.lock:
+            return self.partners[partner].webhook
+
+    # ------------------------------------------------------------------ building
+
+    def add_partner(
+        self, api_key: str, name: str | None, webhook: WebhookTarget | bool, key_status: KeyStatus
+    ) -> Partner:
+        """Add a partner with one key (see ``Sandbox.add_partner``)."""
+        if not isinstance(webhook, bool):
+            check_target(webhook)
+        with self.lock:
+            name = name or f"partner-{len(self.partners) + 1}"
+            if api_key in self.keys or name in self.partners:
+                raise SandboxError(f"partner {name!r} or its key already exists")
+            partner = PartnerState(name=name, keys={api_key: key_status}, webhook=webhook)
+            self.partners[name] = partner
+            self.keys[api_key] = name
+            return partner.snapshot()
+
+    def set_webhook(self, webhook: WebhookTarget | bool, api_key: str) -> None:
+        """Change where a partner's events go."""
+        if not isinstance(webhook, bool):
+            check_target(webhook)
+        with self.lock:
+            self.partner_of(api_key).webhook = webhook
+
+    def set_key_status(self, api_key: str, status: KeyStatus) -> None:
+        """Change a key's state."""
+        with self.lock:
+            self.partner_of(api_key).keys[api_key] = status
+
+    def rotate_key(self, api_key: str, new_api_key: str) -> None:
+        """Mark ``api_key`` rotated and give its partner ``new_api_key``."""
+        with self.lock:
+            partner = self.partner_of(api_key)
+            if new_api_key in self.keys:
+                raise SandboxError("the new API key is already taken")
+            partner.keys[api_key] = "rotated"
+            partner.keys[new_api_key] = "active"
+            self.keys[new_api_key] = partner.name
+
+    def add_customer(self, documento_cliente: str, api_key: str) -> Customer:
+        """Add a customer owned by the partner that has ``api_key``."""
+        documento = normalize_documento(documento_cliente)
+        if documento is None:
+            raise SandboxError("not a valid CPF or CNPJ")
+        with self.lock:
+            partner = self.partner_of(api_key)
+            if documento in self.customers:
+                raise SandboxError("this customer already exists")
+            self.customers[documento] = partner.name
+            return Customer(documento_cliente=documento, partner=partner.name)
+
+    def add_terminal(
+        self,
+        smartpos_id: str,
+        documento_cliente: str | None,
+        numero_serie_terminal: str | None,
+        adquirente: str,
+        payments: PaymentOutcome | None,
+        prints: PrintOutcome | None,
+    ) -> SandboxTerminal:
+        """Add a terminal, linked to a customer or not."""
+        check_outcomes(payments, prints)
+        with self.lock:
+            if smartpos_id in self.terminals:
+                raise SandboxError(f"terminal {smartpos_id!r} already exists")
+            documento = self.existing_customer(documento_cliente)
+            serial = numero_serie_terminal or self.serial_number()
+            terminal = TerminalState(smartpos_id, serial, adquirente, documento, payments, prints)
+            self.terminals[smartpos_id] = terminal
+            return terminal.snapshot()
+
+    def link_terminal(self, smartpos_id: str, documento_cliente: str | None) -> None:
+        """Link a terminal to a customer, or unlink it with ``None``."""
+        with self.lock:
+            self.terminal(smartpos_id).documento = self.existing_customer(documento_cliente)
+
+    def record(self, request: Request, status: int | None, fault: str | None) -> None:
+        """Add a request to the log (its API key is not kept)."""
+        recorded = RecordedRequest(
+            method=request.method,
+            path=request.path,
+            json=try_json(request.body),
+            status_code=status,
+            fault=fault,
+        )
+        with self.lock:
+            self.requests.append(recorded)
+
+    # ------------------------------------------------------------------ reading
+
+    def list_partners(self) -> list[Partner]:
+        """Every partner."""
+        with self.lock:
+            return [p.snapshot() for p in self.partners.values()]
+
+    def list_customers(self) -> list[Customer]:
+        """Every customer."""
+        with self.lock:
+            return [Customer(d, p) for d, p in self.customers.items()]
+
+    def list_terminals(self, documento_cliente: str | None) -> list[SandboxTerminal]:
+        """Every terminal, or those linked to one customer."""
+        documento = None if documento_cliente is None else normalize_documento(documento_cliente)
+        with self.lock:
+            return [
+                t.snapshot()
+                for t in self.terminals.values()
+                if documento_cliente is None or t.documento == documento
+            ]
+
+    def list_qrcodes(self) -> list[SandboxQRCode]:
+        """Every QR code, in creation order."""
+        with self.lock:
+            return list(self.qrcodes.values())
+
+    def list_payments(self) -> list[Payment]:
+        """Every payment, in arrival order."""
+        with self.lock:
+            return [p.snapshot() for p in self.payments.values()]
+
+    def get_payment(self, referencia: str) -> Payment:
+        """One payment.
+
+        Raises:
+            SandboxError: No payment has that referencia.
+        """
+        with self.lock:
+            payment = self.payments.get(referencia)
+            if payment is None:
+                raise SandboxError(f"no payment {referencia!r}")
+            return payment.snapshot()
+
+    def list_refunds(self) -> list[SandboxRefund]:
+        """Every refund, in arrival order."""
+        with self.lock:
+            return list(self.refunds)
+
+    def list_print_jobs(self) -> list[PrintJob]:
+        """Every print job, in arrival order."""
+        with self.lock:
+            return [j.snapshot() for j in self.prints.values()]
+
+    def list_requests(self) -> list[RecordedRequest]:
+        """Every request, in arrival order."""
+        with self.lock:
+            return list(self.requests)

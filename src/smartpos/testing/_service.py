@@ -1,0 +1,298 @@
+"""The service itself: one function from a :class:`Request` to a :class:`Response`.
+
+:meth:`Service.handle` routes, authenticates, checks the body with :mod:`._rules` (the rules
+that need no state), then applies the rules that need the world (customer, ownership, webhook,
+terminal, duplicates) and changes it. It speaks raw camelCase dicts written from the spec and
+never imports the SDK's converter, so a wrong wire name cannot hide on both sides. Faults are
+not its business: the front door (:mod:`._front`) applies them around it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from . import _rules
+from ._control import Control
+from ._documents import normalize_documento
+from ._faults import Endpoint
+from ._protocol import Request, Response, error_response, json_response
+from ._records import SandboxQRCode, SandboxRefund
+from ._rules import Reject
+from ._terminals import Terminals
+from ._world import PaymentState, PrintJobState, TerminalState, World
+
+__all__ = ["Service", "endpoint_of"]
+
+_CUSTOMER_TERMINALS = re.compile(r"/v1/customers/([^/]+)/smartpos")
+_ROUTES: dict[str, tuple[str, Endpoint]] = {
+    "/qrcode": ("POST", "qrcodes"),
+    "/v1/payments": ("POST", "payments"),
+    "/v1/refunds": ("POST", "refunds"),
+    "/v1/print-jobs": ("POST", "print_jobs"),
+}
+
+_Answer = tuple[int, dict[str, Any]]
+
+
+def endpoint_of(path: str) -> Endpoint | None:
+    """Name the endpoint a path belongs to, as faults name it.
+
+    Args:
+        path: The URL path.
+
+    Returns:
+        ``"qrcodes"``, ``"payments"``, ``"refunds"``, ``"print_jobs"``, ``"terminals"``, or
+        ``None`` for a path that is not one of the service's.
+    """
+    if path in _ROUTES:
+        return _ROUTES[path][1]
+    if _CUSTOMER_TERMINALS.fullmatch(path):
+        return "terminals"
+    return None
+
+
+class Service:
+    """The service's endpoints over the world.
+
+    Args:
+        world: The world the service reads and changes.
+        terminals: The terminals that execute what the service accepts.
+        control: The sandbox's own ``/_sandbox/`` endpoints.
+    """
+
+    def __init__(self, world: World, terminals: Terminals, control: Control) -> None:
+        self._world = world
+        self._terminals = terminals
+        self._control = control
+
+    def handle(self, request: Request) -> Response:
+        """Answer one request as the service would (faults are applied around this).
+
+        Args:
+            request: The request.
+
+        Returns:
+            The answer: a success, or the spec's error body for the first rule broken.
+        """
+        path = request.path
+        if path.startswith("/_sandbox/"):
+            return self._control.handle(request)
+        match = _CUSTOMER_TERMINALS.fullmatch(path)
+        allowed = "GET" if match else _ROUTES.get(path, ("", None))[0]
+        try:
+            if not allowed:
+                raise Reject("RECURSO_NAO_ENCONTRADO")
+            if request.method != allowed:
+                raise Reject("METODO_NAO_PERMITIDO", headers={"allow": allowed})
+            partner = self._authenticate(request)
+            if match:
+                status, body = self._list_terminals(partner, match.group(1))
+                return json_response(status, body)
+            content_type = request.headers.get("content-type", "")
+            if content_type.split(";")[0].strip().lower() != "application/json":
+                raise Reject("CONTENT_TYPE_INVALIDO")
+            data = _rules.decode_json(request.body)
+            handler = {
+                "/qrcode": self._create_qrcode,
+                "/v1/payments": self._create_payment,
+                "/v1/refunds": self._create_refund,
+                "/v1/print-jobs": self._create_print_job,
+            }[path]
+            status, body = handler(partner, data)
+            return json_response(status, body)
+        except Reject as reject:
+            return error_response(reject)
+
+    # ------------------------------------------------------------------ rules that need the world
+
+    def _authenticate(self, request: Request) -> str:
+        key = request.headers.get("x-api-key", "").strip()
+        if not key:
+            raise Reject("API_KEY_NAO_INFORMADA")
+        world = self._world
+        with world.lock:
+            name = world.keys.get(key)
+            if name is None or world.partners[name].keys[key] != "active":
+                raise Reject("API_KEY_INVALIDA")
+            return name
+
+    def _customer(self, partner: str, documento_cliente: str) -> str:
+        """Return the normalized document of ``partner``'s customer (lock held)."""
+        documento = normalize_documento(documento_cliente)
+        owner = None if documento is None else self._world.customers.get(documento)
+        if documento is None or owner is None:
+            raise Reject("DOCUMENTO_CLIENTE_INVALIDO", "documentoCliente")
+        if owner != partner:
+            raise Reject("CLIENTE_NAO_AUTORIZADO")
+        return documento
+
+    def _customer_terminal(self, documento: str, smartpos_id: str) -> TerminalState:
+        terminal = self._world.terminals.get(smartpos_id)
+        if terminal is None or terminal.documento != documento:
+            raise Reject("SMARTPOS_NAO_ENCONTRADO", "smartposId")
+        return terminal
+
+    def _new_referencia(self, partner: str, referencia: str) -> None:
+        if referencia in self._world.partners[partner].referencias:
+            raise Reject("REFERENCIA_DUPLICADA", "referencia")
+
+    # ------------------------------------------------------------------ endpoints
+
+    def _create_qrcode(self, partner: str, body: Mapping[str, Any]) -> _Answer:
+        req = _rules.check_qrcode(body)
+        world = self._world
+        with world.lock:
+            documento = self._customer(partner, req.documento_cliente)
+            qr_code_id = world.uuid()
+            referencia = req.referencia or world.uuid()
+            qr = SandboxQRCode(
+                qr_code=f"smartpos:qr:v1:{qr_code_id}",
+                qr_code_id=qr_code_id,
+                referencia=referencia,
+                documento_cliente=documento,
+                expires_at=int(world.now() + world.qr_code_ttl),
+            )
+            world.qrcodes[qr.qr_code] = qr
+        return 201, {"qrCode": qr.qr_code, "referencia": referencia, "expiresAt": qr.expires_at}
+
+    def _create_payment(self, partner: str, body: Mapping[str, Any]) -> _Answer:
+        req = _rules.check_payment(body)
+        world = self._world
+        with world.lock:
+            documento = self._customer(partner, req.documento_cliente)
+            if world.partners[partner].webhook is False:
+                raise Reject("WEBHOOK_NAO_CONFIGURADO")
+            if req.smartpos_id is not None:
+                targets: tuple[str, ...] = (
+                    self._customer_terminal(documento, req.smartpos_id).smartpos_id,
+                )
+            else:
+                targets = tuple(
+                    t.smartpos_id for t in world.terminals.values() if t.documento == documento
+                )
+                if not targets:
+                    raise Reject(
+                        "SMARTPOS_NAO_ENCONTRADO",
+                        mensagem="O cliente não tem terminais vinculados.",
+                    )
+            self._new_referencia(partner, req.referencia)
+            world.partners[partner].referencias.add(req.referencia)
+            payment = PaymentState(
+                partner=partner,
+                referencia=req.referencia,
+                documento=documento,
+                valor=req.valor_centavos,
+                modo=req.modo_execucao,
+                smartpos_id=req.smartpos_id,
+                targets=targets,
+                forma=req.forma_pagamento,
+                parcelas=req.parcelas,
+                identificacao=req.identificacao,
+                body=body,
+            )
+            world.payments[req.referencia] = payment
+            response: dict[str, Any] = {"referencia": req.referencia, "status": "processando"}
+            if payment.modo == "imediato":
+                response["mensagem"] = "Pagamento enviado ao terminal."
+                response["smartposId"] = targets[0]
+                self._terminals.run_payment(payment, world.terminals[targets[0]], None)
+            else:
+                payment.status = "na_fila"
+                response["mensagem"] = "Comanda criada na fila do operador."
+            response["targets"] = [{"smartposId": t, "status": "enviado"} for t in targets]
+        return 202, response
+
+    def _create_refund(self, partner: str, body: Mapping[str, Any]) -> _Answer:
+        req = _rules.check_refund(body)
+        world = self._world
+        with world.lock:
+            documento = self._customer(partner, req.documento_cliente)
+            self._customer_terminal(documento, req.smartpos_id)
+            # 409 before the amount check: a retry of an accepted total refund must read as a
+            # duplicate, not as "exceeds what is left".
+            self._new_referencia(partner, req.referencia)
+            original = self._find_original(partner, documento, req)
+            if req.valor_centavos > original.valor - original.estornado:
+                raise Reject(
+                    "VALOR_INVALIDO",
+                    "valorCentavos",
+                    mensagem="valorCentavos excede o valor aprovado ainda não estornado.",
+                )
+            world.partners[partner].referencias.add(req.referencia)
+            original.estornado += req.valor_centavos
+            world.refunds.append(
+                SandboxRefund(
+                    referencia=req.referencia,
+                    documento_cliente=documento,
+                    smartpos_id=req.smartpos_id,
+                    valor_centavos=req.valor_centavos,
+                    pagamento_referencia=original.referencia,
+                )
+            )
+        return 202, {
+            "referencia": req.referencia,
+            "status": "processando",
+            "mensagem": "Estorno enviado ao terminal.",
+            "smartposId": req.smartpos_id,
+            "valorCentavos": req.valor_centavos,
+            "targets": [{"smartposId": req.smartpos_id, "status": "enviado"}],
+        }
+
+    def _find_original(
+        self, partner: str, documento: str, req: _rules.RefundRequest
+    ) -> PaymentState:
+        wanted = {
+            "codigo": req.codigo_autorizacao,
+            "numeroTransacao": req.numero_transacao,
+            "dadosFinalizacao": req.dados_finalizacao,
+            "tipoPagamento": req.tipo_pagamento,
+        }
+        for payment in self._world.payments.values():
+            if (
+                payment.partner == partner
+                and payment.status == "aprovado"
+                and payment.documento == documento
+                and payment.smartpos_id == req.smartpos_id
+                and payment.autorizacao == wanted
+            ):
+                return payment
+        raise Reject("PAGAMENTO_ORIGINAL_NAO_ENCONTRADO", "pagamentoOriginal")
+
+    def _create_print_job(self, partner: str, body: Mapping[str, Any]) -> _Answer:
+        req = _rules.check_print(body)
+        world = self._world
+        with world.lock:
+            documento = self._customer(partner, req.documento_cliente)
+            terminal = self._customer_terminal(documento, req.smartpos_id)
+            self._new_referencia(partner, req.referencia)
+            world.partners[partner].referencias.add(req.referencia)
+            job = PrintJobState(partner, req.referencia, documento, req.smartpos_id, req.conteudo)
+            world.prints[req.referencia] = job
+            self._terminals.run_print(job, terminal)
+        return 202, {
+            "referencia": req.referencia,
+            "status": "processando",
+            "mensagem": "Impressão enviada ao terminal.",
+            "smartposId": req.smartpos_id,
+            "targets": [{"smartposId": req.smartpos_id, "status": "enviado"}],
+        }
+
+    def _list_terminals(self, partner: str, documento_cliente: str) -> _Answer:
+        world = self._world
+        with world.lock:
+            documento = self._customer(partner, documento_cliente)
+            terminals = [t for t in world.terminals.values() if t.documento == documento]
+            return 200, {
+                "documentoCliente": documento,
+                "smartpos": [
+                    {
+                        "smartposId": t.smartpos_id,
+                        "numeroSerieTerminal": t.numero_serie,
+                        "adquirente": t.adquirente,
+                        "status": "ativo",
+                    }
+                    for t in terminals
+                ],
+            }
