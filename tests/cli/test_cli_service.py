@@ -95,14 +95,15 @@ def test_pay_manual_creates_a_queue_card(
     assert [c.identificacao for c in cards] == ["Mesa 12"]
 
 
-def test_reused_referencia_is_a_service_error(sandbox_env: dict[str, str]) -> None:
-    """A referencia used before: exit 1 with codigo, mensagem and acao on stderr."""
+def test_reused_referencia_is_exit_3(sandbox_env: dict[str, str]) -> None:
+    """A referencia used before: exit 3 (its earlier request may have charged), with the
+    service's codigo, mensagem and acao on stderr."""
     referencia = "1a2b3c4d-5e6f-4a8b-9c0d-1e2f3a4b5c6d"
     pay(sandbox_env, 100, "--referencia", referencia)
     result = run_cli(
         "pay", DOC, "100", "--smartpos-id", TERMINAL, "--referencia", referencia, env=sandbox_env
     )
-    assert result.returncode == 1
+    assert result.returncode == 3
     assert "REFERENCIA_DUPLICADA" in result.stderr
     assert "mensagem" in result.stderr
     assert "acao" in result.stderr

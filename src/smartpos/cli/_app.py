@@ -767,6 +767,7 @@ def _report(exc: Exception, args: argparse.Namespace, out: Output) -> int:
                 "status_code": exc.status_code if out.json else None,
                 "codigo": exc.codigo,
                 "mensagem": exc.mensagem,
+                "acao": exc.acao,
                 "referencia": referencia,
                 "request_id": exc.request_id,
             },
