@@ -128,8 +128,8 @@ def _canonical(raw: Mapping[str, Any]) -> tuple[str, bytes]:
     except UnicodeEncodeError:
         # A lone surrogate ("\ud800" in the body) encodes nowhere: keep its JSON escape,
         # which decodes back to the very same str.
-        text = escape_lone_surrogates(text)
-        return text, text.encode("utf-8")
+        data = escape_lone_surrogates(text)
+        return data.decode("utf-8"), data
 
 
 def canonical_json(raw: Mapping[str, Any]) -> str:
