@@ -309,7 +309,6 @@ _decoder = json.JSONDecoder(parse_constant=_parse_constant, parse_float=_parse_f
 # The C scanner behind JSONDecoder (not in typeshed's stubs).
 _scan_once: Callable[[str, int], tuple[Any, int]] = _decoder.scan_once  # type: ignore[attr-defined]
 _JSON_SPACE = " \t\n\r"
-_UTF8_BOM = b"\xef\xbb\xbf"
 
 
 def _decode(text: str) -> Any:
@@ -353,23 +352,24 @@ def _too_deep(text: str) -> bool:
     return max(accumulate(map(_STEP, brackets)), default=0) > MAX_DEPTH
 
 
-def _text_of(body: bytes | bytearray | memoryview | str, *, lenient: bool) -> str:
+def _text_of(body: bytes | bytearray | memoryview | str, lenient: bool) -> str:
     if isinstance(body, str):
-        return body[1:] if body[:1] == "\ufeff" else body
-    raw = body if type(body) is bytes else bytes(body)
-    if raw[:3] == _UTF8_BOM:  # RFC 8259: a parser may ignore a byte order mark
-        raw = raw[3:]
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        if not lenient:
-            raise InvalidEventError("$", f"invalid UTF-8 at byte {exc.start}") from None
-    # A misconfigured sender writes Windows' cp1252 (a superset of Latin-1's printable
-    # characters); the JSON syntax itself is ASCII either way. Latin-1 decodes every byte.
-    try:
-        return raw.decode("cp1252")
-    except UnicodeDecodeError:
-        return raw.decode("latin-1")
+        text = body
+    else:
+        raw = body if type(body) is bytes else bytes(body)
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            if not lenient:
+                raise InvalidEventError("$", f"invalid UTF-8 at byte {exc.start}") from None
+            # A misconfigured sender writes Windows' cp1252 (a superset of Latin-1's printable
+            # characters); the JSON syntax is ASCII either way. Latin-1 decodes every byte.
+            try:
+                text = raw.decode("cp1252")
+            except UnicodeDecodeError:
+                text = raw.decode("latin-1")
+    # RFC 8259: a parser may ignore a byte order mark (a UTF-8 BOM decodes to U+FEFF).
+    return text[1:] if text and text[0] == "\ufeff" else text
 
 
 def decode_json(
@@ -391,7 +391,16 @@ def decode_json(
     Raises:
         InvalidEventError: The body is not valid, UTF-8 encoded, reasonably nested JSON.
     """
-    text = _text_of(body, lenient=lenient_encoding)
+    if type(body) is bytes:
+        try:
+            text = body.decode("utf-8")
+        except UnicodeDecodeError:
+            text = _text_of(body, lenient_encoding)
+        else:
+            if text and text[0] == "\ufeff":
+                text = text[1:]
+    else:
+        text = _text_of(body, lenient_encoding)
     if _too_deep(text):
         raise InvalidEventError("$", f"nested deeper than {MAX_DEPTH} levels")
     try:
@@ -526,10 +535,7 @@ def parse_event(body: bytes | bytearray | memoryview | str | Mapping[str, Any]) 
             expressed in UTC. The message names the JSON path (``$.dados.valorCentavos:
             expected an integer``). Nothing else ever escapes.
     """
-    return _parse_event(_as_object(body))
-
-
-def _parse_event(data: Mapping[str, Any]) -> Event:
+    data = _as_object(body)
     tipo = data.get("tipo")
     cls = _BY_TIPO.get(tipo, UnknownEvent) if type(tipo) is str else UnknownEvent
     try:
@@ -538,13 +544,20 @@ def _parse_event(data: Mapping[str, Any]) -> Event:
         raise InvalidEventError(exc.path, exc.problem) from None
     except RecursionError:  # pragma: no cover - decode_json bounds the depth first
         raise InvalidEventError("$", f"nested deeper than {MAX_DEPTH} levels") from None
-    problem = envelope_problem(event.id)
-    if problem is not None:
-        raise InvalidEventError("$.id", problem)
-    problem = envelope_problem(event.tipo)
-    if problem is not None:
-        raise InvalidEventError("$.tipo", problem)
-    problem = utc_problem(event.criado_em)
-    if problem is not None:
-        raise InvalidEventError("$.criadoEm", problem)
+    event_id, tipo = event.id, event.tipo
+    # The common case in a few cheap tests; envelope_problem names what is wrong otherwise.
+    if not (
+        0 < len(event_id) <= MAX_ID_LENGTH
+        and 0 < len(tipo) <= MAX_ID_LENGTH
+        and event_id.isprintable()
+        and tipo.isprintable()
+    ):
+        for key, value in (("id", event_id), ("tipo", tipo)):
+            problem = envelope_problem(value)
+            if problem is not None:
+                raise InvalidEventError(f"$.{key}", problem)
+    if not 1 < event.criado_em.year < 9999:
+        problem = utc_problem(event.criado_em)
+        if problem is not None:
+            raise InvalidEventError("$.criadoEm", problem)
     return event

@@ -45,9 +45,9 @@ from ._events import (
     Event,
     InvalidEventError,
     _as_object,
-    _envelope,
-    _parse_event,
     escape_lone_surrogates,
+    parse_envelope,
+    parse_event,
 )
 from ._logsafe import configure_logging, loggable
 from ._store import EventLike, PutResult, Store, StoreError
@@ -317,12 +317,12 @@ class WebhookReceiver:
         except InvalidEventError as exc:
             return self._reject(400, "EVENTO_INVALIDO", str(exc))
         try:
-            event = _parse_event(data)
+            event = parse_event(data)
         except InvalidEventError as exc:
             # Not a typed event: still stored when it has an envelope (the worker will
             # dead-letter it); refused only when it cannot be an event at all.
             try:
-                envelope = _envelope(data)
+                envelope = parse_envelope(data)
             except InvalidEventError as refused:
                 return self._reject(400, "EVENTO_INVALIDO", str(refused))
             return Admitted(envelope, None, str(exc))
