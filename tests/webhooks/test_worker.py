@@ -576,16 +576,22 @@ def test_stop_gives_the_rest_back_without_counting_attempts() -> None:
     assert [c.attempts for c in store.claim(owner="next", lease=5, limit=5)] == [1, 1]
 
 
+class _NoRelease(MemoryStore):
+    release = None  # type: ignore[assignment]
+
+
+class _OlderBackend(MemoryStore):
+    def release(self, claim: Claim) -> bool:
+        raise NotImplementedError  # StoreBase's own, before the backend wrote one
+
+
+@pytest.mark.parametrize("store_class", [_NoRelease, _OlderBackend])
 def test_a_store_without_release_is_given_back_through_nack(
-    caplog: pytest.LogCaptureFixture,
+    store_class: type[MemoryStore],
 ) -> None:
     """A hand-written store without release(): the rest of the batch is nacked for a retry
-    at once (the attempt counts there), and a release that fails is logged, not raised."""
-
-    class NoRelease(MemoryStore):
-        release = None  # type: ignore[assignment]
-
-    store = NoRelease()
+    at once (the attempt counts there)."""
+    store = store_class()
     for n in range(3):
         store.put(event(f"e{n}", minute=n))
 
@@ -596,6 +602,10 @@ def test_a_store_without_release_is_given_back_through_nack(
     worker.run_once()
 
     assert [c.attempts for c in store.claim(owner="next", lease=5, limit=5)] == [2, 2]
+
+
+def test_a_release_that_fails_is_logged_not_raised(caplog: pytest.LogCaptureFixture) -> None:
+    """When the store cannot take the claims back, the leases will: a warning, no error."""
 
     class Down(MemoryStore):
         def release(self, claim: Claim) -> bool:

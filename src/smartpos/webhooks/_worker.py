@@ -190,14 +190,10 @@ class _Settings:
         """
         if not claims:
             return
-        release = getattr(self.store, "release", None)
         given = 0
         try:
             for claim in claims:
-                if release is not None:
-                    release(claim)
-                else:  # a hand-written store without release: the attempt counts
-                    self.store.nack(claim, error=_RELEASED, retry_in=0.0)
+                self._give_back(claim)
                 given += 1
         except Exception as exc:  # noqa: BLE001 - the leases will bring them back
             _logger.warning(
@@ -215,6 +211,18 @@ class _Settings:
             len(claims),
             why,
         )
+
+    def _give_back(self, claim: Claim) -> None:
+        release = getattr(self.store, "release", None)
+        if release is not None:
+            try:
+                release(claim)
+            except NotImplementedError:
+                pass  # a StoreBase subclass written before release() existed
+            else:
+                return
+        # A hand-written store without release: a retry at once, where the attempt counts.
+        self.store.nack(claim, error=_RELEASED, retry_in=0.0)
 
 
 class _Heartbeat:
