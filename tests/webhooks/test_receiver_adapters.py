@@ -713,3 +713,15 @@ def test_wsgiref_a_client_gone_mid_body_stores_nothing() -> None:
     assert reply.startswith(b"HTTP/1.0 400 ")
     assert b"CORPO_INCOMPLETO" in reply
     assert store.list() == []
+
+
+@pytest.mark.asyncio
+async def test_asgi_without_a_store_timeout_waits_for_the_commit() -> None:
+    """store_timeout=None: each request waits for its commit however long it takes."""
+    store = SlowStore(delay=0.3)
+    client = Asgi(WebhookReceiver(store, store_timeout=None).asgi_app())
+
+    results = await asyncio.gather(*(client.request(event_body(f"e{n}")) for n in range(3)))
+
+    assert [r["status"] for r in results] == [200, 200, 200]
+    assert len(store.list()) == 3
