@@ -892,3 +892,170 @@ class StoreContract:
         assert "secret-id" not in repr(store)
         assert DOCUMENTO not in text
         assert "pedido-1" not in text
+
+    # release: give a claim back without counting an attempt
+
+    def test_release_makes_the_event_claimable_at_once_without_an_attempt(
+        self, store: Store
+    ) -> None:
+        """A released claim is claimable again at once, with the same attempts as before."""
+        store.put(make_event("ev-1"))
+        (claim,) = store.claim(owner="w", lease=30)
+
+        released = store.release(claim)
+
+        stored = store.get("ev-1")
+        assert released is True
+        assert stored is not None
+        assert (stored.state, stored.attempts, stored.owner) == (EventState.PENDING, 0, None)
+        assert [c.attempts for c in store.claim(owner="w", lease=30)] == [1]
+        assert store.ack(claim) is False
+
+    def test_release_keeps_the_claim_order(self, store: Store) -> None:
+        """A released event comes back first when it is the oldest, as it was claimed."""
+        store.put_many([make_event("old", criado_em=BASE_TIME), make_event("new", criado_em=None)])
+        claims = store.claim(owner="w", lease=30, limit=2)
+
+        for claim in claims:
+            store.release(claim)
+
+        again = store.claim(owner="w", lease=30, limit=2)
+        assert [(c.event_id, c.attempts) for c in again] == [("old", 1), ("new", 1)]
+
+    def test_release_at_the_last_attempt_does_not_kill_the_event(
+        self, make_store: StoreFactory, clock: FakeClock
+    ) -> None:
+        """Unlike nack, releasing the max_attempts-th claim keeps the event alive and its error."""
+        store = make_store(clock=clock, max_attempts=2)
+        store.put(make_event("ev-1"))
+        (first,) = store.claim(owner="w", lease=30)
+        store.nack(first, error="handler failed", retry_in=0)
+        (second,) = store.claim(owner="w", lease=30)
+
+        assert store.release(second) is True
+
+        stored = store.get("ev-1")
+        assert stored is not None
+        assert (stored.state, stored.attempts, stored.last_error) == (
+            EventState.PENDING,
+            1,
+            "handler failed",
+        )
+        assert [c.attempts for c in store.claim(owner="w", lease=30)] == [2]
+
+    def test_release_of_a_lost_lease_is_refused(self, store: Store, clock: FakeClock) -> None:
+        """A claim whose lease ran out (or was taken over) cannot be released."""
+        store.put(make_event("ev-1"))
+        (stale,) = store.claim(owner="w1", lease=30)
+        clock.advance(31)
+        (current,) = store.claim(owner="w2", lease=30)
+
+        assert store.release(stale) is False
+        stored = store.get("ev-1")
+        assert stored is not None
+        assert (stored.owner, stored.attempts) == ("w2", 2)
+        assert store.release(current) is True
+        assert store.release(current) is False
+
+    # Poison bodies: every store gives the same answer for the same event.
+
+    def test_a_lone_surrogate_in_the_body_is_stored_escaped(self, store: Store) -> None:
+        """A lone surrogate ("\\ud800") inside dados is stored, read back as sent, and dedups."""
+        event = make_event("ev-1")
+        raw = {**event.raw, "dados": {**event.raw["dados"], "mensagem": "x\ud800y", "\udc00": 1}}
+        odd = attrs.evolve(event, raw=raw)
+
+        assert store.put(odd) == PutResult.NEW
+        assert store.put(attrs.evolve(event, raw=dict(raw))) == PutResult.DUPLICATE
+
+        stored = store.get("ev-1")
+        assert stored is not None
+        assert stored.raw == raw
+        assert [c.raw for c in store.claim(owner="w", lease=30)] == [raw]
+
+    @pytest.mark.parametrize(
+        ("event_id", "problem"),
+        [
+            ("ev\x00-1", "control character"),
+            ("ev\n1", "control character"),
+            ("ev\ud800", "lone surrogate"),
+            ("e" * 2700, "longer than 256"),
+        ],
+    )
+    def test_an_id_no_store_can_hold_is_refused_alike(
+        self, store: Store, event_id: str, problem: str
+    ) -> None:
+        """NUL, control characters, lone surrogates and 2.7 KB ids: ValueError, nothing stored."""
+        with pytest.raises(ValueError, match=problem):
+            store.put(make_event(event_id))
+
+        assert store.list() == []
+
+    def test_a_tipo_no_store_can_hold_is_refused(self, store: Store) -> None:
+        """A tipo with a control character is refused like an id."""
+        with pytest.raises(ValueError, match="tipo"):
+            store.put(make_event("ev-1", tipo="pagamento.aprovado\x00"))
+
+    @pytest.mark.parametrize(
+        "criado_em",
+        [
+            dt.datetime(1, 1, 1, tzinfo=dt.timezone(dt.timedelta(hours=5))),
+            dt.datetime(9999, 12, 31, 23, tzinfo=dt.timezone(dt.timedelta(hours=-5))),
+        ],
+    )
+    def test_a_criado_em_outside_the_utc_calendar_is_refused(
+        self, store: Store, criado_em: dt.datetime
+    ) -> None:
+        """A criado_em whose UTC instant is outside years 1-9999 is refused; the inbox goes on."""
+        store.put(make_event("ok"))
+
+        with pytest.raises(ValueError, match="criado_em"):
+            store.put(make_event("edge", criado_em=criado_em))
+
+        assert [e.id for e in store.list()] == ["ok"]
+        assert store.get("edge") is None
+
+    def test_a_criado_em_at_the_edge_but_inside_is_stored(self, store: Store) -> None:
+        """The first instant of year 1 in UTC is still a valid criado_em, ordered first."""
+        first = dt.datetime(1, 1, 1, tzinfo=dt.timezone.utc)
+        store.put(make_event("late"))
+
+        assert store.put(make_event("early", criado_em=first)) == PutResult.NEW
+
+        assert (store.list()[0].id, store.list()[0].criado_em) == ("early", first)
+
+    def test_raw_that_is_not_json_is_refused(self, store: Store) -> None:
+        """NaN or a non-JSON value in raw is a ValueError on every store (PostgreSQL's json
+        column would refuse NaN where the others stored it)."""
+        event = make_event("ev-1")
+
+        for value in (float("nan"), dt.date(2024, 1, 1)):
+            with pytest.raises(ValueError, match="raw"):
+                store.put(attrs.evolve(event, raw={**event.raw, "x": value}))
+        assert store.list() == []
+
+    def test_put_many_names_the_event_it_refuses_and_stores_none(self, store: Store) -> None:
+        """An event no store can hold, in a batch: ValueError naming its position, none stored."""
+        with pytest.raises(ValueError, match="event 1 of the batch"):
+            store.put_many([make_event("a"), make_event("b\x00"), make_event("c")])
+
+        assert store.list() == []
+
+    # Timeouts
+
+    def test_put_accepts_a_timeout(self, store: Store) -> None:
+        """put and put_many take timeout= (a receiver's store_timeout) and store as usual."""
+        assert store.put(make_event("a"), timeout=1.5) == PutResult.NEW
+        assert store.put_many([make_event("a"), make_event("b")], timeout=0.5) == [
+            PutResult.DUPLICATE,
+            PutResult.NEW,
+        ]
+        assert store.put(make_event("c")) == PutResult.NEW
+        assert len(store.list()) == 3
+
+    @pytest.mark.parametrize("timeout", [-1, float("nan"), float("inf")])
+    def test_put_refuses_a_bad_timeout(self, store: Store, timeout: float) -> None:
+        """A negative or non-finite timeout is a ValueError, before anything is stored."""
+        with pytest.raises(ValueError, match="timeout"):
+            store.put(make_event("a"), timeout=timeout)
+        assert store.get("a") is None

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import http.client
 import io
 import json
+import socket
+import sqlite3
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
+from wsgiref.simple_server import WSGIRequestHandler, make_server
 from wsgiref.util import setup_testing_defaults
 
 import pytest
@@ -17,6 +22,7 @@ from smartpos.webhooks import (
     MemoryStore,
     PutResult,
     SharedSecretVerifier,
+    SQLiteStore,
     StoreError,
     WebhookReceiver,
 )
@@ -407,3 +413,315 @@ async def test_asgi_broken_put_many_is_503() -> None:
 
     result = await Asgi(WebhookReceiver(Broken()).asgi_app()).request(event_body())
     assert result["status"] == 503
+
+
+# --- one bad event never fails another; the answer window -----------------------------------
+
+
+@pytest.mark.asyncio
+async def test_asgi_odd_events_in_a_batch_fail_nobody(tmp_path: Any) -> None:
+    """A lone surrogate and a criadoEm at the edge of the calendar, committed in the same
+    batches as valid events on a real SQLite file: every delivery is stored (200)."""
+    store = SQLiteStore(tmp_path / "inbox.db")
+    client = Asgi(WebhookReceiver(store).asgi_app())
+    odd = [
+        json.dumps({**json.loads(event_body("surrogate")), "x": "\ud800"}).encode(),
+        json.dumps(
+            {**json.loads(event_body("edge")), "criadoEm": "0001-01-01T00:00:00+05:00"}
+        ).encode(),
+    ]
+    bodies = [event_body(f"e{n}") for n in range(20)] + odd + [event_body("last")]
+    try:
+        results = await asyncio.gather(*(client.request(b) for b in bodies))
+
+        assert [r["status"] for r in results] == [200] * len(bodies)
+        assert len(store.list(limit=100)) == len(bodies)
+    finally:
+        store.close()
+
+
+class PoisonStore(SlowStore):
+    """A store whose transaction fails whenever the event "poison" is in it."""
+
+    def put_many(self, events: Sequence[EventLike]) -> list[PutResult]:
+        if any(event.id == "poison" for event in events):
+            self.batches.append([event.id for event in events])
+            raise StoreError("value too long for the column")
+        return super().put_many(events)
+
+    def put(self, event: EventLike, *, timeout: float | None = None) -> PutResult:
+        if event.id == "poison":
+            raise StoreError("value too long for the column")
+        return super().put(event, timeout=timeout)
+
+
+@pytest.mark.asyncio
+async def test_asgi_a_poison_event_fails_alone() -> None:
+    """When one member fails the batch's transaction, the others are put one by one and
+    stored (200); only the poison event gets its 503."""
+    store = PoisonStore(delay=0.05)
+    client = Asgi(WebhookReceiver(store).asgi_app())
+    ids = ["first", "a", "poison", "b", "c"]
+
+    results = await asyncio.gather(*(client.request(event_body(i)) for i in ids))
+
+    assert {i: r["status"] for i, r in zip(ids, results, strict=True)} == {
+        "first": 200,
+        "a": 200,
+        "poison": 503,
+        "b": 200,
+        "c": 200,
+    }
+    assert any("poison" in batch and len(batch) > 1 for batch in store.batches)
+    assert sorted(e.id for e in store.list()) == ["a", "b", "c", "first"]
+
+
+class StalledStore(MemoryStore):
+    """A store whose put_many waits until released, like a locked file or a slow server."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.release = threading.Event()
+        self.started = threading.Event()
+        self.batches: list[list[str]] = []
+        self.timeouts: list[float | None] = []
+
+    def put_many(
+        self, events: Sequence[EventLike], *, timeout: float | None = None
+    ) -> list[PutResult]:
+        self.batches.append([event.id for event in events])
+        self.timeouts.append(timeout)
+        self.started.set()
+        self.release.wait(60)
+        return super().put_many(events, timeout=timeout)
+
+
+@pytest.mark.asyncio
+async def test_asgi_a_stalled_store_is_answered_503_within_the_budget() -> None:
+    """The commit in flight stalls: its request and the one queued behind it are both
+    answered 503 at their budget (not after two commits), and the queued event is taken out
+    of the queue, so it is not stored behind its 503."""
+    store = StalledStore()
+    app = WebhookReceiver(store, store_timeout=0.2).asgi_app()
+    client = Asgi(app)
+    try:
+
+        async def queued_second() -> dict[str, Any]:
+            # Sent once the first delivery's commit is in flight.
+            assert await asyncio.to_thread(store.started.wait, 30)
+            return await client.request(event_body("queued"))
+
+        first, second = await asyncio.wait_for(
+            asyncio.gather(client.request(event_body("in-flight")), queued_second()), 30
+        )
+    finally:
+        store.release.set()
+    await app({"type": "lifespan"}, _lifespan_shutdown(), _ignore)
+
+    assert (first["status"], second["status"]) == (503, 503)
+    assert first["headers"][b"retry-after"] == b"1"
+    assert store.batches == [["in-flight"]]
+    assert store.timeouts == [0.2]
+    assert store.get("queued") is None
+
+
+@pytest.mark.asyncio
+async def test_asgi_a_locked_sqlite_file_is_answered_503(tmp_path: Any) -> None:
+    """A real SQLite file locked by another connection (BEGIN EXCLUSIVE): concurrent
+    deliveries are answered 503 within the budget and nothing is half-written."""
+    path = tmp_path / "inbox.db"
+    store = SQLiteStore(path, busy_timeout=3600)
+    client = Asgi(WebhookReceiver(store, store_timeout=0.2).asgi_app())
+    other = sqlite3.connect(path, isolation_level=None)
+    try:
+        other.execute("BEGIN EXCLUSIVE")
+        results = await asyncio.wait_for(
+            asyncio.gather(*(client.request(event_body(f"e{n}")) for n in range(5))), 30
+        )
+        other.execute("ROLLBACK")
+
+        assert [r["status"] for r in results] == [503] * 5
+        assert store.list() == []
+    finally:
+        other.close()
+        store.close()
+
+
+async def _ignore(message: Any) -> None:
+    return None
+
+
+def _lifespan_shutdown() -> Any:
+    messages = [{"type": "lifespan.shutdown"}]
+
+    async def receive() -> dict[str, Any]:
+        return messages.pop(0)
+
+    return receive
+
+
+@pytest.mark.asyncio
+async def test_asgi_a_body_shorter_than_its_content_length_is_refused() -> None:
+    """The server ends the body before Content-Length: 400 CORPO_INCOMPLETO, nothing stored."""
+    store = SlowStore()
+    data = event_body()
+    result = await Asgi(WebhookReceiver(store).asgi_app()).request(
+        data, headers=[(b"content-length", str(len(data) + 10).encode())], content_length=False
+    )
+
+    assert result["status"] == 400
+    assert json.loads(result["body"])["erro"]["codigo"] == "CORPO_INCOMPLETO"
+    assert store.batches == []
+
+
+# --- WSGI: chunked bodies and bodies cut short ----------------------------------------------
+
+
+def chunked(data: bytes, size: int = 50, trailer: bytes = b"") -> bytes:
+    """``data`` in Transfer-Encoding: chunked framing, in chunks of ``size`` bytes."""
+    parts = [data[i : i + size] for i in range(0, len(data), size)]
+    framed = b"".join(b"%x\r\n%s\r\n" % (len(p), p) for p in parts)
+    return framed + b"0\r\n" + trailer + b"\r\n"
+
+
+def test_wsgi_decodes_a_raw_chunked_body() -> None:
+    """Transfer-Encoding: chunked passed raw (no Content-Length, input not terminated, as
+    wsgiref does): decoded and stored; chunk extensions and trailers are read over."""
+    store = MemoryStore()
+    app = WebhookReceiver(store).wsgi_app()
+    data = event_body()
+    framed = chunked(data, 33, trailer=b"X-Checksum: 1\r\n").replace(b"\r\n", b";ext=1\r\n", 1)
+
+    status, _, _ = wsgi_call(
+        app,
+        framed,
+        CONTENT_LENGTH="",
+        HTTP_TRANSFER_ENCODING="chunked",
+        **{"wsgi.input": io.BytesIO(framed)},
+    )
+
+    assert status == "200 OK"
+    stored = store.get("evt-1")
+    assert stored is not None
+    assert stored.raw == json.loads(data)
+
+
+@pytest.mark.parametrize(
+    ("framed", "status"),
+    [
+        (chunked(event_body())[:-7], "400 Bad Request"),  # cut inside the last chunk
+        (chunked(event_body())[:-5], "400 Bad Request"),  # no last chunk
+        (b"zz\r\n" + event_body() + b"\r\n0\r\n\r\n", "400 Bad Request"),
+        (b"5" * 2000, "400 Bad Request"),
+        (chunked(event_body(pad="x" * 2000)), "413 "),
+    ],
+    ids=["cut-in-a-chunk", "no-last-chunk", "bad-size", "endless-size-line", "too-large"],
+)
+def test_wsgi_refuses_a_broken_chunked_body(framed: bytes, status: str) -> None:
+    """A chunked body that is cut short or malformed is 400, a too large one 413: nothing
+    stored."""
+    store = MemoryStore()
+    app = WebhookReceiver(store, max_body_bytes=1000).wsgi_app()
+
+    got, _, _ = wsgi_call(
+        app,
+        framed,
+        CONTENT_LENGTH="",
+        HTTP_TRANSFER_ENCODING="chunked",
+        **{"wsgi.input": io.BytesIO(framed)},
+    )
+
+    assert got.startswith(status)
+    assert store.list() == []
+
+
+def test_wsgi_a_body_shorter_than_its_content_length_is_never_stored() -> None:
+    """The client went away before Content-Length bytes (what arrived is a valid event):
+    400 CORPO_INCOMPLETO, nothing stored."""
+    store = MemoryStore()
+    data = event_body()
+
+    status, _, out = wsgi_call(
+        WebhookReceiver(store).wsgi_app(), data, CONTENT_LENGTH=str(len(data) + 40)
+    )
+
+    assert status == "400 Bad Request"
+    assert json.loads(out)["erro"]["codigo"] == "CORPO_INCOMPLETO"
+    assert store.list() == []
+
+
+class _QuietHandler(WSGIRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        return None
+
+
+@contextlib.contextmanager
+def wsgiref_server(app: Any) -> Iterator[tuple[str, int]]:
+    """Serve ``app`` with the standard library's wsgiref on 127.0.0.1, in a thread."""
+    server = make_server("127.0.0.1", 0, app, handler_class=_QuietHandler)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.start()
+    try:
+        yield server.server_address[0], server.server_address[1]
+    finally:
+        server.shutdown()
+        thread.join(10)
+        server.server_close()
+
+
+def test_wsgiref_accepts_a_chunked_delivery() -> None:
+    """Under wsgiref, a valid chunked POST (no Content-Length) is stored: 200, not 400."""
+    store = MemoryStore()
+    with wsgiref_server(WebhookReceiver(store).wsgi_app()) as (host, port):
+        conn = http.client.HTTPConnection(host, port, timeout=30)
+        try:
+            conn.request(
+                "POST",
+                "/",
+                body=iter([event_body()[:40], event_body()[40:]]),
+                headers={"Content-Type": "application/json"},
+                encode_chunked=True,
+            )
+            response = conn.getresponse()
+            status, answer = response.status, json.loads(response.read())
+        finally:
+            conn.close()
+
+    assert (status, answer) == (200, {"recebido": True, "duplicado": False})
+    assert store.get("evt-1") is not None
+
+
+def test_wsgiref_a_client_gone_mid_body_stores_nothing() -> None:
+    """Under wsgiref, a client that sends part of its Content-Length and shuts its side
+    gets 400, and the valid-looking part is not stored."""
+    store = MemoryStore()
+    data = event_body()
+    with (
+        wsgiref_server(WebhookReceiver(store).wsgi_app()) as (host, port),
+        socket.create_connection((host, port), timeout=30) as sock,
+    ):
+        head = (
+            f"POST / HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(data) + 100}\r\n\r\n"
+        ).encode()
+        sock.sendall(head + data)
+        sock.shutdown(socket.SHUT_WR)
+        reply = b""
+        while chunk := sock.recv(4096):
+            reply += chunk
+
+    assert reply.startswith(b"HTTP/1.0 400 ")
+    assert b"CORPO_INCOMPLETO" in reply
+    assert store.list() == []
+
+
+@pytest.mark.asyncio
+async def test_asgi_without_a_store_timeout_waits_for_the_commit() -> None:
+    """store_timeout=None: each request waits for its commit however long it takes."""
+    store = SlowStore(delay=0.3)
+    client = Asgi(WebhookReceiver(store, store_timeout=None).asgi_app())
+
+    results = await asyncio.gather(*(client.request(event_body(f"e{n}")) for n in range(3)))
+
+    assert [r["status"] for r in results] == [200, 200, 200]
+    assert len(store.list()) == 3

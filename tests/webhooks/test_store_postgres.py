@@ -448,3 +448,24 @@ def test_processes_claiming_at_once(spec: StoreSpec) -> None:
 def test_killed_worker_loses_its_claim(spec: StoreSpec) -> None:
     """After kill -9 of a worker holding a claim, the event returns and the late ack fails."""
     race_killed_worker(spec, lease=2.0)
+
+
+# Timeouts.
+
+
+def test_a_put_waits_for_a_lock_no_longer_than_its_timeout(store: PostgresStore, dsn: str) -> None:
+    """put(timeout=) gives up with StoreError while another transaction locks the table, and
+    the calls after it run under the server's own statement_timeout again."""
+    store.put(make_event("warm"), timeout=0.2)
+    with psycopg.connect(dsn) as other:
+        other.execute(f"LOCK TABLE {store.table} IN ACCESS EXCLUSIVE MODE")
+
+        with pytest.raises(StoreError, match="statement timeout"):
+            store.put(make_event("ev-1"), timeout=0.2)
+        other.rollback()
+
+    assert store.get("ev-1") is None
+    assert store.put(make_event("ev-1")) == PutResult.NEW
+    with store._connection() as conn:
+        row = conn.execute("SHOW statement_timeout").fetchone()
+    assert row == ("0",)

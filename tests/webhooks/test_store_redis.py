@@ -5,6 +5,8 @@ from __future__ import annotations
 import binascii
 import logging
 import sys
+import threading
+import time
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -391,3 +393,65 @@ def test_processes_claiming_at_once(spec: StoreSpec) -> None:
 def test_killed_worker_loses_its_claim(spec: StoreSpec) -> None:
     """After kill -9 of a worker holding a claim, the event returns and the late ack fails."""
     race_killed_worker(spec, lease=2.0)
+
+
+# Poison rows and timeouts.
+
+
+def test_a_hash_from_outside_the_calendar_does_not_break_the_inbox(
+    redis_server: RedisServer, client: Any, prefix: str
+) -> None:
+    """A criado_em stored by an older smartpos (year 0 in UTC) reads as None; get and list
+    keep working for every event."""
+    with RedisStore(redis_server.url, prefix=prefix, check_settings=False) as store:
+        store.put_many([make_event("edge"), make_event("ok")])
+        client.hset(store.keys("edge")[-1], "c", "-62135614800.0")
+
+        edge = store.get("edge")
+        listed = store.list()
+
+    assert edge is not None
+    assert edge.criado_em is None
+    assert sorted(e.id for e in listed) == ["edge", "ok"]
+
+
+def test_a_put_waits_for_a_busy_server_no_longer_than_its_timeout(
+    redis_server: RedisServer, prefix: str
+) -> None:
+    """put(timeout=) gives up with StoreError while the server runs another client's long
+    script (the way a stalled Redis looks), then the store works again."""
+    busy = redis.Redis.from_url(redis_server.url)
+    # Runs 2 to 3 seconds: well past the probe below and the put's timeout.
+    spin = "local t = redis.call('TIME') repeat until tonumber(redis.call('TIME')[1]) > t[1] + 2"
+    result: list[BaseException | PutResult] = []
+    try:
+        with RedisStore(redis_server.url, prefix=prefix, check_settings=False) as store:
+            store.put(make_event("warm"), timeout=0.1)  # the timed client is connected
+
+            blocker = threading.Thread(target=lambda: busy.eval(spin, 0), daemon=True)
+            blocker.start()
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline and not _server_busy(redis_server):
+                time.sleep(0.01)
+            try:
+                store.put(make_event("ev-1"), timeout=0.1)
+            except StoreError as exc:
+                result.append(exc)
+            blocker.join(30)
+
+            assert len(result) == 1
+            assert "Timeout" in str(result[0])
+            assert store.put(make_event("ev-2")) == PutResult.NEW
+    finally:
+        busy.close()
+
+
+def _server_busy(server: RedisServer) -> bool:
+    probe = redis.Redis.from_url(server.url, socket_timeout=0.5)
+    try:
+        probe.ping()
+    except redis.exceptions.RedisError as exc:
+        return "BUSY" in str(exc) or isinstance(exc, redis.exceptions.TimeoutError)
+    finally:
+        probe.close()
+    return False

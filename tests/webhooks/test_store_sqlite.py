@@ -326,3 +326,49 @@ def test_close_closes_connections_in_use(path: Path) -> None:
     with pytest.raises(sqlite3.ProgrammingError):
         conn.execute("SELECT 1")
     assert store.path == str(path)
+
+
+def test_a_put_waits_for_a_lock_no_longer_than_its_timeout(path: Path) -> None:
+    """put(timeout=) bounds the wait for another connection's lock, below busy_timeout, and
+    leaves the store's own busy_timeout for the calls without one."""
+    result: list[BaseException | PutResult] = []
+    with SQLiteStore(path, busy_timeout=3600) as store, raw_connection(path) as other:
+        other.execute("BEGIN EXCLUSIVE")
+
+        def put() -> None:
+            try:
+                result.append(store.put(make_event("ev-1"), timeout=0.05))
+            except BaseException as exc:
+                result.append(exc)
+
+        thread = threading.Thread(target=put, daemon=True)
+        thread.start()
+        thread.join(60)  # without the timeout it would wait for the hour of busy_timeout
+        other.execute("ROLLBACK")
+
+        assert not thread.is_alive()
+        assert len(result) == 1
+        assert isinstance(result[0], StoreError)
+        assert "locked" in str(result[0])
+        assert store.get("ev-1") is None
+        assert store.put(make_event("ev-1")) == PutResult.NEW
+        assert _pragma(store, "busy_timeout") == 3600 * 1000
+
+
+def test_a_row_from_outside_the_calendar_does_not_break_the_inbox(path: Path) -> None:
+    """A criado_em stored by an older smartpos (year 0 in UTC) reads as None; get, list and
+    claim keep working for every event."""
+    with SQLiteStore(path) as store:
+        store.put_many([make_event("edge"), make_event("ok")])
+    with raw_connection(path) as conn:
+        conn.execute("UPDATE smartpos_inbox SET criado_em = ? WHERE id = 'edge'", (-62135614800.0,))
+
+    with SQLiteStore(path) as store:
+        edge = store.get("edge")
+        listed = store.list()
+        claims = store.claim(owner="w", lease=30, limit=5)
+
+    assert edge is not None
+    assert edge.criado_em is None
+    assert sorted(e.id for e in listed) == ["edge", "ok"]
+    assert sorted(c.event_id for c in claims) == ["edge", "ok"]

@@ -490,3 +490,131 @@ async def test_async_worker_stop_releases_the_rest_of_the_batch() -> None:
     assert state(store, "e0") is EventState.DONE
     assert state(store, "e1") is state(store, "e2") is EventState.PENDING
     assert await worker.run_once() == 0
+
+
+# --- a failed ack gives the rest of the batch back at once ----------------------------------
+
+
+class AckFails(MemoryStore):
+    """A store whose ack of one event raises, like a database that just went away."""
+
+    def __init__(self, failing: str, clock: Clock) -> None:
+        super().__init__(clock=clock)
+        self.failing = failing
+
+    def ack(self, claim: Claim) -> bool:
+        if claim.event_id == self.failing:
+            raise StoreError("database is locked")
+        return super().ack(claim)
+
+
+def test_a_failed_ack_releases_the_rest_of_the_batch_at_once() -> None:
+    """The store fails on e1's ack: run_once raises, and e2, e3 are claimable at once (not
+    after the 30 s lease) with their attempts not counted; e1 waits out its lease."""
+    clock = Clock()
+    store = AckFails("e1", clock)
+    for n in range(1, 4):
+        store.put(event(f"e{n}", minute=n))
+    handled: list[str] = []
+
+    with pytest.raises(StoreError):
+        Worker(store, lambda e: handled.append(e.id), batch=3, lease=30).run_once()
+
+    again = store.claim(owner="next", lease=30, limit=5)
+    assert handled == ["e1"]
+    assert [(c.event_id, c.attempts) for c in again] == [("e2", 1), ("e3", 1)]
+    assert state(store, "e1") is EventState.CLAIMED
+
+
+@pytest.mark.asyncio
+async def test_async_worker_a_failed_ack_releases_the_rest_of_the_batch() -> None:
+    """AsyncWorker: the same, with the store calls in a thread."""
+    clock = Clock()
+    store = AckFails("e1", clock)
+    for n in range(1, 4):
+        store.put(event(f"e{n}", minute=n))
+
+    async def handler(_: Event) -> None:
+        return None
+
+    with pytest.raises(StoreError):
+        await AsyncWorker(store, handler, batch=3, lease=30).run_once()
+
+    again = store.claim(owner="next", lease=30, limit=5)
+    assert [(c.event_id, c.attempts) for c in again] == [("e2", 1), ("e3", 1)]
+
+
+def test_an_interrupted_handler_releases_the_rest_of_the_batch() -> None:
+    """Ctrl-C in a handler: the events after it are given back before the interrupt goes on."""
+    store = MemoryStore()
+    for n in range(1, 4):
+        store.put(event(f"e{n}", minute=n))
+
+    def handler(_: Event) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        Worker(store, handler, batch=3).run_once()
+
+    assert [c.event_id for c in store.claim(owner="next", lease=30, limit=5)] == ["e2", "e3"]
+
+
+def test_stop_gives_the_rest_back_without_counting_attempts() -> None:
+    """Released by stop(), events come back with the attempts they had, and an event on its
+    last attempt is not dead-lettered by being given back."""
+    store = MemoryStore(max_attempts=1)
+    for n in range(3):
+        store.put(event(f"e{n}", minute=n))
+
+    def handler(_: Event) -> None:
+        worker.stop()
+
+    worker = Worker(store, handler, batch=3)
+    worker.run_once()
+
+    assert state(store, "e1") is state(store, "e2") is EventState.PENDING
+    assert [c.attempts for c in store.claim(owner="next", lease=5, limit=5)] == [1, 1]
+
+
+class _NoRelease(MemoryStore):
+    release = None  # type: ignore[assignment]
+
+
+class _OlderBackend(MemoryStore):
+    def release(self, claim: Claim) -> bool:
+        raise NotImplementedError  # StoreBase's own, before the backend wrote one
+
+
+@pytest.mark.parametrize("store_class", [_NoRelease, _OlderBackend])
+def test_a_store_without_release_is_given_back_through_nack(
+    store_class: type[MemoryStore],
+) -> None:
+    """A hand-written store without release(): the rest of the batch is nacked for a retry
+    at once (the attempt counts there)."""
+    store = store_class()
+    for n in range(3):
+        store.put(event(f"e{n}", minute=n))
+
+    def handler(_: Event) -> None:
+        worker.stop()
+
+    worker = Worker(store, handler, batch=3)
+    worker.run_once()
+
+    assert [c.attempts for c in store.claim(owner="next", lease=5, limit=5)] == [2, 2]
+
+
+def test_a_release_that_fails_is_logged_not_raised(caplog: pytest.LogCaptureFixture) -> None:
+    """When the store cannot take the claims back, the leases will: a warning, no error."""
+
+    class Down(MemoryStore):
+        def release(self, claim: Claim) -> bool:
+            raise StoreError("gone")
+
+    down = Down()
+    for n in range(2):
+        down.put(event(f"d{n}", minute=n))
+    stopper = Worker(down, lambda _: stopper.stop(), batch=2)
+    with caplog.at_level(logging.WARNING, logger="smartpos.webhooks"):
+        assert stopper.run_once() == 1
+    assert "could not give back 1 claimed events" in caplog.text

@@ -9,17 +9,30 @@ deliveries that arrive while one commit is in flight are stored together by the 
 ``store.put_many`` (group commit). With ``synchronous=FULL`` SQLite pays one fsync per commit,
 so one commit per request would cap a receiver at a few thousand events per second and stretch
 the answer times under a burst; a commit per *batch* keeps them short. Each request is
-answered only after the commit holding its own event returned.
+answered only after the commit holding its own event returned, or with 503 once the
+receiver's ``store_timeout`` has passed (a locked or slow store): a request queued behind a
+stalled commit does not wait for two commits, and is taken out of the queue when it gives up,
+so that a 503 never hides an event stored later. One event that fails its batch fails alone:
+the members of a failed batch are put again one by one (while their time lasts).
+
+The WSGI app reads exactly ``Content-Length`` bytes (a body that ends before them is refused:
+the client went away, and half an event is no event), reads to the end when the server marks
+the input as terminated (``wsgi.input_terminated``: gunicorn, werkzeug, waitress, mod_wsgi),
+and decodes ``Transfer-Encoding: chunked`` itself when the server passes it raw (``wsgiref``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import http
+import logging
+import re
+import time
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from ._receiver import Admitted, Receipt, error_body
+from ._logsafe import loggable
+from ._receiver import Admitted, Receipt, error_body, takes_timeout
 from ._store import EventLike, PutResult, StoreError
 
 if TYPE_CHECKING:
@@ -35,6 +48,8 @@ ASGIApp: TypeAlias = Callable[[Scope, ASGIReceive, ASGISend], Awaitable[None]]
 StartResponse: TypeAlias = Callable[..., Any]
 WSGIApp: TypeAlias = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
 
+_logger = logging.getLogger("smartpos.webhooks")
+
 _JSON = (b"content-type", b"application/json")
 _NOT_ALLOWED = error_body("METODO_NAO_PERMITIDO", "only POST is accepted here")
 
@@ -47,35 +62,96 @@ def _too_large(limit: int) -> Receipt:
     )
 
 
+def _incomplete(problem: str) -> Receipt:
+    message = f"the body is incomplete: {problem}; nothing was stored"
+    _logger.warning("webhook delivery refused with 400 CORPO_INCOMPLETO: %s", message)
+    return Receipt(status_code=400, body=error_body("CORPO_INCOMPLETO", message), error=message)
+
+
+class _Pending:
+    """One event waiting for a commit, and the request that waits for it."""
+
+    __slots__ = ("abandoned", "deadline", "event", "future")
+
+    def __init__(
+        self, event: EventLike, future: asyncio.Future[PutResult], deadline: float | None
+    ) -> None:
+        self.event = event
+        self.future = future
+        self.deadline = deadline  # time.monotonic() after which the request gives up
+        self.abandoned = False
+
+
+def _retrieve(future: asyncio.Future[PutResult]) -> None:
+    # A request that gave up (or hung up) no longer awaits its future: mark its exception as
+    # seen so that asyncio does not log it as never retrieved.
+    if not future.cancelled():
+        future.exception()
+
+
 class GroupCommit:
     """Batches concurrent puts into one ``store.put_many`` call, run in a worker thread.
 
     While a commit is in flight, new events queue up; when it returns, everything queued is
     committed together. One commit at a time per event loop, so a burst of N deliveries costs
-    a handful of transactions instead of N.
+    a handful of transactions instead of N, and a stalled store holds one thread, not N.
+
+    Args:
+        store: The store; ``put_many`` is used when it has one.
+        timeout: Seconds each request waits for its event to be committed before it gives up
+            with ``StoreError`` (also passed to the store as ``timeout=``); ``None``: no limit.
     """
 
-    def __init__(self, store: Any) -> None:
+    def __init__(self, store: Any, *, timeout: float | None = None) -> None:
+        put = store.put
         put_many = getattr(store, "put_many", None)
+        self._timeout = timeout
+        one: dict[str, float] = {}
+        many: dict[str, float] = {}
+        if timeout is not None:
+            one = {"timeout": timeout} if takes_timeout(put) else {}
+            many = {"timeout": timeout} if takes_timeout(put_many) else {}
+        self._put: Callable[[EventLike], PutResult] = lambda event: put(event, **one)
         if put_many is None:  # a hand-written store with put only
 
-            def put_many(events: Sequence[EventLike]) -> list[PutResult]:
-                return [store.put(event) for event in events]
+            def put_each(events: Sequence[EventLike]) -> list[PutResult]:
+                return [put(event, **one) for event in events]
 
-        self._put_many: Callable[[Sequence[EventLike]], list[PutResult]] = put_many
-        self._queue: list[tuple[EventLike, asyncio.Future[PutResult]]] = []
+            self._put_many: Callable[[Sequence[EventLike]], list[PutResult]] = put_each
+        else:
+            self._put_many = lambda events: put_many(events, **many)
+        self._queue: list[_Pending] = []
         self._task: asyncio.Task[None] | None = None
 
     async def put(self, event: EventLike) -> PutResult:
-        """Store ``event`` in the next commit and return its result once that commit returned."""
+        """Store ``event`` in the next commit and return its result once that commit returned.
+
+        Raises:
+            StoreError: The store failed, or did not commit the event within ``timeout``
+                seconds (then, if the event was still queued, it is not stored later).
+        """
         loop = asyncio.get_running_loop()
         future: asyncio.Future[PutResult] = loop.create_future()
-        self._queue.append((event, future))
+        future.add_done_callback(_retrieve)
+        timeout = self._timeout
+        pending = _Pending(event, future, None if timeout is None else time.monotonic() + timeout)
+        self._queue.append(pending)
         if self._task is None:
             self._task = loop.create_task(self._run())
-        # A client that hangs up cancels only its own wait: its event stays in the batch, and
-        # the commit skips its cancelled future.
-        return await future
+        # shield: a client that hangs up cancels only its own wait; its event stays in the
+        # batch, and the commit skips its future.
+        if timeout is None:
+            return await asyncio.shield(future)
+        try:
+            return await asyncio.wait_for(asyncio.shield(future), timeout)
+        except asyncio.TimeoutError:
+            pending.abandoned = True
+            if pending in self._queue:
+                self._queue.remove(pending)
+                where = "while waiting behind another commit; not stored"
+            else:
+                where = "while being committed; a redelivery will tell"
+            raise StoreError(f"the store did not answer within {timeout:g} s ({where})") from None
 
     async def drain(self) -> None:
         """Wait until every queued event has been committed (at shutdown)."""
@@ -84,33 +160,62 @@ class GroupCommit:
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
-        batch: list[tuple[EventLike, asyncio.Future[PutResult]]] = []
+        batch: list[_Pending] = []
         try:
             while self._queue:
                 batch, self._queue = self._queue, []
-                events = [event for event, _ in batch]
-                try:
-                    results = await loop.run_in_executor(None, self._put_many, events)
-                    if len(results) != len(batch):
-                        raise StoreError(
-                            f"put_many returned {len(results)} results for {len(batch)} events"
-                        )
-                except Exception as exc:  # noqa: BLE001 - every waiter gets the failure (503)
-                    for _, future in batch:
-                        if not future.done():
-                            future.set_exception(exc)
-                else:
-                    for (_, future), result in zip(batch, results, strict=True):
-                        if not future.done():
-                            future.set_result(result)
+                outcomes = await loop.run_in_executor(None, self._commit, batch)
+                for pending, outcome in zip(batch, outcomes, strict=True):
+                    if pending.future.done():
+                        continue
+                    if isinstance(outcome, PutResult):
+                        pending.future.set_result(outcome)
+                    else:
+                        pending.future.set_exception(outcome)
                 batch = []
         finally:
             self._task = None
             # Only reached with waiters left when this task itself was cancelled (loop closing).
-            for _, future in [*batch, *self._queue]:
-                if not future.done():
-                    future.set_exception(StoreError("the receiver shut down before storing"))
+            for pending in [*batch, *self._queue]:
+                if not pending.future.done():
+                    pending.future.set_exception(
+                        StoreError("the receiver shut down before storing")
+                    )
             self._queue = []
+
+    def _commit(self, batch: Sequence[_Pending]) -> list[PutResult | Exception]:
+        """Store a batch (in a worker thread): one ``put_many``, or one put per member."""
+        try:
+            results = self._put_many([pending.event for pending in batch])
+            if len(results) != len(batch):
+                raise StoreError(
+                    f"put_many returned {len(results)} results for {len(batch)} events"
+                )
+            return list(results)
+        except Exception as exc:  # noqa: BLE001 - becomes the 503 of the requests concerned
+            if len(batch) == 1:
+                return [exc]
+            failure = exc
+        # One member may have failed the whole transaction: put them one by one, so that it
+        # fails alone. Members whose request gave up are not stored behind its 503.
+        _logger.warning(
+            "webhook batch of %d events failed (%s: %s); storing them one by one",
+            len(batch),
+            type(failure).__name__,
+            loggable(failure, 200),
+        )
+        outcomes: list[PutResult | Exception] = []
+        for pending in batch:
+            if pending.abandoned or (
+                pending.deadline is not None and time.monotonic() >= pending.deadline
+            ):
+                outcomes.append(failure)
+                continue
+            try:
+                outcomes.append(self._put(pending.event))
+            except Exception as exc:  # noqa: BLE001 - this member's own 503
+                outcomes.append(exc)
+        return outcomes
 
 
 class AsgiReceiver:
@@ -128,7 +233,8 @@ class AsgiReceiver:
     def _group_commit(self) -> GroupCommit:
         loop = asyncio.get_running_loop()
         if self._commit is None or self._loop is not loop:
-            self._loop, self._commit = loop, GroupCommit(self._receiver.store)
+            self._loop = loop
+            self._commit = GroupCommit(self._receiver.store, timeout=self._receiver.store_timeout)
         return self._commit
 
     async def __call__(self, scope: Scope, receive: ASGIReceive, send: ASGISend) -> None:
@@ -177,6 +283,9 @@ class AsgiReceiver:
             chunks.append(chunk)
             if not message.get("more_body", False):
                 break
+        if declared is not None and declared.isdigit() and size < int(declared):
+            await _send_receipt(send, _incomplete(f"{size} of {declared} bytes arrived"))
+            return
         receiver = self._receiver
         admitted = receiver.admit(b"".join(chunks), headers, lower_case=True)
         if isinstance(admitted, Admitted):
@@ -216,39 +325,98 @@ class WsgiReceiver:
         """Serve one WSGI request."""
         if environ.get("REQUEST_METHOD") != "POST":
             return _respond(start_response, 405, _NOT_ALLOWED, extra=(("Allow", "POST"),))
-        declared = str(environ.get("CONTENT_LENGTH") or "").strip()
-        if declared.isdigit():
-            length: int | None = int(declared)
-        elif environ.get("wsgi.input_terminated"):
-            length = None  # chunked: the server marks the end of the stream
+        read = self._read(environ)
+        if isinstance(read, Receipt):
+            receipt = read
         else:
-            length = 0  # PEP 3333: never read past Content-Length (none means no body)
-        if length is not None and length > self._limit:
-            receipt = _too_large(self._limit)
-            return _respond(start_response, receipt.status_code, receipt.body)
-        body = _read(environ["wsgi.input"], length, self._limit)
-        if body is None:
-            receipt = _too_large(self._limit)
-        else:
-            receipt = self._receiver.receive(body, _wsgi_headers(environ))
+            receipt = self._receiver.receive(read, _wsgi_headers(environ))
         extra = (("Retry-After", "1"),) if receipt.status_code == 503 else ()
         return _respond(start_response, receipt.status_code, receipt.body, extra=extra)
 
+    def _read(self, environ: dict[str, Any]) -> bytes | Receipt:
+        """The whole body, or the receipt refusing it (413 too large, 400 incomplete)."""
+        limit = self._limit
+        stream = environ["wsgi.input"]
+        declared = str(environ.get("CONTENT_LENGTH") or "").strip()
+        chunked = "chunked" in str(environ.get("HTTP_TRANSFER_ENCODING", "")).lower()
+        if chunked and not environ.get("wsgi.input_terminated"):
+            # The server passes the chunks raw (wsgiref does): decode them here.
+            try:
+                body = _read_chunked(stream, limit)
+            except _Incomplete as exc:
+                return _incomplete(str(exc))
+            return _too_large(limit) if body is None else body
+        if declared.isdigit():
+            length = int(declared)
+            if length > limit:
+                return _too_large(limit)
+            body = _read_up_to(stream, length)
+            if len(body) < length:
+                return _incomplete(f"{len(body)} of {length} bytes arrived")
+            return body
+        if environ.get("wsgi.input_terminated"):
+            # No Content-Length (chunked, decoded by the server): read to the end of the input.
+            body = _read_up_to(stream, limit + 1)
+            return _too_large(limit) if len(body) > limit else body
+        return b""  # PEP 3333: never read past Content-Length (none means no body)
 
-def _read(stream: Any, length: int | None, limit: int) -> bytes | None:
-    """Read the body; ``None`` once it exceeds ``limit``."""
-    wanted = limit + 1 if length is None else length
+
+class _Incomplete(Exception):
+    """A chunked body that is cut short or malformed."""
+
+
+_CHUNK_SIZE = re.compile(rb"[0-9A-Fa-f]{1,16}")
+# Bytes of chunk framing (size lines, extensions, trailers) allowed besides the body itself.
+_MAX_FRAMING = 64 * 1024
+
+
+def _read_up_to(stream: Any, length: int) -> bytes:
+    """Read ``length`` bytes, or fewer when the input ends first."""
     chunks: list[bytes] = []
     size = 0
-    while size < wanted:
-        chunk = stream.read(min(wanted - size, 64 * 1024))
+    while size < length:
+        chunk = stream.read(min(length - size, 64 * 1024))
         if not chunk:
             break
         chunks.append(chunk)
         size += len(chunk)
-    if size > limit:
-        return None
     return b"".join(chunks)
+
+
+def _read_chunked(stream: Any, limit: int) -> bytes | None:
+    """Decode a ``Transfer-Encoding: chunked`` body (RFC 9112 7.1); ``None`` past ``limit``.
+
+    Raises:
+        _Incomplete: The input ended before the last chunk, or the framing is malformed.
+    """
+    chunks: list[bytes] = []
+    size = framing = 0
+    while True:
+        line = stream.readline(1024)
+        framing += len(line)
+        if not line.endswith(b"\n"):
+            raise _Incomplete("a chunk size line is cut short or too long")
+        text = line.split(b";", 1)[0].strip()
+        if not _CHUNK_SIZE.fullmatch(text):
+            raise _Incomplete("a chunk size is not a hexadecimal number")
+        length = int(text, 16)
+        if length == 0:
+            break
+        if size + length > limit or framing > _MAX_FRAMING:
+            return None
+        data = _read_up_to(stream, length)
+        if len(data) < length or _read_up_to(stream, 2) != b"\r\n":
+            raise _Incomplete("a chunk ended before its size")
+        chunks.append(data)
+        size += length
+        framing += 2
+    while True:  # trailer fields, up to the empty line that ends the message
+        line = stream.readline(1024)
+        framing += len(line)
+        if line in (b"\r\n", b"\n"):
+            return b"".join(chunks)
+        if not line.endswith(b"\n") or framing > _MAX_FRAMING:
+            raise _Incomplete("the chunked body does not end with an empty line")
 
 
 def _wsgi_headers(environ: dict[str, Any]) -> dict[str, str]:

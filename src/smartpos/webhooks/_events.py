@@ -11,7 +11,15 @@ schema is the worker's business, never a reason to lose an event.
 
 The JSON decoding itself is guarded: a body nested deeper than :data:`MAX_DEPTH` levels is
 refused *before* the C decoder could recurse into a ``RecursionError``, ``NaN``/``Infinity``
-literals and numbers too large for a float are refused, and invalid UTF-8 is refused.
+literals and numbers too large for a float are refused, and invalid UTF-8 is refused (the
+receiver alone reads such a body as cp1252/Latin-1 rather than lose an event). The depth check
+costs time linear in the body, whatever its shape: a fixed number of passes of ``str``
+primitives over the text, no backtracking regular expression.
+
+An ``id`` or ``tipo`` that no store can hold as a key (longer than :data:`MAX_ID_LENGTH`
+characters, a control character such as NUL, a lone surrogate) and a ``criadoEm`` that cannot
+be expressed in UTC (``0001-01-01T00:00:00+05:00``) are problems of the envelope, named like
+any other.
 """
 
 from __future__ import annotations
@@ -19,6 +27,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import re
+import unicodedata
 from collections.abc import Callable, Mapping
 from itertools import accumulate
 from typing import Any, ClassVar, Final, TypeAlias, cast
@@ -31,6 +40,7 @@ from smartpos._wire import WireError, parse_datetime, structure
 
 __all__ = [
     "MAX_DEPTH",
+    "MAX_ID_LENGTH",
     "Autorizacao",
     "DadosImpressao",
     "DadosPagamento",
@@ -47,12 +57,18 @@ __all__ = [
     "SmartposIdentificado",
     "UnknownEvent",
     "decode_json",
+    "envelope_problem",
+    "escape_lone_surrogates",
     "parse_envelope",
     "parse_event",
+    "utc_problem",
 ]
 
 #: Deepest nesting of arrays and objects a body may have. Events of the spec nest 3 levels.
 MAX_DEPTH: Final = 64
+#: Longest ``id`` (and ``tipo``) an event may have, in characters: every store indexes the id
+#: (PostgreSQL refuses index entries over about 2.7 KB; 256 characters are at most 1 KB).
+MAX_ID_LENGTH: Final = 256
 
 
 class InvalidEventError(SmartPOSError, ValueError):
@@ -310,26 +326,64 @@ def _decode(text: str) -> Any:
     return value
 
 
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+# Everything but a bracket: one character class, so its matches never backtrack.
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
-_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}.__getitem__
 
 
 def _too_deep(text: str) -> bool:
+    """Whether ``text``, when it is valid JSON, nests arrays and objects deeper than MAX_DEPTH.
+
+    Linear whatever the shape: a fixed number of passes of ``str`` primitives and one
+    character-class substitution, none of which backtracks (a string-matching regular
+    expression did, quadratically, on unterminated strings full of escaped quotes).
+    """
     # A cheap bound first: a body with no more than MAX_DEPTH opening brackets cannot nest
-    # deeper, and real events have a handful. Only beyond that are strings stripped and
-    # the brackets walked.
+    # deeper, and real events have a handful.
     if text.count("[") + text.count("{") <= MAX_DEPTH:
         return False
-    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
-    return max(accumulate(_STEP[c] for c in brackets), default=0) > MAX_DEPTH
+    # Valid JSON has backslashes only inside strings, where escapes pair up from the left:
+    # dropping every "\\" pair, then every \", leaves exactly the quotes that open and close
+    # strings, so every other piece of a split on '"' lies outside them. Invalid JSON may be
+    # misjudged here; the decoder then refuses it (a RecursionError included).
+    unescaped = text.replace("\\\\", "").replace('\\"', "")
+    outside = "".join(unescaped.split('"')[::2])
+    brackets = _NOT_BRACKET.sub("", outside)
+    return max(accumulate(map(_STEP, brackets)), default=0) > MAX_DEPTH
 
 
-def decode_json(body: bytes | bytearray | memoryview | str) -> Any:
+def _text_of(body: bytes | bytearray | memoryview | str, lenient: bool) -> str:
+    if isinstance(body, str):
+        text = body
+    else:
+        raw = body if type(body) is bytes else bytes(body)
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            if not lenient:
+                raise InvalidEventError("$", f"invalid UTF-8 at byte {exc.start}") from None
+            # A misconfigured sender writes Windows' cp1252 (a superset of Latin-1's printable
+            # characters); the JSON syntax is ASCII either way. Latin-1 decodes every byte.
+            try:
+                text = raw.decode("cp1252")
+            except UnicodeDecodeError:
+                text = raw.decode("latin-1")
+    # RFC 8259: a parser may ignore a byte order mark (a UTF-8 BOM decodes to U+FEFF).
+    return text[1:] if text and text[0] == "\ufeff" else text
+
+
+def decode_json(
+    body: bytes | bytearray | memoryview | str, *, lenient_encoding: bool = False
+) -> Any:
     """Decode a JSON body strictly (UTF-8, no NaN/Infinity, bounded depth).
+
+    A leading byte order mark (UTF-8 BOM, or U+FEFF in a str) is ignored.
 
     Args:
         body: The raw body, or already-decoded text.
+        lenient_encoding: Read a body that is not valid UTF-8 as cp1252 (Latin-1 for the
+            bytes cp1252 leaves undefined) instead of refusing it: the receiver's choice,
+            so that an event is not lost to a sender's encoding.
 
     Returns:
         The decoded JSON value.
@@ -337,13 +391,16 @@ def decode_json(body: bytes | bytearray | memoryview | str) -> Any:
     Raises:
         InvalidEventError: The body is not valid, UTF-8 encoded, reasonably nested JSON.
     """
-    if isinstance(body, str):
-        text = body
-    else:
+    if type(body) is bytes:
         try:
-            text = (body if type(body) is bytes else bytes(body)).decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise InvalidEventError("$", f"invalid UTF-8 at byte {exc.start}") from None
+            text = body.decode("utf-8")
+        except UnicodeDecodeError:
+            text = _text_of(body, lenient_encoding)
+        else:
+            if text and text[0] == "\ufeff":
+                text = text[1:]
+    else:
+        text = _text_of(body, lenient_encoding)
     if _too_deep(text):
         raise InvalidEventError("$", f"nested deeper than {MAX_DEPTH} levels")
     try:
@@ -358,16 +415,63 @@ def decode_json(body: bytes | bytearray | memoryview | str) -> Any:
         raise InvalidEventError("$", f"invalid JSON: {exc}") from None
 
 
-def _as_object(body: bytes | bytearray | memoryview | str | Mapping[str, Any]) -> Mapping[str, Any]:
+def escape_lone_surrogates(text: str) -> bytes:
+    """Encode a JSON text in UTF-8, every lone surrogate written as its ``\\uXXXX`` escape.
+
+    ``json.loads`` turns ``"\\ud800"`` into a str no UTF-8 encoder accepts; in JSON text
+    such a character can only sit inside a string, where its escape is valid JSON that decodes
+    back to the very same str. (``backslashreplace`` writes exactly that escape, in C.)
+    """
+    return text.encode("utf-8", "backslashreplace")
+
+
+def _as_object(
+    body: bytes | bytearray | memoryview | str | Mapping[str, Any], *, lenient: bool = False
+) -> Mapping[str, Any]:
     if type(body) is not bytes and type(body) is not str:
         if isinstance(body, Mapping):
             return body
         if not isinstance(body, (bytes, bytearray, memoryview, str)):
             raise InvalidEventError("$", "expected a JSON object as bytes, str or a mapping")
-    data = decode_json(body)
+    data = decode_json(body, lenient_encoding=lenient)
     if type(data) is not dict:
         raise InvalidEventError("$", "expected an object")
     return data
+
+
+def envelope_problem(value: str) -> str | None:
+    """What makes ``value`` unfit as an event's ``id`` or ``tipo`` in every store, or ``None``.
+
+    Stores use both as keys or columns: PostgreSQL text cannot hold NUL and its index refuses
+    entries over about 2.7 KB; no backend can encode a lone surrogate. No service id has any.
+    """
+    if not value:
+        return "expected a non-empty string"
+    if len(value) > MAX_ID_LENGTH:
+        return f"longer than {MAX_ID_LENGTH} characters"
+    if not value.isprintable():
+        for char in value:
+            category = unicodedata.category(char)
+            if category == "Cc":
+                return "contains a control character"
+            if category == "Cs":
+                return "contains a lone surrogate (not valid Unicode)"
+    return None
+
+
+def utc_problem(value: _dt.datetime) -> str | None:
+    """What keeps an aware datetime from being expressed in UTC, or ``None``.
+
+    ``0001-01-01T00:00:00+05:00`` is a valid datetime whose UTC instant falls in year 0:
+    stores order events by their UTC time, and Python cannot represent it.
+    """
+    if 1 < value.year < 9999:  # no offset (less than a day) can cross a year's end
+        return None
+    try:
+        value.astimezone(_dt.timezone.utc)
+    except (OverflowError, ValueError):
+        return "outside the years 1 to 9999 once converted to UTC"
+    return None
 
 
 def _envelope_string(data: Mapping[str, Any], key: str) -> str:
@@ -376,8 +480,9 @@ def _envelope_string(data: Mapping[str, Any], key: str) -> str:
         raise InvalidEventError(f"$.{key}", "required field is missing")
     if type(value) is not str:
         raise InvalidEventError(f"$.{key}", "expected a string")
-    if not value:
-        raise InvalidEventError(f"$.{key}", "expected a non-empty string")
+    problem = envelope_problem(value)
+    if problem is not None:
+        raise InvalidEventError(f"$.{key}", problem)
     return value
 
 
@@ -391,18 +496,25 @@ def parse_envelope(body: bytes | bytearray | memoryview | str | Mapping[str, Any
         body: The delivery body (bytes or str of JSON) or an already-parsed mapping.
 
     Returns:
-        The envelope; ``criado_em`` is ``None`` when ``criadoEm`` is absent or unreadable.
+        The envelope; ``criado_em`` is ``None`` when ``criadoEm`` is absent, unreadable, or
+        cannot be expressed in UTC.
 
     Raises:
         InvalidEventError: The body cannot be an event at all: not JSON, not an object, or
-            no non-empty string ``id`` and ``tipo``.
+            no ``id`` and ``tipo`` a store can hold (non-empty strings of at most
+            ``MAX_ID_LENGTH`` characters, without control characters or lone surrogates).
     """
-    data = _as_object(body)
+    return _envelope(_as_object(body))
+
+
+def _envelope(data: Mapping[str, Any]) -> Envelope:
     event_id = _envelope_string(data, "id")
     tipo = _envelope_string(data, "tipo")
     try:
         criado_em: _dt.datetime | None = parse_datetime(data.get("criadoEm"))
     except (TypeError, ValueError):
+        criado_em = None
+    if criado_em is not None and utc_problem(criado_em) is not None:
         criado_em = None
     return Envelope(event_id, tipo, criado_em, data)
 
@@ -419,8 +531,9 @@ def parse_event(body: bytes | bytearray | memoryview | str | Mapping[str, Any]) 
     Raises:
         InvalidEventError: Anything else: invalid JSON or UTF-8, a body that is not an
             object, a missing envelope field, a known field of the wrong type, absurd
-            nesting. The message names the JSON path (``$.dados.valorCentavos: expected an
-            integer``). Nothing else ever escapes.
+            nesting, an ``id`` or ``tipo`` no store can hold, a ``criadoEm`` that cannot be
+            expressed in UTC. The message names the JSON path (``$.dados.valorCentavos:
+            expected an integer``). Nothing else ever escapes.
     """
     data = _as_object(body)
     tipo = data.get("tipo")
@@ -431,8 +544,20 @@ def parse_event(body: bytes | bytearray | memoryview | str | Mapping[str, Any]) 
         raise InvalidEventError(exc.path, exc.problem) from None
     except RecursionError:  # pragma: no cover - decode_json bounds the depth first
         raise InvalidEventError("$", f"nested deeper than {MAX_DEPTH} levels") from None
-    if not event.id:
-        raise InvalidEventError("$.id", "expected a non-empty string")
-    if not event.tipo:
-        raise InvalidEventError("$.tipo", "expected a non-empty string")
+    event_id, tipo = event.id, event.tipo
+    # The common case in a few cheap tests; envelope_problem names what is wrong otherwise.
+    if not (
+        0 < len(event_id) <= MAX_ID_LENGTH
+        and 0 < len(tipo) <= MAX_ID_LENGTH
+        and event_id.isprintable()
+        and tipo.isprintable()
+    ):
+        for key, value in (("id", event_id), ("tipo", tipo)):
+            problem = envelope_problem(value)
+            if problem is not None:
+                raise InvalidEventError(f"$.{key}", problem)
+    if not 1 < event.criado_em.year < 9999:
+        problem = utc_problem(event.criado_em)
+        if problem is not None:
+            raise InvalidEventError("$.criadoEm", problem)
     return event

@@ -152,7 +152,8 @@ class MemoryStore(StoreBase):
         """Most events held at once."""
         return self._max_events
 
-    def _insert(self, batch: Sequence[_Encoded]) -> list[str | None]:
+    def _insert(self, batch: Sequence[_Encoded], timeout: float | None) -> list[str | None]:
+        # Nothing to wait for but the store's own lock, held for microseconds: no timeout.
         kept: list[str | None] = []
         with self._lock:
             self._check_open()
@@ -248,6 +249,21 @@ class MemoryStore(StoreBase):
             if record is None:
                 return False
             self._to_dead(record, error)
+            return True
+
+    def release(self, claim: Claim) -> bool:
+        with self._lock:
+            self._check_open()
+            now = self._now()
+            record = self._held(claim, now)
+            if record is None:
+                return False
+            self._dequeue(record)
+            record.release()
+            record.state = _PENDING
+            record.attempts -= 1
+            record.available_at = now
+            self._enqueue(record, now)
             return True
 
     def extend(self, claim: Claim, *, lease: float) -> bool:

@@ -24,6 +24,7 @@ import hashlib
 import logging
 import re
 import time
+import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -146,6 +147,8 @@ _QUERIES = {
     "state = CASE WHEN attempts >= %(max)s THEN 'dead' ELSE 'pending' END, "
     "available_at = CASE WHEN attempts >= %(max)s THEN NULL ELSE %(avail)s END, "
     "last_error = %(error)s, {release} WHERE {held}",
+    "release": "UPDATE {t} SET state = 'pending', attempts = attempts - 1, "
+    "available_at = %(now)s, {release} WHERE {held}",
     "dead_letter": "UPDATE {t} SET state = 'dead', available_at = NULL, "
     "last_error = %(error)s, {release} WHERE {held}",
     "extend": "UPDATE {t} SET lease_expires_at = %(exp)s, available_at = %(exp)s WHERE {held}",
@@ -165,6 +168,10 @@ _QUERIES = {
     "settings": "SELECT current_setting('fsync'), current_setting('synchronous_commit'), "
     "current_setting('full_page_writes')",
 }
+
+
+# A connection whose statement_timeout this store has not set (or lost track of).
+_UNKNOWN = object()
 
 
 class MigrationRequiredError(StoreError):
@@ -273,6 +280,10 @@ class PostgresStore(StoreBase):
         self._lock_key = int.from_bytes(hashlib.sha256(key).digest()[:8], "big", signed=True)
         head, tail = _LEASE_EXPIRED_ERROR
         self._claim_params = {"max": max_attempts, "head": head, "tail": tail}
+        # statement_timeout in ms this store set on each pooled connection; None: default.
+        self._statement_timeouts: weakref.WeakKeyDictionary[psycopg.Connection[Any], int | None] = (
+            weakref.WeakKeyDictionary()
+        )
 
     def __repr__(self) -> str:
         where = f"{self._schema}." if self._schema else ""
@@ -310,12 +321,31 @@ class PostgresStore(StoreBase):
         return self._sql
 
     @contextmanager
-    def _connection(self) -> Iterator[psycopg.Connection[Any]]:
+    def _connection(self, timeout: float | None = None) -> Iterator[psycopg.Connection[Any]]:
+        """Lend a pooled connection whose waits are bounded by ``timeout`` seconds.
+
+        ``timeout`` bounds the wait for a free connection and, as ``statement_timeout``, each
+        statement (a lock held by another transaction, a slow server); ``None`` restores the
+        pool's wait and the server's default.
+        """
         self._check_open()
-        with self._pool.connection() as conn:
-            if not self._ready:
-                self._check_ready(conn)
-            yield conn
+        with self._pool.connection(timeout=timeout) as conn:
+            try:
+                if not self._ready:
+                    self._check_ready(conn)
+                wanted = None if timeout is None else max(1, round(timeout * 1000))
+                if self._statement_timeouts.get(conn, _UNKNOWN) != wanted:
+                    # Only when it changes: a receiver's puts keep the same budget.
+                    if wanted is None:
+                        conn.execute("RESET statement_timeout")
+                    else:
+                        conn.execute(f"SET statement_timeout = {wanted}")
+                    self._statement_timeouts[conn] = wanted
+                yield conn
+            except BaseException:
+                # A rolled-back transaction undoes a SET: set it again next time.
+                self._statement_timeouts.pop(conn, None)
+                raise
 
     def _check_ready(self, conn: psycopg.Connection[Any]) -> None:
         try:
@@ -373,6 +403,9 @@ class PostgresStore(StoreBase):
         """
         self._check_open()
         with self._pool.connection() as conn, conn.transaction():
+            if self._statement_timeouts.pop(conn, None) is not None:
+                # A receiver's put left its budget on this connection; DDL waits for locks.
+                conn.execute("RESET statement_timeout")
             q = self._render(conn)
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._lock_key,))
             if self._schema is not None:
@@ -388,8 +421,8 @@ class PostgresStore(StoreBase):
             return max(current, SCHEMA_VERSION)
 
     @_translate
-    def _insert(self, batch: Sequence[_Encoded]) -> list[str | None]:
-        with self._connection() as conn:
+    def _insert(self, batch: Sequence[_Encoded], timeout: float | None) -> list[str | None]:
+        with self._connection(timeout) as conn:
             for _ in range(3):
                 try:
                     if len(batch) == 1:
@@ -597,6 +630,11 @@ class PostgresStore(StoreBase):
         """
         params = self._held_params(claim, self._now(), error=error)
         return self._run(conn, self._sql["dead_letter"], params) == 1
+
+    @_translate
+    def release(self, claim: Claim) -> bool:
+        params = self._held_params(claim, self._now())
+        return self._run(None, self._sql["release"], params) == 1
 
     @_translate
     def extend(self, claim: Claim, *, lease: float) -> bool:

@@ -7,10 +7,19 @@ the receiver does the least that makes an event safe and nothing more, in this o
 2. the verifier (401): before anything reads the body, so a forged request cannot claim, and
    so suppress, a real event id;
 3. the envelope (400 ``EVENTO_INVALIDO`` only for a body that cannot be an event at all: not
-   a JSON object, or no non-empty string ``id`` and ``tipo``);
+   a JSON object, or no ``id`` and ``tipo`` a store can hold: non-empty strings of at most
+   256 characters without control characters or lone surrogates);
 4. ``store.put``: 200 for a new event and for a duplicate (the service must stop
    redelivering), 200 for a conflicting body (logged; the first one is kept), 503 when the
-   store failed so that the service delivers again.
+   store failed, or did not answer within ``store_timeout``, so that the service delivers
+   again.
+
+Admission costs time linear in the body whatever its shape (see ``decode_json``), so no body
+can hold up the answers to the others. A body with a UTF-8 byte order mark, or in cp1252 /
+Latin-1, is read rather than refused; a lone surrogate escape (``"\\ud800"``) in a string is
+stored as it came, escaped; a ``criadoEm`` that cannot be expressed in UTC is stored as no
+``criadoEm`` (the worker then dead-letters the event): one odd event never costs an approval,
+and never fails the events stored with it.
 
 An event whose ``dados`` does not fit the typed schema is still stored and answered 200: the
 mismatch surfaces in the worker (``Claim.event`` raises ``InvalidEventError``), where it is
@@ -22,15 +31,26 @@ it (the ASGI app batches concurrent deliveries into one store transaction).
 
 from __future__ import annotations
 
+import inspect
 import json
 import logging
-from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Final, Protocol
+import math
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import attrs
 
-from ._events import Envelope, Event, InvalidEventError, _as_object, parse_envelope, parse_event
-from ._store import EventLike, PutResult, Store
+from ._events import (
+    Envelope,
+    Event,
+    InvalidEventError,
+    _as_object,
+    escape_lone_surrogates,
+    parse_envelope,
+    parse_event,
+)
+from ._logsafe import configure_logging, loggable
+from ._store import EventLike, PutResult, Store, StoreError
 from ._verify import VerificationError, Verifier
 
 if TYPE_CHECKING:
@@ -38,15 +58,20 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_MAX_BODY_BYTES",
+    "DEFAULT_STORE_TIMEOUT",
     "Admitted",
     "HeadersLike",
     "Receipt",
     "WebhookReceiver",
     "error_body",
+    "takes_timeout",
 ]
 
 #: Largest body accepted by default; events of the spec are well under 2 KiB.
 DEFAULT_MAX_BODY_BYTES: Final = 256 * 1024
+#: Seconds a delivery may wait for the store before it is answered 503. The service wants an
+#: answer within 1 to 2 seconds; this leaves room for the network and the server around it.
+DEFAULT_STORE_TIMEOUT: Final = 1.0
 
 _logger = logging.getLogger("smartpos.webhooks")
 
@@ -64,6 +89,21 @@ _ANSWERS: Final = {
     PutResult.DUPLICATE: b'{"recebido":true,"duplicado":true}',
     PutResult.CONFLICT: b'{"recebido":true,"duplicado":true,"conflito":true}',
 }
+
+
+def takes_timeout(method: Callable[..., Any] | None) -> bool:
+    """Whether a store method accepts ``timeout=`` (every built-in store; maybe not yours)."""
+    if method is None:
+        return False
+    try:
+        parameters = inspect.signature(method).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(
+        p.kind is inspect.Parameter.VAR_KEYWORD
+        or (p.name == "timeout" and p.kind is not inspect.Parameter.POSITIONAL_ONLY)
+        for p in parameters
+    )
 
 
 def error_body(codigo: str, mensagem: str) -> bytes:
@@ -126,10 +166,16 @@ class WebhookReceiver:
         verifier: Checks each delivery's authenticity first; ``None`` accepts all (only
             behind something else that checks, or in development).
         max_body_bytes: Larger bodies are answered 413 without being read further.
+        store_timeout: Seconds a delivery may wait for the store (a locked SQLite file, a
+            slow server) before it is answered 503, so that the service delivers it again
+            instead of giving up on an answer that comes too late. Passed to the store's
+            ``put`` as ``timeout=`` (a store whose ``put`` takes no ``timeout`` is called
+            without it); under ASGI it also bounds the wait behind another commit. ``None``
+            leaves the waits to the store's own settings.
 
     Raises:
-        ValueError: ``max_body_bytes`` is not a positive int, or ``verifier`` has no
-            ``verify`` method.
+        ValueError: ``max_body_bytes`` is not a positive int, ``store_timeout`` is not a
+            positive number of seconds or ``None``, or ``verifier`` has no ``verify`` method.
     """
 
     def __init__(
@@ -138,21 +184,38 @@ class WebhookReceiver:
         *,
         verifier: Verifier | None = None,
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+        store_timeout: float | None = DEFAULT_STORE_TIMEOUT,
     ) -> None:
         if isinstance(max_body_bytes, bool) or not isinstance(max_body_bytes, int):
             raise ValueError(f"max_body_bytes must be an int, not {max_body_bytes!r}")
         if max_body_bytes < 1:
             raise ValueError(f"max_body_bytes must be >= 1, not {max_body_bytes!r}")
+        if store_timeout is not None and (
+            isinstance(store_timeout, bool)
+            or not isinstance(store_timeout, (int, float))
+            or not (0 < store_timeout < math.inf)
+        ):
+            raise ValueError(
+                f"store_timeout must be a positive number of seconds or None, not {store_timeout!r}"
+            )
         if verifier is not None and not callable(getattr(verifier, "verify", None)):
             raise ValueError("verifier must have a verify(body, headers) method")
+        configure_logging()
         self._store = store
         self._verifier = verifier
         self._max_body_bytes = max_body_bytes
+        self._store_timeout = None if store_timeout is None else float(store_timeout)
+        # Only the built-in stores are known to take timeout=; a hand-written one may not.
+        self._put_options: dict[str, float] = (
+            {"timeout": self._store_timeout}
+            if self._store_timeout is not None and takes_timeout(getattr(store, "put", None))
+            else {}
+        )
 
     def __repr__(self) -> str:
         return (
             f"WebhookReceiver({self._store!r}, verifier={self._verifier!r}, "
-            f"max_body_bytes={self._max_body_bytes})"
+            f"max_body_bytes={self._max_body_bytes}, store_timeout={self._store_timeout})"
         )
 
     @property
@@ -165,27 +228,40 @@ class WebhookReceiver:
         """Largest body accepted."""
         return self._max_body_bytes
 
+    @property
+    def store_timeout(self) -> float | None:
+        """Seconds a delivery may wait for the store before it is answered 503."""
+        return self._store_timeout
+
     def receive(
         self,
-        body: bytes | bytearray | memoryview | str,
+        body: bytes | bytearray | memoryview | str | Mapping[str, Any],
         headers: Mapping[str, str] | HeadersLike | None = None,
     ) -> Receipt:
         """Check, store and answer one delivery.
 
         Args:
-            body: The request body exactly as received (a str is UTF-8 encoded).
+            body: The request body exactly as received (a str is UTF-8 encoded), or the JSON
+                object a framework already parsed from it (Flask's ``request.json``), which
+                is admitted as its JSON text would be. A signature verifier needs the raw
+                bytes: pass those when you verify signatures.
             headers: The request headers, names in any case: a mapping, or anything with
                 ``items()`` such as Flask's ``request.headers``.
 
         Returns:
             The receipt; answer ``receipt.body`` with ``receipt.status_code``. Never raises
             for a bad delivery or a failed store: those are status codes.
+
+        Raises:
+            TypeError: ``body`` is none of the above (``None`` included: Flask's
+                ``request.json`` is ``None`` when the content type is not JSON; pass
+                ``request.get_data()`` instead).
         """
         admitted = self.admit(body, headers)
         if isinstance(admitted, Receipt):
             return admitted
         try:
-            result = self._store.put(admitted.stored)
+            result = self._store.put(admitted.stored, **self._put_options)
         except Exception as exc:  # noqa: BLE001 - any store failure must become a 503
             return self.store_failed(admitted, exc)
         return self.stored(admitted, result)
@@ -194,7 +270,7 @@ class WebhookReceiver:
 
     def admit(
         self,
-        body: bytes | bytearray | memoryview | str,
+        body: bytes | bytearray | memoryview | str | Mapping[str, Any],
         headers: Mapping[str, str] | HeadersLike | None = None,
         *,
         lower_case: bool = False,
@@ -202,14 +278,18 @@ class WebhookReceiver:
         """Run every check before the store: a rejection ``Receipt`` or an ``Admitted``.
 
         Args:
-            body: The request body.
+            body: The request body, or a parsed JSON object (see ``receive``).
             headers: The request headers.
             lower_case: The header names are already lower-case (ASGI, WSGI adapters).
+
+        Raises:
+            TypeError: ``body`` is not bytes, str or a mapping.
         """
-        if isinstance(body, str):
-            body = body.encode("utf-8")
-        elif type(body) is not bytes:
-            body = bytes(body)
+        if type(body) is not bytes:
+            converted = _body_bytes(body)
+            if isinstance(converted, str):
+                return self._reject(400, "EVENTO_INVALIDO", converted)
+            body = converted
         if len(body) > self._max_body_bytes:
             return self._reject(
                 413,
@@ -233,7 +313,7 @@ class WebhookReceiver:
                 _logger.exception("webhook verifier failed; answered 503")
                 return self._reject(503, "VERIFICACAO_INDISPONIVEL", type(exc).__name__)
         try:
-            data = _as_object(body)
+            data = _as_object(body, lenient=True)
         except InvalidEventError as exc:
             return self._reject(400, "EVENTO_INVALIDO", str(exc))
         try:
@@ -255,20 +335,23 @@ class WebhookReceiver:
             _logger.warning(
                 "webhook event %s (%s) redelivered with a different body: answered 200, "
                 "the first one is kept",
-                envelope.id,
-                envelope.tipo,
+                loggable(envelope.id),
+                loggable(envelope.tipo),
             )
         elif _logger.isEnabledFor(logging.INFO):
             _logger.info(
-                "webhook event %s (%s) received: %s", envelope.id, envelope.tipo, result.value
+                "webhook event %s (%s) received: %s",
+                loggable(envelope.id),
+                loggable(envelope.tipo),
+                result.value,
             )
         if admitted.schema_error is not None and result is PutResult.NEW:
             _logger.warning(
                 "webhook event %s (%s) stored, but its dados does not fit the schema (%s); "
                 "a worker will dead-letter it",
-                envelope.id,
-                envelope.tipo,
-                admitted.schema_error,
+                loggable(envelope.id),
+                loggable(envelope.tipo),
+                loggable(admitted.schema_error, 200),
             )
         return Receipt(
             status_code=200,
@@ -284,11 +367,13 @@ class WebhookReceiver:
         """The receipt when ``store.put`` raised: 503, so the service delivers again."""
         envelope = admitted.envelope
         _logger.error(
-            "webhook event %s (%s) NOT stored, answered 503 so it is delivered again: %s",
-            envelope.id,
-            envelope.tipo,
+            "webhook event %s (%s) NOT stored, answered 503 so it is delivered again: %s: %s",
+            loggable(envelope.id),
+            loggable(envelope.tipo),
             type(exc).__name__,
-            exc_info=exc,
+            loggable(exc, 200),
+            # A StoreError says all there is to say; anything else is a bug worth its trace.
+            exc_info=None if isinstance(exc, StoreError) else exc,
         )
         return Receipt(
             status_code=503,
@@ -301,7 +386,9 @@ class WebhookReceiver:
         )
 
     def _reject(self, status_code: int, codigo: str, mensagem: str) -> Receipt:
-        _logger.warning("webhook delivery refused with %d %s: %s", status_code, codigo, mensagem)
+        _logger.warning(
+            "webhook delivery refused with %d %s: %s", status_code, codigo, loggable(mensagem, 200)
+        )
         return Receipt(status_code=status_code, body=error_body(codigo, mensagem), error=mensagem)
 
     # Adapters.
@@ -322,3 +409,35 @@ class WebhookReceiver:
         from ._adapters import WsgiReceiver
 
         return WsgiReceiver(self)
+
+
+def _body_bytes(body: object) -> bytes | str:
+    """The bytes to admit for a body that is not ``bytes``, or why it is refused (a 400).
+
+    Raises:
+        TypeError: ``body`` is not bytes-like, str or a mapping.
+    """
+    if isinstance(body, (bytearray, memoryview)):
+        return bytes(body)
+    if isinstance(body, str):
+        text = body
+    elif isinstance(body, Mapping):
+        # A framework's parsed JSON: admitted exactly as its JSON text would be (size,
+        # verifier, depth, NaN), so both forms of one delivery get the same answer.
+        try:
+            text = json.dumps(body, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        except (TypeError, ValueError, RecursionError) as exc:
+            return f"$: the parsed body is not a JSON object: {exc}"
+    elif isinstance(body, bytes):
+        return body
+    else:
+        raise TypeError(
+            "receive() takes the body as bytes, str or a parsed JSON object (a mapping), not "
+            f"{type(body).__name__}; with Flask, pass request.get_data() (request.json is "
+            "None when the Content-Type is not JSON)"
+        )
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        # Lone surrogates can only sit inside JSON strings: their escapes say the same.
+        return escape_lone_surrogates(text)

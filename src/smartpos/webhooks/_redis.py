@@ -26,12 +26,15 @@ import hashlib
 import json
 import logging
 import math
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import redis
 import redis.exceptions
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 from smartpos._errors import ConfigurationError
 
@@ -62,6 +65,8 @@ _TTL_GRACE_SECONDS = 3600
 _PURGE_BATCH = 500
 # Seconds a store-made client waits to connect or for an answer.
 _TIMEOUT = 5.0
+# Clients kept for per-call timeouts (one per distinct value, oldest closed first).
+_MAX_TIMED_CLIENTS = 4
 
 # Lua scripts. In an event's hash, the optional fields ow, tk, le, av, dn and c are '' (or
 # absent) when None: clearing them in the same HSET saves the server an HDEL per operation.
@@ -214,6 +219,21 @@ _DEAD_LETTER = (
 local f = held(KEYS[1], ARGV[2], tonumber(ARGV[1]))
 if not f then return 0 end
 to_dead(KEYS[1], f[4], f[6], f[7], ARGV[3], KEYS[2], KEYS[3])
+return 1
+"""
+)
+
+# KEYS: event, timer, ready.  ARGV: now, token.
+# Back to pending and ready at once, the claim's attempt taken back; 'err' is kept.
+_RELEASE = (
+    _LUA_HELPERS
+    + """
+local f = held(KEYS[1], ARGV[2], tonumber(ARGV[1]))
+if not f then return 0 end
+redis.call('HSET', KEYS[1], 'st', 'pending', 'at', tonumber(f[5]) - 1, 'av', ARGV[1], 'ow', '',
+           'tk', '', 'le', '')
+redis.call('ZREM', KEYS[2], f[4])
+redis.call('ZADD', KEYS[3], f[6], f[7])
 return 1
 """
 )
@@ -509,6 +529,10 @@ class RedisStore(StoreBase):
         self._nack = _Script(self._client, _NACK)
         self._dead_letter = _Script(self._client, _DEAD_LETTER)
         self._extend = _Script(self._client, _EXTEND)
+        self._release = _Script(self._client, _RELEASE)
+        # Per-call timeouts: a client (and its pool) per timeout value, made on first use.
+        self._timed: dict[float, tuple[redis.Redis, _Script]] = {}
+        self._timed_lock = threading.Lock()
         self._requeue = _Script(self._client, _REQUEUE)
         self._purge = _Script(self._client, _PURGE)
         self._list_script = _Script(self._client, _LIST)
@@ -531,8 +555,36 @@ class RedisStore(StoreBase):
         fixed = [self._ready, self._timer, self._dead, self._done, self._seq]
         return fixed + [self._ev + event_id for event_id in event_ids]
 
+    def _timed_put(self, timeout: float) -> _Script:
+        """The put script on a client whose socket waits at most ``timeout`` seconds."""
+        with self._timed_lock:
+            timed = self._timed.get(timeout)
+            if timed is not None:
+                return timed[1]
+            pool = self._client.connection_pool
+            kwargs = {
+                **pool.connection_kwargs,
+                "socket_timeout": timeout,
+                "socket_connect_timeout": timeout,
+                # redis-py retries a timed-out command (up to 3 times, with backoff): that
+                # would multiply the budget the caller gave.
+                "retry": Retry(NoBackoff(), 0),
+            }
+            client = redis.Redis(
+                connection_pool=redis.ConnectionPool(
+                    connection_class=pool.connection_class, **kwargs
+                )
+            )
+            script = _Script(client, _PUT)
+            self._timed[timeout] = (client, script)
+            if len(self._timed) > _MAX_TIMED_CLIENTS:  # a receiver uses one value
+                old, _ = self._timed.pop(next(iter(self._timed)))
+                old.close()
+                old.connection_pool.disconnect()
+            return script
+
     @_translate
-    def _insert(self, batch: Sequence[_Encoded]) -> list[str | None]:
+    def _insert(self, batch: Sequence[_Encoded], timeout: float | None) -> list[str | None]:
         self._check_open()
         keys: list[str | bytes] = [*self._put_keys]
         args = [_num(self._now())]
@@ -540,7 +592,8 @@ class RedisStore(StoreBase):
             keys.append(self._ev + item.id)
             criado = "" if item.criado_em is None else _num(item.criado_em)
             args += (item.id, item.raw_json, item.body_hash, item.tipo, criado)
-        return [None if code == 0 else _text(code) for code in self._put(keys, args)]
+        put = self._put if timeout is None else self._timed_put(max(timeout, 0.001))
+        return [None if code == 0 else _text(code) for code in put(keys, args)]
 
     @_translate
     def claim(self, *, owner: str, lease: float, limit: int = 1) -> list[Claim]:
@@ -608,6 +661,12 @@ class RedisStore(StoreBase):
         return bool(self._dead_letter(keys, args))
 
     @_translate
+    def release(self, claim: Claim) -> bool:
+        self._check_open()
+        keys = [self._ev + claim.event_id, self._timer, self._ready]
+        return bool(self._release(keys, [_num(self._now()), claim.token]))
+
+    @_translate
     def extend(self, claim: Claim, *, lease: float) -> bool:
         self._check_seconds("lease", lease, positive=True)
         self._check_open()
@@ -651,6 +710,11 @@ class RedisStore(StoreBase):
         if self._closed:
             return
         self._closed = True
+        with self._timed_lock:
+            timed, self._timed = list(self._timed.values()), {}
+        for client, _ in timed:
+            client.close()
+            client.connection_pool.disconnect()
         if self._owns_client:
             self._client.close()
 

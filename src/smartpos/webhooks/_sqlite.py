@@ -142,6 +142,12 @@ _NACK = (
     "available_at = CASE WHEN attempts >= ? THEN NULL ELSE ? END, last_error = ?, owner = NULL, "
     "token = NULL, lease_expires_at = NULL WHERE id = ? AND token = ? AND lease_expires_at > ?"
 )
+# Back to pending, available now, the claim's attempt taken back.
+_RELEASE = (
+    "UPDATE smartpos_inbox SET state = 'pending', attempts = attempts - 1, available_at = ?, "
+    "owner = NULL, token = NULL, lease_expires_at = NULL "
+    "WHERE id = ? AND token = ? AND lease_expires_at > ?"
+)
 _DEAD_LETTER = (
     "UPDATE smartpos_inbox SET state = 'dead', available_at = NULL, last_error = ?, owner = NULL, "
     "token = NULL, lease_expires_at = NULL WHERE id = ? AND token = ? AND lease_expires_at > ?"
@@ -157,6 +163,12 @@ _REQUEUE = (
 _PURGE = "DELETE FROM smartpos_inbox WHERE state = 'done' AND done_at < ?"
 
 
+class _Connection(sqlite3.Connection):
+    """A connection that remembers its busy timeout, so a per-call one is set only on change."""
+
+    busy_timeout: float = 0.0
+
+
 class SQLiteStore(StoreBase):
     """The embedded, durable inbox: one SQLite file on a local disk.
 
@@ -169,7 +181,8 @@ class SQLiteStore(StoreBase):
         synchronous: ``"FULL"`` (default) fsyncs every commit, so an event answered 2xx
             survives a power cut; ``"NORMAL"`` is faster but a power cut (not a crash) may
             lose the last commits.
-        busy_timeout: Seconds to wait for another connection's write lock before failing.
+        busy_timeout: Seconds to wait for another connection's write lock before failing;
+            a put given a shorter ``timeout`` (a receiver's ``store_timeout``) waits that.
         max_attempts: Claims after which a failing event goes to the dead state.
         retention: How long ``purge()`` keeps done events by default.
         clock: Returns the current time in epoch seconds.
@@ -212,7 +225,7 @@ class SQLiteStore(StoreBase):
         self._synchronous = mode
         self._busy_timeout = float(busy_timeout)
         self._lock = threading.Lock()
-        self._idle: list[sqlite3.Connection] = []
+        self._idle: list[_Connection] = []
         # Connections opened before a fork belong to the parent; the child must not use or
         # close them (SQLite forbids carrying a connection across fork), only keep them alive.
         self._inherited: list[sqlite3.Connection] = []
@@ -241,9 +254,9 @@ class SQLiteStore(StoreBase):
         """``"FULL"`` or ``"NORMAL"``."""
         return self._synchronous
 
-    def _insert(self, batch: Sequence[_Encoded]) -> list[str | None]:
+    def _insert(self, batch: Sequence[_Encoded], timeout: float | None) -> list[str | None]:
         kept: list[str | None] = []
-        with self._write() as conn:
+        with self._write(timeout) as conn:
             now = self._now()
             for item in batch:
                 cursor = conn.execute(
@@ -318,6 +331,12 @@ class SQLiteStore(StoreBase):
             cursor = conn.execute(_DEAD_LETTER, (error, claim.event_id, claim.token, now))
             return cursor.rowcount == 1
 
+    def release(self, claim: Claim) -> bool:
+        with self._write() as conn:
+            now = self._now()
+            cursor = conn.execute(_RELEASE, (now, claim.event_id, claim.token, now))
+            return cursor.rowcount == 1
+
     def extend(self, claim: Claim, *, lease: float) -> bool:
         self._check_seconds("lease", lease, positive=True)
         with self._write() as conn:
@@ -355,7 +374,7 @@ class SQLiteStore(StoreBase):
 
     # Connections.
 
-    def _connect(self) -> sqlite3.Connection:
+    def _connect(self) -> _Connection:
         try:
             # isolation_level=None: this module writes BEGIN IMMEDIATE / COMMIT itself.
             # check_same_thread=False: a pooled connection moves between threads, one at a time.
@@ -364,6 +383,7 @@ class SQLiteStore(StoreBase):
                 timeout=self._busy_timeout,
                 isolation_level=None,
                 check_same_thread=False,
+                factory=_Connection,
             )
         except sqlite3.Error as exc:
             raise self._error(exc) from exc
@@ -372,6 +392,7 @@ class SQLiteStore(StoreBase):
         except sqlite3.Error as exc:
             conn.close()
             raise self._error(exc) from exc
+        conn.busy_timeout = self._busy_timeout
         return conn
 
     def _set_up(self, conn: sqlite3.Connection) -> None:
@@ -403,7 +424,7 @@ class SQLiteStore(StoreBase):
                 conn.rollback()
             raise
 
-    def _checkout(self) -> sqlite3.Connection:
+    def _checkout(self) -> _Connection:
         with self._lock:
             if self._closed:
                 raise StoreError(f"SQLite store {self._path!r} is closed")
@@ -415,7 +436,7 @@ class SQLiteStore(StoreBase):
                 return self._idle.pop()
         return self._connect()
 
-    def _checkin(self, conn: sqlite3.Connection) -> None:
+    def _checkin(self, conn: _Connection) -> None:
         with self._lock:
             if not self._closed and len(self._idle) < _MAX_IDLE:
                 self._idle.append(conn)
@@ -423,9 +444,19 @@ class SQLiteStore(StoreBase):
         conn.close()
 
     @contextlib.contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        """Run the block in ``BEGIN IMMEDIATE`` ... ``COMMIT``; SQLite errors become StoreError."""
+    def _write(self, timeout: float | None = None) -> Iterator[sqlite3.Connection]:
+        """Run the block in ``BEGIN IMMEDIATE`` ... ``COMMIT``; SQLite errors become StoreError.
+
+        Args:
+            timeout: Seconds to wait for another connection's write lock, instead of the
+                store's ``busy_timeout``.
+        """
         with self._read() as conn:
+            wanted = self._busy_timeout if timeout is None else min(timeout, self._busy_timeout)
+            if conn.busy_timeout != wanted:
+                # Set only when it changes: a receiver's puts keep the same budget.
+                conn.execute(f"PRAGMA busy_timeout = {round(wanted * 1000)}")
+                conn.busy_timeout = wanted
             conn.execute("BEGIN IMMEDIATE")
             try:
                 yield conn
@@ -436,7 +467,7 @@ class SQLiteStore(StoreBase):
                 raise
 
     @contextlib.contextmanager
-    def _read(self) -> Iterator[sqlite3.Connection]:
+    def _read(self) -> Iterator[_Connection]:
         """Lend a pooled connection to the block; SQLite errors become StoreError."""
         conn = self._checkout()
         try:

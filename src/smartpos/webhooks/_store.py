@@ -7,6 +7,11 @@ can never overwrite the work of the next owner. An event that fails ``max_attemp
 to the ``dead`` state, where it can be listed and requeued. A crash at any point loses nothing:
 an event is only ``done`` after the partner's handler said so.
 
+Every store gives the same answer for the same event: what one backend could not hold (an id
+with NUL for PostgreSQL, a lone surrogate for all of them, a ``criado_em`` whose UTC instant
+falls outside Python's calendar) is refused by ``put`` with the same ``ValueError`` before any
+backend sees it, and a lone surrogate inside the body is stored as its JSON escape.
+
 A "seen" set marked before processing loses the event when the process dies mid-way: this
 interface exists so that nobody builds the inbox that way.
 """
@@ -30,6 +35,9 @@ from typing import TYPE_CHECKING, Any, ParamSpec, Protocol, TypeVar, runtime_che
 import attrs
 
 from smartpos._errors import ConfigurationError, SmartPOSError
+
+from ._events import envelope_problem, escape_lone_surrogates, utc_problem
+from ._logsafe import configure_logging, loggable
 
 if TYPE_CHECKING:
     from ._events import Event
@@ -110,14 +118,35 @@ class EventLike(Protocol):
     def raw(self) -> Mapping[str, Any]: ...
 
 
+def _canonical(raw: Mapping[str, Any]) -> tuple[str, bytes]:
+    """The canonical JSON text of an envelope and its UTF-8 bytes."""
+    text = json.dumps(
+        raw, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    )
+    try:
+        return text, text.encode("utf-8")
+    except UnicodeEncodeError:
+        # A lone surrogate ("\ud800" in the body) encodes nowhere: keep its JSON escape,
+        # which decodes back to the very same str.
+        data = escape_lone_surrogates(text)
+        return data.decode("utf-8"), data
+
+
 def canonical_json(raw: Mapping[str, Any]) -> str:
-    """Serialize an envelope the same way every time (sorted keys, no spaces, UTF-8)."""
-    return json.dumps(raw, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """Serialize an envelope the same way every time (sorted keys, no spaces, UTF-8).
+
+    Lone surrogates are written as their ``\\uXXXX`` escapes, so the text always encodes.
+
+    Raises:
+        TypeError: A value is not JSON (a ``datetime``, a set).
+        ValueError: A float is ``NaN`` or infinite, or the mapping contains itself.
+    """
+    return _canonical(raw)[0]
 
 
 def body_hash(raw: Mapping[str, Any]) -> str:
     """Return the SHA-256 hex digest of an envelope's canonical JSON (dedup vs conflict)."""
-    return hashlib.sha256(canonical_json(raw).encode("utf-8")).hexdigest()
+    return hashlib.sha256(_canonical(raw)[1]).hexdigest()
 
 
 @attrs.frozen(slots=True)
@@ -184,11 +213,13 @@ class Store(Protocol):
 
     # ``builtins.list`` in the annotations: inside this class, ``list`` is the method.
 
-    def put(self, event: EventLike) -> PutResult:
+    def put(self, event: EventLike, *, timeout: float | None = None) -> PutResult:
         """Insert the event if its id is new; atomic across threads and processes."""
         ...
 
-    def put_many(self, events: Sequence[EventLike]) -> builtins.list[PutResult]:
+    def put_many(
+        self, events: Sequence[EventLike], *, timeout: float | None = None
+    ) -> builtins.list[PutResult]:
         """Insert several events in one transaction (group commit); results in input order."""
         ...
 
@@ -210,6 +241,10 @@ class Store(Protocol):
 
     def dead_letter(self, claim: Claim, *, error: str) -> bool:
         """Move the event straight to the dead state (it can never succeed as is)."""
+        ...
+
+    def release(self, claim: Claim) -> bool:
+        """Give an unprocessed claim back at once, without counting it as an attempt."""
         ...
 
     def extend(self, claim: Claim, *, lease: float) -> bool:
@@ -340,7 +375,7 @@ def _stored_event(
     return StoredEvent(
         id=event_id,
         tipo=tipo,
-        criado_em=None if criado_em is None else to_datetime(criado_em),
+        criado_em=_criado_em(criado_em, to_datetime),
         raw=to_raw(raw),
         body_hash=hash_,
         state=EventState(state),
@@ -352,6 +387,17 @@ def _stored_event(
         last_error=last_error,
         done_at=None if done_at is None else to_datetime(done_at),
     )
+
+
+def _criado_em(value: Any, to_datetime: Callable[[Any], _dt.datetime]) -> _dt.datetime | None:
+    # A row written by an older smartpos may hold a time outside Python's calendar (year 0):
+    # it reads as "no criado_em" rather than failing every get and list of the inbox.
+    if value is None:
+        return None
+    try:
+        return to_datetime(value)
+    except (OverflowError, ValueError, OSError):
+        return None
 
 
 @attrs.frozen(slots=True)
@@ -401,6 +447,7 @@ class StoreBase:
             raise ConfigurationError(f"retention must be a timedelta >= 0, not {retention!r}")
         if not callable(clock):
             raise ConfigurationError("clock must be a callable returning epoch seconds")
+        configure_logging()
         self._max_attempts = max_attempts
         self._retention = retention
         self._clock = clock
@@ -416,44 +463,64 @@ class StoreBase:
         """How long ``purge()`` keeps done events by default."""
         return self._retention
 
-    def put(self, event: EventLike) -> PutResult:
+    def put(self, event: EventLike, *, timeout: float | None = None) -> PutResult:
         """Store the event if its id is new, atomically (insert-if-absent), durably.
 
         Args:
             event: A parsed event or any object with ``id``, ``tipo``, ``criado_em`` and
                 ``raw``.
+            timeout: Seconds the call may wait for the backend (a lock held by another
+                process, a busy server, a free connection) before it fails with
+                ``StoreError``; ``None`` waits as long as the store's own settings allow.
+                A receiver passes its ``store_timeout`` so that it can answer in time.
 
         Returns:
             ``NEW``, ``DUPLICATE`` (same id, same body) or ``CONFLICT`` (same id, different
             body: logged, the first one kept).
 
         Raises:
-            StoreError: The backend failed (``StoreFullError``: a ``MemoryStore`` has no room
-                and no done event to evict); nothing was stored.
-            ValueError: The event has no id or a naive ``criado_em``.
+            StoreError: The backend failed or did not answer within ``timeout``
+                (``StoreFullError``: a ``MemoryStore`` has no room and no done event to
+                evict); nothing was stored.
+            ValueError: The event cannot be stored by any backend: an ``id`` or ``tipo``
+                that is empty, longer than 256 characters or holds a control character or a
+                lone surrogate; a naive ``criado_em``, or one outside the years 1 to 9999 in
+                UTC; a ``raw`` that is not JSON (``NaN``, a ``datetime``).
         """
+        self._check_timeout(timeout)
         item = self._encode(event)
-        return self._put_result(item, self._insert((item,))[0])
+        return self._put_result(item, self._insert((item,), timeout)[0])
 
-    def put_many(self, events: Sequence[EventLike]) -> builtins.list[PutResult]:
+    def put_many(
+        self, events: Sequence[EventLike], *, timeout: float | None = None
+    ) -> builtins.list[PutResult]:
         """Store several events in one transaction (group commit): all of them or none.
+
+        Every event is checked first, so an event no backend can hold raises ``ValueError``
+        before anything is written. A receiver's group commit checks each delivery on its own
+        before batching it, and puts the members of a failed batch one by one, so that one
+        event never fails the others.
 
         Args:
             events: Events to store; an id repeated in the batch is ``DUPLICATE`` or
                 ``CONFLICT`` after its first occurrence.
+            timeout: As for ``put``, for the whole batch.
 
         Returns:
             One ``PutResult`` per event, in input order.
 
         Raises:
-            StoreError: The backend failed (``StoreFullError``: not enough room in a
-                ``MemoryStore``, even after evicting done events); nothing was stored.
-            ValueError: An event has no id or a naive ``criado_em``.
+            StoreError: The backend failed or did not answer within ``timeout``
+                (``StoreFullError``: not enough room in a ``MemoryStore``, even after
+                evicting done events); nothing was stored.
+            ValueError: An event cannot be stored (see ``put``); its position is named and
+                nothing was stored.
         """
-        batch = [self._encode(event) for event in events]
+        self._check_timeout(timeout)
+        batch = [self._encode_member(index, event) for index, event in enumerate(events)]
         if not batch:
             return []
-        return self._put_results(batch, self._insert(batch))
+        return self._put_results(batch, self._insert(batch, timeout))
 
     def claim(self, *, owner: str, lease: float, limit: int = 1) -> builtins.list[Claim]:
         """Lease up to ``limit`` available events, oldest ``criado_em`` first, then arrival.
@@ -530,6 +597,25 @@ class StoreBase:
         Args:
             claim: A claim returned by ``claim``.
             error: Why; kept as ``last_error``.
+
+        Returns:
+            ``False`` (and nothing changed) when the claim no longer holds the lease.
+
+        Raises:
+            StoreError: The backend failed; nothing changed.
+        """
+        raise NotImplementedError
+
+    def release(self, claim: Claim) -> bool:
+        """Give a claim back unprocessed: claimable again at once, the attempt not counted.
+
+        For a worker that claimed a batch and cannot go on with it (it is stopping, or the
+        store failed on an earlier event of the batch): unlike ``nack``, the claim's attempt
+        is taken back (the next claim has the same ``attempts`` as this one had), the event
+        never goes to the dead state, and ``last_error`` is kept.
+
+        Args:
+            claim: A claim returned by ``claim``.
 
         Returns:
             ``False`` (and nothing changed) when the claim no longer holds the lease.
@@ -637,8 +723,13 @@ class StoreBase:
     # What a backend implements besides the public methods (``builtins.list`` in annotations:
     # inside this class, ``list`` is the method).
 
-    def _insert(self, batch: Sequence[_Encoded]) -> builtins.list[str | None]:
+    def _insert(
+        self, batch: Sequence[_Encoded], timeout: float | None
+    ) -> builtins.list[str | None]:
         """Store the events whose id is new, in one transaction, in order.
+
+        ``timeout`` (checked: ``None`` or finite seconds >= 0) bounds the waits for the
+        backend, as ``put`` documents.
 
         Returns:
             Per event, ``None`` when it was stored, else the body hash already stored under
@@ -702,16 +793,41 @@ class StoreBase:
         event_id, tipo, criado_em = event.id, event.tipo, event.criado_em
         if not isinstance(event_id, str) or not event_id:
             raise ValueError("an event needs a non-empty string id")
-        if not isinstance(tipo, str):
-            raise ValueError("an event needs a string tipo")
-        text = canonical_json(event.raw)
+        if not isinstance(tipo, str) or not tipo:
+            raise ValueError("an event needs a non-empty string tipo")
+        for name, value in (("id", event_id), ("tipo", tipo)):
+            problem = envelope_problem(value)
+            if problem is not None:
+                raise ValueError(f"the event's {name} cannot be stored: {problem}")
+        timestamp: float | None = None
+        if criado_em is not None:
+            timestamp = _aware_timestamp(criado_em, "criado_em")
+            problem = utc_problem(criado_em)
+            if problem is not None:
+                raise ValueError(f"criado_em cannot be stored: {problem}")
+        try:
+            text, data = _canonical(event.raw)
+        except (TypeError, ValueError, RecursionError) as exc:
+            raise ValueError(f"the event's raw is not storable JSON: {exc}") from None
         return _Encoded(
             id=event_id,
             tipo=tipo,
-            criado_em=None if criado_em is None else _aware_timestamp(criado_em, "criado_em"),
+            criado_em=timestamp,
             raw_json=text,
-            body_hash=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+            body_hash=hashlib.sha256(data).hexdigest(),
         )
+
+    @staticmethod
+    def _encode_member(index: int, event: EventLike) -> _Encoded:
+        try:
+            return StoreBase._encode(event)
+        except ValueError as exc:
+            raise ValueError(f"event {index} of the batch: {exc}") from exc
+
+    @staticmethod
+    def _check_timeout(timeout: float | None) -> None:
+        if timeout is not None:
+            StoreBase._check_seconds("timeout", timeout, positive=False)
 
     @staticmethod
     def _check_claim(owner: str, lease: float, limit: int) -> None:
@@ -735,8 +851,8 @@ class StoreBase:
         _logger.warning(
             "webhook event %s (%s) arrived again with a different body; the first one is kept "
             "(stored sha256 %s..., new sha256 %s...)",
-            event_id,
-            tipo,
+            loggable(event_id),
+            loggable(tipo),
             kept_hash[:12],
             new_hash[:12],
         )

@@ -16,8 +16,11 @@ is refused by the store: the event's new owner decides.
 
 ``run()`` loops until ``stop()`` (or a set ``stop_event``, or SIGTERM when
 ``install_signal_handlers=True``): the event being handled is finished, the rest of the batch
-is given back at once, and no new claim is made. ``AsyncWorker`` is the same for ``async def``
-handlers, with the store calls in a worker thread.
+is given back at once (``store.release``: the attempts that never happened are not counted),
+and no new claim is made. When the store fails while an event is being finished (its ack, say),
+the rest of the batch is given back the same way before the failure propagates, instead of
+waiting out its leases. ``AsyncWorker`` is the same for ``async def`` handlers, with the store
+calls in a worker thread.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from typing import Any, Final
 from smartpos._documents import mask_documento
 
 from ._events import Event, InvalidEventError
+from ._logsafe import configure_logging, loggable
 from ._store import Claim, Store
 
 __all__ = ["AsyncWorker", "Worker", "backoff_delay", "error_text"]
@@ -53,7 +57,8 @@ _DOCUMENT = re.compile(
     r"(?<![0-9A-Za-z])(?:\d{3}\.?\d{3}\.?\d{3}-?\d{2}|[0-9A-Z]{2}\.?[0-9A-Z]{3}\.?[0-9A-Z]{3}/?"
     r"[0-9A-Z]{4}-?\d{2})(?![0-9A-Za-z])"
 )
-_RELEASED = "released unprocessed: the worker was stopping"
+# What a store without ``release`` (a hand-written one) is told through ``nack`` instead.
+_RELEASED = "released unprocessed: the worker was stopping or its store failed"
 
 
 def error_text(exc: BaseException) -> str:
@@ -145,22 +150,24 @@ class _Settings:
             _logger.error(
                 "webhook event %s (%s) does not fit the schema (%s): dead-lettered; requeue it "
                 "after upgrading",
-                claim.event_id,
-                claim.tipo,
-                exc,
+                loggable(claim.event_id),
+                loggable(claim.tipo),
+                loggable(exc, 200),
             )
             self.store.dead_letter(claim, error=f"InvalidEventError: {exc}")
             return None
 
     def done(self, claim: Claim) -> None:
         if self.store.ack(claim):
-            _logger.debug("webhook event %s (%s) processed", claim.event_id, claim.tipo)
+            _logger.debug(
+                "webhook event %s (%s) processed", loggable(claim.event_id), loggable(claim.tipo)
+            )
         else:
             _logger.warning(
                 "webhook event %s (%s) was processed after its lease was lost; the ack was "
                 "refused and the event may be processed again (raise the lease)",
-                claim.event_id,
-                claim.tipo,
+                loggable(claim.event_id),
+                loggable(claim.tipo),
             )
 
     def failed(self, claim: Claim, exc: BaseException) -> None:
@@ -168,17 +175,54 @@ class _Settings:
         text = error_text(exc)
         _logger.warning(
             "webhook event %s (%s) failed on attempt %d, retry in %.1fs: %s",
-            claim.event_id,
-            claim.tipo,
+            loggable(claim.event_id),
+            loggable(claim.tipo),
             claim.attempts,
             retry_in,
-            text,
+            loggable(text, 200),
         )
         self.store.nack(claim, error=text, retry_in=retry_in)
 
-    def release(self, claims: Sequence[Claim]) -> None:
-        for claim in claims:
-            self.store.nack(claim, error=_RELEASED, retry_in=0.0)
+    def release(self, claims: Sequence[Claim], *, why: str) -> None:
+        """Give unprocessed claims back at once, without counting their attempts.
+
+        Best effort: when the store fails, the rest come back when their leases run out.
+        """
+        if not claims:
+            return
+        given = 0
+        try:
+            for claim in claims:
+                self._give_back(claim)
+                given += 1
+        except Exception as exc:  # noqa: BLE001 - the leases will bring them back
+            _logger.warning(
+                "webhook worker %s could not give back %d claimed events (%s: %s); they "
+                "come back when their lease runs out",
+                loggable(self.owner),
+                len(claims) - given,
+                type(exc).__name__,
+                loggable(exc, 200),
+            )
+            return
+        _logger.info(
+            "webhook worker %s gave back %d unprocessed events (%s)",
+            loggable(self.owner),
+            len(claims),
+            why,
+        )
+
+    def _give_back(self, claim: Claim) -> None:
+        release = getattr(self.store, "release", None)
+        if release is not None:
+            try:
+                release(claim)
+            except NotImplementedError:
+                pass  # a StoreBase subclass written before release() existed
+            else:
+                return
+        # A hand-written store without release: a retry at once, where the attempt counts.
+        self.store.nack(claim, error=_RELEASED, retry_in=0.0)
 
 
 class _Heartbeat:
@@ -212,7 +256,7 @@ class _Heartbeat:
                 try:
                     kept = settings.store.extend(claim, lease=settings.lease)
                 except Exception:  # noqa: BLE001 - try again at the next beat
-                    _logger.warning("could not extend the lease of %s", claim.event_id)
+                    _logger.warning("could not extend the lease of %s", loggable(claim.event_id))
                     continue
                 if not kept:
                     with self._lock:
@@ -226,6 +270,7 @@ class _WorkerBase:
     def __init__(self, store: Store, handler: Callable[[Event], object], **options: Any) -> None:
         if not callable(handler):
             raise ValueError("handler must be callable")
+        configure_logging()
         self._settings = _Settings(store, **options)
         self._handler = handler
         self._stopping = threading.Event()
@@ -327,14 +372,22 @@ class Worker(_WorkerBase):
         try:
             for index, claim in enumerate(claims):
                 if self._stopping.is_set():
-                    settings.release(claims[index:])
+                    settings.release(claims[index:], why="the worker is stopping")
                     break
                 if claim.event_id in heartbeat.lost:
                     _logger.warning(
-                        "webhook event %s lost its lease before its turn", claim.event_id
+                        "webhook event %s lost its lease before its turn",
+                        loggable(claim.event_id),
                     )
                     continue
-                self._process(settings, claim)
+                try:
+                    self._process(settings, claim)
+                except BaseException as exc:
+                    # The store failed on this event's ack (or nack), or the process is being
+                    # interrupted: the rest of the batch must not wait out its leases.
+                    rest = [c for c in claims[index + 1 :] if c.event_id not in heartbeat.lost]
+                    settings.release(rest, why=f"{type(exc).__name__} on an earlier event")
+                    raise
                 heartbeat.finished(claim)
                 processed += 1
         finally:
@@ -469,11 +522,20 @@ class AsyncWorker(_WorkerBase):
         try:
             for index, claim in enumerate(claims):
                 if self._stopping.is_set():
-                    await asyncio.to_thread(settings.release, claims[index:])
+                    await asyncio.to_thread(
+                        settings.release, claims[index:], why="the worker is stopping"
+                    )
                     break
                 if claim.event_id in lost:
                     continue
-                await self._process(settings, claim)
+                try:
+                    await self._process(settings, claim)
+                except (Exception, asyncio.CancelledError) as exc:
+                    rest = [c for c in claims[index + 1 :] if c.event_id not in lost]
+                    why = f"{type(exc).__name__} on an earlier event"
+                    # Shielded: a cancelled worker still gives its batch back.
+                    await asyncio.shield(asyncio.to_thread(settings.release, rest, why=why))
+                    raise
                 active.pop(claim.event_id, None)
                 processed += 1
         finally:
@@ -506,7 +568,7 @@ class AsyncWorker(_WorkerBase):
                         settings.store.extend, claim, lease=settings.lease
                     )
                 except Exception:  # noqa: BLE001 - try again at the next beat
-                    _logger.warning("could not extend the lease of %s", claim.event_id)
+                    _logger.warning("could not extend the lease of %s", loggable(claim.event_id))
                     continue
                 if not kept and claim.event_id in active:
                     lost.add(claim.event_id)
