@@ -100,7 +100,7 @@ def test_public_objects_say_they_are_from_smartpos() -> None:
     for name in smartpos.__all__:
         value = getattr(smartpos, name)
         module = getattr(value, "__module__", "smartpos")
-        assert module.split(".")[0] == "smartpos", name
+        assert "smartpos" == module.split(".")[0], name
 
 
 def _modules() -> list[str]:
