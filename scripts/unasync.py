@@ -4,6 +4,10 @@ The two clients must have exactly the same resources, methods and signatures; th
 the source, and this script writes the sync one by plain token replacement (the model is
 encode/httpcore's ``unasync.py``). ``--check`` exits 1 when the committed file is stale (CI).
 
+Every rule must match something: a rule that matched nothing means the async client changed
+under it (a renamed name now copied unconverted), so the script refuses to write or check
+anything and exits 2, naming the dead rules.
+
     python scripts/unasync.py          # rewrite the sync client
     python scripts/unasync.py --check  # fail if it is out of date
 """
@@ -19,7 +23,10 @@ ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "src" / "smartpos" / "_async_client.py"
 TARGET = ROOT / "src" / "smartpos" / "_sync_client.py"
 
-# Order matters: longer, more specific patterns first.
+# The source's module docstring, replaced by HEADER.
+DOCSTRING = r'\A""".*?"""\n'
+
+# Order matters: longer, more specific patterns first. Each one must match at least once.
 SUBS = [
     (r"^    import anyio\n\n", ""),
     (r"\banyio\.sleep\b", "time.sleep"),
@@ -37,7 +44,6 @@ SUBS = [
     (r"\basync def __aenter__\b", "def __enter__"),
     (r"\basync def __aexit__\b", "def __exit__"),
     (r"\basync def\b", "def"),
-    (r"\basync with\b", "with"),
     (r"\bawait self\._http\.aclose\(\)", "self._http.close()"),
     (r"\bawait ", ""),
     (r"\basynchronous=True\b", "asynchronous=False"),
@@ -50,12 +56,42 @@ HEADER = (
 )
 
 
+class UnusedRuleError(Exception):
+    """Substitution rules that matched nothing in the source."""
+
+    def __init__(self, patterns: list[str]) -> None:
+        super().__init__(patterns)
+        self.patterns = patterns
+
+    def __str__(self) -> str:
+        listed = "\n".join(f"    {pattern}" for pattern in self.patterns)
+        return (
+            f"{len(self.patterns)} substitution rule(s) of scripts/unasync.py matched nothing in "
+            f"{SOURCE.relative_to(ROOT)}:\n{listed}\n"
+            "Fix or remove each rule: the async client no longer has what it converts."
+        )
+
+
+def unasync(text: str, rules: list[tuple[str, str]] = SUBS) -> str:
+    """Apply the docstring swap and each rule in order (``re.M``), unformatted.
+
+    Raises:
+        UnusedRuleError: Some rules matched nothing (each is checked on the text as the
+            earlier rules left it).
+    """
+    text, count = re.subn(DOCSTRING, HEADER, text, count=1, flags=re.S)
+    unused = [] if count else [DOCSTRING]
+    for pattern, repl in rules:
+        text, count = re.subn(pattern, repl, text, flags=re.M)
+        if not count:
+            unused.append(pattern)
+    if unused:
+        raise UnusedRuleError(unused)
+    return text
+
+
 def generate() -> str:
-    text = SOURCE.read_text(encoding="utf-8")
-    # Replace the source's module docstring.
-    text = re.sub(r'\A""".*?"""\n', HEADER, text, count=1, flags=re.S)
-    for pattern, repl in SUBS:
-        text = re.sub(pattern, repl, text, flags=re.M)
+    text = unasync(SOURCE.read_text(encoding="utf-8"))
     # Shorter names can fit on fewer lines: format the output as the rest of the code base.
     formatted = subprocess.run(
         [sys.executable, "-m", "ruff", "format", "--stdin-filename", str(TARGET), "-"],
@@ -69,7 +105,11 @@ def generate() -> str:
 
 
 def main(argv: list[str]) -> int:
-    out = generate()
+    try:
+        out = generate()
+    except UnusedRuleError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     if "--check" in argv:
         current = TARGET.read_text(encoding="utf-8") if TARGET.exists() else ""
         if current != out:

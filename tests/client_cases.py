@@ -2,8 +2,8 @@
 
 Golden bodies are written by hand from ``shared/service-spec.md`` (camelCase keys, exact
 values), never produced by the SDK's own converter, so that a wrong wire name cannot be
-mirrored on both sides. The sync and async suites, and the pure ``_core`` tests, all read the
-same tables.
+mirrored on both sides. The client suites (each test run with ``Client`` and ``AsyncClient``
+through ``SDK``) and the pure ``_core`` tests all read the same tables.
 """
 
 from __future__ import annotations
@@ -121,7 +121,11 @@ def invoke(client: Any, resource: str, method: str, kwargs: Mapping[str, Any]) -
 
 @attrs.frozen
 class SDK:
-    """Either client behind one awaitable call, so one test body checks both flavours."""
+    """Either client behind one awaitable call, so one test body checks both flavours.
+
+    ``async with SDK(client)`` enters and exits the client's own context manager (``with``
+    for ``Client``, ``async with`` for ``AsyncClient``).
+    """
 
     client: Client | AsyncClient
 
@@ -129,9 +133,9 @@ class SDK:
     def flavour(self) -> str:
         return "async" if isinstance(self.client, AsyncClient) else "sync"
 
-    async def call(self, resource: str, method: str, **kwargs: Any) -> Any:
-        """Run ``client.<resource>.<method>(**kwargs)``, awaited for the async client."""
-        result = invoke(self.client, resource, method, kwargs)
+    async def call(self, resource: str, method: str, /, *args: Any, **kwargs: Any) -> Any:
+        """Run ``client.<resource>.<method>(*args, **kwargs)``, awaited for the async client."""
+        result = getattr(getattr(self.client, resource), method)(*args, **kwargs)
         if inspect.isawaitable(result):
             result = await result
         return result
@@ -141,6 +145,19 @@ class SDK:
             await self.client.close()
         else:
             self.client.close()
+
+    async def __aenter__(self) -> SDK:
+        if isinstance(self.client, AsyncClient):
+            await self.client.__aenter__()
+        else:
+            self.client.__enter__()
+        return self
+
+    async def __aexit__(self, *exc_info: Any) -> None:
+        if isinstance(self.client, AsyncClient):
+            await self.client.__aexit__(*exc_info)
+        else:
+            self.client.__exit__(*exc_info)
 
 
 ENDPOINTS = [

@@ -8,7 +8,7 @@ import logging
 import os
 import signal
 import threading
-import time
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -59,6 +59,52 @@ def state(store: MemoryStore, event_id: str) -> EventState:
     stored = store.get(event_id)
     assert stored is not None
     return stored.state
+
+
+#: A lease on the hand-moved clock of Watched: the heartbeat tests move it, nothing waits it out.
+LEASE = 30.0
+
+
+class Watched(MemoryStore):
+    """A MemoryStore on a hand-moved clock that tells the test about every lease extension.
+
+    The heartbeat tests move the clock past a lease instead of sleeping through it, and wait
+    for the heartbeat's extensions instead of hoping one happened: nothing depends on timing.
+    """
+
+    def __init__(self, *, refuse_extensions: bool = False) -> None:
+        self.clock = Clock()
+        super().__init__(clock=self.clock)
+        self.refuse_extensions = refuse_extensions
+        self.changed = threading.Condition()
+        #: (event id, clock time when the extension was asked) of every extend call.
+        self.extensions: list[tuple[str, float]] = []
+
+    def extend(self, claim: Claim, *, lease: float) -> bool:
+        asked_at = self.clock.now  # the new lease runs from here or later
+        kept = False if self.refuse_extensions else super().extend(claim, lease=lease)
+        with self.changed:
+            self.extensions.append((claim.event_id, asked_at))
+            self.changed.notify_all()
+        return kept
+
+    def wait_until(self, what: str, predicate: Callable[[], bool]) -> None:
+        """Block until ``predicate()`` holds after an extension; fail after a generous deadline."""
+        with self.changed:
+            assert self.changed.wait_for(predicate, timeout=10), f"the heartbeat never {what}"
+
+    def wait_extended(self, *event_ids: str) -> None:
+        """Block until the heartbeat has extended each lease at the clock's current time."""
+        now = self.clock.now
+
+        def extended() -> bool:
+            return set(event_ids) <= {i for i, asked_at in self.extensions if asked_at >= now}
+
+        self.wait_until(f"extended {event_ids} at {now}", extended)
+
+    def skip_most_of_the_lease(self) -> None:
+        """Move the clock 90% of a lease on: an unextended claim expires in two such moves."""
+        self.clock.now += 0.9 * LEASE
 
 
 def test_success_is_acked_in_criado_em_order() -> None:
@@ -203,57 +249,64 @@ def test_schema_mismatch_is_dead_lettered_at_once() -> None:
 
 def test_heartbeat_extends_the_lease_of_a_slow_handler() -> None:
     """While a handler outlives the lease, the heartbeat keeps others from claiming it."""
-    store = MemoryStore()
+    store = Watched()
     store.put(event("slow"))
     stolen: list[Claim] = []
 
     def slow(_: Event) -> None:
-        deadline = time.monotonic() + 0.8
-        while time.monotonic() < deadline:
+        for _beat in range(3):  # 2.7 leases in all
+            store.wait_extended("slow")
+            store.skip_most_of_the_lease()
             stolen.extend(store.claim(owner="other", lease=5, limit=1))
-            time.sleep(0.05)
 
-    worker = Worker(store, slow, lease=0.3, heartbeat=0.05)
-    assert worker.run_once() == 1
-    assert stolen == []
+    worker = Worker(store, slow, lease=LEASE, heartbeat=0.01)
+    assert 1 == worker.run_once()
+    assert [] == stolen
     stored = store.get("slow")
     assert stored is not None
-    assert (stored.state, stored.attempts) == (EventState.DONE, 1)
+    assert (EventState.DONE, 1) == (stored.state, stored.attempts)
 
 
 def test_heartbeat_covers_events_waiting_in_the_batch() -> None:
     """Events claimed in the same batch keep their lease while earlier ones are handled."""
-    store = MemoryStore()
-    for n in range(3):
-        store.put(event(f"e{n}", minute=n))
+    store = Watched()
+    ids = ["e0", "e1", "e2"]
+    for n, event_id in enumerate(ids):
+        store.put(event(event_id, minute=n))
     stolen: list[Claim] = []
 
-    def slow(_: Event) -> None:
-        time.sleep(0.25)
-        stolen.extend(store.claim(owner="other", lease=5, limit=3))
+    def slow(e: Event) -> None:
+        unfinished = ids[ids.index(e.id) :]  # this event and the ones waiting for their turn
+        for _beat in range(2):  # 1.8 leases per event: past the lease of every waiting claim
+            store.wait_extended(*unfinished)
+            store.skip_most_of_the_lease()
+            stolen.extend(store.claim(owner="other", lease=5, limit=3))
 
-    assert Worker(store, slow, lease=0.2, heartbeat=0.04, batch=3).run_once() == 3
-    assert stolen == []
+    assert 3 == Worker(store, slow, lease=LEASE, heartbeat=0.01, batch=3).run_once()
+    assert [] == stolen
+    # Acked: the handler ran to its end (a failed wait in it would have nacked the event).
+    assert [EventState.DONE] * 3 == [state(store, event_id) for event_id in ids]
 
 
 def test_claim_that_lost_its_lease_is_skipped() -> None:
     """When extend reports the lease lost, the waiting event is not handled by this worker."""
-
-    class Forgetful(MemoryStore):
-        def extend(self, claim: Claim, *, lease: float) -> bool:
-            return False
-
-    store = Forgetful()
+    store = Watched(refuse_extensions=True)
     store.put(event("first", minute=1))
     store.put(event("second", minute=2))
     handled: list[str] = []
 
     def slow(e: Event) -> None:
         handled.append(e.id)
-        time.sleep(0.2)
+        # A second refusal for "second" means the heartbeat's next beat began: it has recorded
+        # the first refusal (each beat handles its claims one after the other).
+        store.wait_until(
+            "came back to 'second'",
+            lambda: 2 <= [i for i, _ in store.extensions].count("second"),
+        )
 
-    assert Worker(store, slow, lease=5, heartbeat=0.02, batch=2).run_once() == 1
-    assert handled == ["first"]
+    assert 1 == Worker(store, slow, lease=LEASE, heartbeat=0.01, batch=2).run_once()
+    assert ["first"] == handled
+    assert EventState.DONE is state(store, "first")  # the wait in the handler did not fail
 
 
 def test_refused_ack_is_logged(caplog: pytest.LogCaptureFixture) -> None:
@@ -295,18 +348,22 @@ def test_run_until_stop_event() -> None:
     """run() processes events as they arrive and returns once stop_event is set."""
     store = MemoryStore()
     handled: list[str] = []
-    worker = Worker(store, lambda e: handled.append(e.id), poll_interval=0.01)
+    arrived = threading.Event()
+
+    def handler(e: Event) -> None:
+        handled.append(e.id)
+        arrived.set()
+
+    worker = Worker(store, handler, poll_interval=0.01)
     stop = threading.Event()
     thread = threading.Thread(target=worker.run, args=(stop,))
     thread.start()
     store.put(event("late-arrival"))
-    deadline = time.monotonic() + 5
-    while not handled and time.monotonic() < deadline:
-        time.sleep(0.01)
+    assert arrived.wait(timeout=10), "the event put while run() was polling was never handled"
     stop.set()
-    thread.join(timeout=5)
+    thread.join(timeout=10)
     assert not thread.is_alive()
-    assert handled == ["late-arrival"]
+    assert ["late-arrival"] == handled
 
 
 def test_run_survives_store_failures(caplog: pytest.LogCaptureFixture) -> None:
@@ -339,16 +396,31 @@ def test_run_survives_store_failures(caplog: pytest.LogCaptureFixture) -> None:
 def test_sigterm_stops_run_gracefully() -> None:
     """With install_signal_handlers, SIGTERM stops run(); the old handler comes back."""
     before = signal.getsignal(signal.SIGTERM)
-    store = MemoryStore()
-    worker = Worker(store, lambda _: None, poll_interval=0.01, install_signal_handlers=True)
-    timer = threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGTERM))
-    timer.start()
-    started = time.monotonic()
+    polling = threading.Event()
+
+    class Polled(MemoryStore):
+        def claim(self, *, owner: str, lease: float, limit: int = 1) -> list[Claim]:
+            polling.set()  # run() is in its loop: its signal handlers are installed
+            return super().claim(owner=owner, lease=lease, limit=limit)
+
+    worker = Worker(Polled(), lambda _: None, poll_interval=0.01, install_signal_handlers=True)
+
+    def terminate() -> None:
+        if polling.wait(timeout=10):
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    # If SIGTERM did not stop run(), the watchdog does, so that the test fails, not hangs.
+    watchdog_fired = threading.Event()
+    watchdog = threading.Timer(30, lambda: (watchdog_fired.set(), worker.stop()))
+    killer = threading.Thread(target=terminate)
+    watchdog.start()
+    killer.start()
     worker.run()
-    timer.join()
+    watchdog.cancel()
+    killer.join()
+    assert not watchdog_fired.is_set(), "SIGTERM did not stop run(): the watchdog did"
     assert worker.stopping
-    assert time.monotonic() - started < 5
-    assert signal.getsignal(signal.SIGTERM) is before
+    assert before is signal.getsignal(signal.SIGTERM)
 
 
 def test_signal_handlers_only_in_main_thread(caplog: pytest.LogCaptureFixture) -> None:
@@ -442,21 +514,23 @@ async def test_async_worker_acks_a_plain_function_handler() -> None:
 @pytest.mark.asyncio
 async def test_async_worker_heartbeat_and_run_until_stopped() -> None:
     """AsyncWorker.run extends the lease of a slow handler and stops on stop_event."""
-    store = MemoryStore()
+    store = Watched()
     store.put(event("slow"))
     stop = asyncio.Event()
     stolen: list[Claim] = []
 
     async def handler(_: Event) -> None:
-        for _beat in range(8):
-            await asyncio.sleep(0.05)
+        for _beat in range(3):  # 2.7 leases in all
+            # Waited for in a thread: the heartbeat task needs this loop to run.
+            await asyncio.to_thread(store.wait_extended, "slow")
+            store.skip_most_of_the_lease()
             stolen.extend(await asyncio.to_thread(store.claim, owner="x", lease=5))
         stop.set()
 
-    worker = AsyncWorker(store, handler, lease=0.15, heartbeat=0.03, poll_interval=0.01)
+    worker = AsyncWorker(store, handler, lease=LEASE, heartbeat=0.01, poll_interval=0.01)
     await asyncio.wait_for(worker.run(stop), timeout=10)
-    assert stolen == []
-    assert state(store, "slow") is EventState.DONE
+    assert [] == stolen
+    assert EventState.DONE is state(store, "slow")
     assert worker.stopping
 
 

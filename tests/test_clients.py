@@ -1,6 +1,8 @@
-"""The ``AsyncClient`` against pytest-httpx: every endpoint, its exact request and typed result.
+"""Both clients against pytest-httpx: every endpoint, its exact request and typed result.
 
-The same tests, one for one and with the same names, as ``test_client.py`` for ``Client``.
+Each test runs twice, with ``Client`` and with ``AsyncClient`` (the ``flavour`` fixture of
+conftest.py, behind the ``SDK`` wrapper of client_cases.py), as ``test_retries.py`` does:
+one test body per behaviour, so that the two clients cannot drift apart in what is checked.
 """
 
 # STYLE.md section 5 asks for `expected == actual` (the attrs style), which SIM300 calls Yoda.
@@ -10,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -29,17 +32,17 @@ from client_cases import (
     QR_JSON,
     REF,
     REFUND_REF,
+    SDK,
     STARTS_OPERATION,
     Endpoint,
     Invalid,
     approved_event_json,
     assert_no_nulls,
     echoing,
-    invoke,
 )
 from smartpos import webhooks
 
-UTC = dt.timezone.utc
+pytestmark = pytest.mark.asyncio
 
 
 def sent_json(request: httpx.Request) -> Any:
@@ -51,14 +54,13 @@ def sent_json(request: httpx.Request) -> Any:
 
 
 @pytest.mark.parametrize("endpoint", [e.param for e in ENDPOINTS])
-@pytest.mark.asyncio
 async def test_endpoint_sends_golden_request(
-    async_client: smartpos.AsyncClient, httpx_mock: HTTPXMock, endpoint: Endpoint
+    sdk: SDK, httpx_mock: HTTPXMock, endpoint: Endpoint
 ) -> None:
     """Each endpoint sends its exact method, URL and JSON body, key by key, without nulls."""
     httpx_mock.add_response(status_code=endpoint.status, json=endpoint.answer)
 
-    await invoke(async_client, endpoint.resource, endpoint.method, endpoint.kwargs)
+    await sdk.call(endpoint.resource, endpoint.method, **endpoint.kwargs)
 
     (request,) = httpx_mock.get_requests()
     assert endpoint.http_method == request.method
@@ -74,14 +76,11 @@ async def test_endpoint_sends_golden_request(
 
 
 @pytest.mark.parametrize("endpoint", [e.param for e in ENDPOINTS])
-@pytest.mark.asyncio
-async def test_endpoint_headers(
-    async_client: smartpos.AsyncClient, httpx_mock: HTTPXMock, endpoint: Endpoint
-) -> None:
+async def test_endpoint_headers(sdk: SDK, httpx_mock: HTTPXMock, endpoint: Endpoint) -> None:
     """x-api-key goes on every call; content-type application/json only when a body is sent."""
     httpx_mock.add_response(status_code=endpoint.status, json=endpoint.answer)
 
-    await invoke(async_client, endpoint.resource, endpoint.method, endpoint.kwargs)
+    await sdk.call(endpoint.resource, endpoint.method, **endpoint.kwargs)
 
     (request,) = httpx_mock.get_requests()
     assert API_KEY == request.headers["x-api-key"]
@@ -93,28 +92,24 @@ async def test_endpoint_headers(
         assert "application/json" == request.headers["content-type"]
 
 
-@pytest.mark.asyncio
-async def test_modo_execucao_always_sent(
-    async_client: smartpos.AsyncClient, httpx_mock: HTTPXMock
-) -> None:
+async def test_modo_execucao_always_sent(sdk: SDK, httpx_mock: HTTPXMock) -> None:
     """modoExecucao is sent even when the caller leaves the default (imediato)."""
     httpx_mock.add_callback(echoing(202, ACCEPTANCE_JSON))
 
-    await async_client.payments.create(
-        documento_cliente=CPF, valor_centavos=100, smartpos_id="SP-1"
+    await sdk.call(
+        "payments", "create", documento_cliente=CPF, valor_centavos=100, smartpos_id="SP-1"
     )
 
     assert "imediato" == sent_json(httpx_mock.get_request())["modoExecucao"]
 
 
-@pytest.mark.asyncio
-async def test_empty_comprovante_is_omitted(
-    async_client: smartpos.AsyncClient, httpx_mock: HTTPXMock
-) -> None:
+async def test_empty_comprovante_is_omitted(sdk: SDK, httpx_mock: HTTPXMock) -> None:
     """A Comprovante with no preference set is omitted rather than sent as {} or nulls."""
     httpx_mock.add_callback(echoing(202, ACCEPTANCE_JSON))
 
-    await async_client.payments.create(
+    await sdk.call(
+        "payments",
+        "create",
         documento_cliente=CPF,
         valor_centavos=100,
         smartpos_id="SP-1",
@@ -133,12 +128,11 @@ async def test_empty_comprovante_is_omitted(
 # --- typed results -------------------------------------------------------------------------
 
 
-@pytest.mark.asyncio
-async def test_qrcode_result(async_client: smartpos.AsyncClient, httpx_mock: HTTPXMock) -> None:
+async def test_qrcode_result(sdk: SDK, httpx_mock: HTTPXMock) -> None:
     """qrcodes.create returns a QRCode with an aware UTC expires_at read from a Unix timestamp."""
     httpx_mock.add_response(status_code=201, json=QR_JSON, headers={"x-request-id": "req-qr-1"})
 
-    qr = await async_client.qrcodes.create(documento_cliente=CPF, referencia=REF)
+    qr = await sdk.call("qrcodes", "create", documento_cliente=CPF, referencia=REF)
 
     assert isinstance(qr, smartpos.QRCode)
     assert (QR_JSON["qrCode"], REF) == (qr.qr_code, qr.referencia)
@@ -151,14 +145,18 @@ async def test_qrcode_result(async_client: smartpos.AsyncClient, httpx_mock: HTT
     assert "req-qr-1" == qr.http.headers["x-request-id"]
 
 
-@pytest.mark.asyncio
-async def test_acceptance_result(async_client: smartpos.AsyncClient, httpx_mock: HTTPXMock) -> None:
+async def test_acceptance_result(sdk: SDK, httpx_mock: HTTPXMock) -> None:
     """payments.create returns an Acceptance with targets, smartpos_id, raw and HTTP metadata."""
     answer = {**ACCEPTANCE_JSON, "novoCampo": {"x": 1}}
     httpx_mock.add_response(status_code=202, json=answer, headers={"x-request-id": "req-42"})
 
-    result = await async_client.payments.create(
-        documento_cliente=CPF, valor_centavos=1590, smartpos_id="SP-1", referencia=REF
+    result = await sdk.call(
+        "payments",
+        "create",
+        documento_cliente=CPF,
+        valor_centavos=1590,
+        smartpos_id="SP-1",
+        referencia=REF,
     )
 
     assert isinstance(result, smartpos.Acceptance)
@@ -180,13 +178,17 @@ async def test_acceptance_result(async_client: smartpos.AsyncClient, httpx_mock:
     assert result.http.elapsed >= 0
 
 
-@pytest.mark.asyncio
-async def test_print_job_result(async_client: smartpos.AsyncClient, httpx_mock: HTTPXMock) -> None:
+async def test_print_job_result(sdk: SDK, httpx_mock: HTTPXMock) -> None:
     """print_jobs.create returns an Acceptance too."""
     httpx_mock.add_response(status_code=202, json={**ACCEPTANCE_JSON, "smartposId": None})
 
-    result = await async_client.print_jobs.create(
-        documento_cliente=CPF, smartpos_id="SP-1", conteudo="x", referencia=REF
+    result = await sdk.call(
+        "print_jobs",
+        "create",
+        documento_cliente=CPF,
+        smartpos_id="SP-1",
+        conteudo="x",
+        referencia=REF,
     )
 
     assert isinstance(result, smartpos.Acceptance)
@@ -216,9 +218,8 @@ async def test_print_job_result(async_client: smartpos.AsyncClient, httpx_mock: 
         pytest.param(b"", "SENT", None, {}, id="empty-body"),
     ],
 )
-@pytest.mark.asyncio
 async def test_refund_result_is_tolerant(
-    async_client: smartpos.AsyncClient,
+    sdk: SDK,
     httpx_mock: HTTPXMock,
     answer: Any,
     expected_referencia: str,
@@ -232,7 +233,9 @@ async def test_refund_result_is_tolerant(
         httpx_mock.add_response(status_code=200, json=answer)
     sent = REF
 
-    refund = await async_client.refunds.create(
+    refund = await sdk.call(
+        "refunds",
+        "create",
         documento_cliente=CPF,
         smartpos_id="SP-1",
         valor_centavos=500,
@@ -260,17 +263,13 @@ async def test_refund_result_is_tolerant(
         pytest.param([], [], id="empty"),
     ],
 )
-@pytest.mark.asyncio
 async def test_terminals_list_shapes(
-    async_client: smartpos.AsyncClient,
-    httpx_mock: HTTPXMock,
-    answer: Any,
-    expected_ids: list[str | None],
+    sdk: SDK, httpx_mock: HTTPXMock, answer: Any, expected_ids: list[str | None]
 ) -> None:
     """terminals.list reads several listing shapes and keeps each record's raw dict."""
     httpx_mock.add_response(json=answer)
 
-    terminals = await async_client.terminals.list(documento_cliente=CPF)
+    terminals = await sdk.call("terminals", "list", documento_cliente=CPF)
 
     assert expected_ids == [t.smartpos_id for t in terminals]
     assert all(isinstance(t, smartpos.Terminal) for t in terminals)
@@ -296,18 +295,17 @@ async def test_terminals_list_shapes(
         ("12abc34501de35", CNPJ_ALNUM),
     ],
 )
-@pytest.mark.asyncio
 async def test_masked_documents_are_sent_normalized(
-    async_client: smartpos.AsyncClient, httpx_mock: HTTPXMock, given: str, sent: str
+    sdk: SDK, httpx_mock: HTTPXMock, given: str, sent: str
 ) -> None:
     """A masked or lower-case document is sent as digits and upper-case letters only."""
     httpx_mock.add_callback(echoing(202, ACCEPTANCE_JSON))
     httpx_mock.add_response(json=[])
 
-    await async_client.payments.create(
-        documento_cliente=given, valor_centavos=1, smartpos_id="SP-1"
+    await sdk.call(
+        "payments", "create", documento_cliente=given, valor_centavos=1, smartpos_id="SP-1"
     )
-    await async_client.terminals.list(documento_cliente=given)
+    await sdk.call("terminals", "list", documento_cliente=given)
 
     payment, listing = httpx_mock.get_requests()
     assert sent == sent_json(payment)["documentoCliente"]
@@ -328,15 +326,16 @@ async def test_masked_documents_are_sent_normalized(
         pytest.param(("credito", "estabelecimento", "imediato"), id="wire-strings"),
     ],
 )
-@pytest.mark.asyncio
 async def test_enum_arguments_accept_member_or_wire_string(
-    async_client: smartpos.AsyncClient, httpx_mock: HTTPXMock, args: tuple[Any, Any, Any]
+    sdk: SDK, httpx_mock: HTTPXMock, args: tuple[Any, Any, Any]
 ) -> None:
     """An enum argument accepts its member or its exact wire string, with the same result."""
     httpx_mock.add_callback(echoing(202, ACCEPTANCE_JSON))
     forma, parcelamento, modo = args
 
-    await async_client.payments.create(
+    await sdk.call(
+        "payments",
+        "create",
         documento_cliente=CPF,
         valor_centavos=3000,
         smartpos_id="SP-1",
@@ -365,15 +364,14 @@ async def test_enum_arguments_accept_member_or_wire_string(
         (memoryview(b"abcd"), "YWJjZA=="),
     ],
 )
-@pytest.mark.asyncio
 async def test_print_conteudo_is_base64(
-    async_client: smartpos.AsyncClient, httpx_mock: HTTPXMock, conteudo: Any, expected: str
+    sdk: SDK, httpx_mock: HTTPXMock, conteudo: Any, expected: str
 ) -> None:
     """A str is UTF-8 encoded then Base64-encoded; bytes-like content is Base64-encoded as is."""
     httpx_mock.add_callback(echoing(202, ACCEPTANCE_JSON))
 
-    await async_client.print_jobs.create(
-        documento_cliente=CPF, smartpos_id="SP-1", conteudo=conteudo
+    await sdk.call(
+        "print_jobs", "create", documento_cliente=CPF, smartpos_id="SP-1", conteudo=conteudo
     )
 
     assert {"tipo": "base64", "base64": expected} == sent_json(httpx_mock.get_request())["conteudo"]
@@ -386,9 +384,8 @@ async def test_print_conteudo_is_base64(
         *[pytest.param(*p.values, ACCEPTANCE_JSON, id=p.id) for p in STARTS_OPERATION],
     ],
 )
-@pytest.mark.asyncio
 async def test_generated_referencia_is_sent_and_returned(
-    async_client: smartpos.AsyncClient,
+    sdk: SDK,
     httpx_mock: HTTPXMock,
     resource: str,
     method: str,
@@ -403,7 +400,7 @@ async def test_generated_referencia_is_sent_and_returned(
         )
     )
 
-    result = await invoke(async_client, resource, method, kwargs)
+    result = await sdk.call(resource, method, **kwargs)
 
     sent = sent_json(httpx_mock.get_request())["referencia"]
     assert smartpos.is_valid_referencia(sent)
@@ -411,14 +408,15 @@ async def test_generated_referencia_is_sent_and_returned(
     assert sent == result.referencia
 
 
-@pytest.mark.asyncio
 async def test_refund_referencia_on_result_when_answer_is_empty(
-    async_client: smartpos.AsyncClient, httpx_mock: HTTPXMock
+    sdk: SDK, httpx_mock: HTTPXMock
 ) -> None:
     """A generated refund referencia is on the Refund even when the answer body is empty."""
     httpx_mock.add_response(status_code=202)
 
-    refund = await async_client.refunds.create(
+    refund = await sdk.call(
+        "refunds",
+        "create",
         documento_cliente=CPF,
         smartpos_id="SP-1",
         valor_centavos=500,
@@ -429,31 +427,37 @@ async def test_refund_referencia_on_result_when_answer_is_empty(
     assert smartpos.is_valid_referencia(refund.referencia)
 
 
-@pytest.mark.asyncio
-async def test_referencia_suffix_is_allowed(
-    async_client: smartpos.AsyncClient, httpx_mock: HTTPXMock
-) -> None:
+async def test_referencia_suffix_is_allowed(sdk: SDK, httpx_mock: HTTPXMock) -> None:
     """A UUID-first referencia with a -suffix is sent unchanged."""
     httpx_mock.add_callback(echoing(202, ACCEPTANCE_JSON))
     referencia = REF + "-mesa_7.caixa:2"
 
-    await async_client.payments.create(
-        documento_cliente=CPF, valor_centavos=1, smartpos_id="SP-1", referencia=referencia
+    await sdk.call(
+        "payments",
+        "create",
+        documento_cliente=CPF,
+        valor_centavos=1,
+        smartpos_id="SP-1",
+        referencia=referencia,
     )
 
     assert referencia == sent_json(httpx_mock.get_request())["referencia"]
 
 
-@pytest.mark.asyncio
-async def test_strict_referencia_false_relaxes_the_rule(httpx_mock: HTTPXMock) -> None:
+async def test_strict_referencia_false_relaxes_the_rule(
+    make_sdk: Callable[..., SDK], httpx_mock: HTTPXMock
+) -> None:
     """strict_referencia=False sends a legacy referencia (no UUID) as given."""
     httpx_mock.add_callback(echoing(202, ACCEPTANCE_JSON))
 
-    async with smartpos.AsyncClient(
-        api_key=API_KEY, base_url=BASE_URL, retry_backoff=0, strict_referencia=False
-    ) as client:
-        await client.payments.create(
-            documento_cliente=CPF, valor_centavos=1, smartpos_id="SP-1", referencia="PDV-000042"
+    async with make_sdk(strict_referencia=False) as sdk:
+        await sdk.call(
+            "payments",
+            "create",
+            documento_cliente=CPF,
+            valor_centavos=1,
+            smartpos_id="SP-1",
+            referencia="PDV-000042",
         )
 
     assert "PDV-000042" == sent_json(httpx_mock.get_request())["referencia"]
@@ -469,14 +473,11 @@ def approved(**dados: Any) -> webhooks.PagamentoAprovado:
     return event
 
 
-@pytest.mark.asyncio
-async def test_create_for_total_refund(
-    async_client: smartpos.AsyncClient, httpx_mock: HTTPXMock
-) -> None:
+async def test_create_for_total_refund(sdk: SDK, httpx_mock: HTTPXMock) -> None:
     """create_for fills documento, smartpos and pagamentoOriginal; the default is a total refund."""
     httpx_mock.add_response(json={"status": "processando"})
 
-    refund = await async_client.refunds.create_for(approved(), referencia=REFUND_REF + "-estorno")
+    refund = await sdk.call("refunds", "create_for", approved(), referencia=REFUND_REF + "-estorno")
 
     request = httpx_mock.get_request()
     assert ("POST", BASE_URL + "/v1/refunds") == (request.method, str(request.url))
@@ -495,14 +496,11 @@ async def test_create_for_total_refund(
     assert REFUND_REF + "-estorno" == refund.referencia
 
 
-@pytest.mark.asyncio
-async def test_create_for_partial_refund(
-    async_client: smartpos.AsyncClient, httpx_mock: HTTPXMock
-) -> None:
+async def test_create_for_partial_refund(sdk: SDK, httpx_mock: HTTPXMock) -> None:
     """create_for with valor_centavos refunds that amount, under a new generated referencia."""
     httpx_mock.add_response(json={})
 
-    refund = await async_client.refunds.create_for(approved(), valor_centavos=590)
+    refund = await sdk.call("refunds", "create_for", approved(), valor_centavos=590)
 
     body = sent_json(httpx_mock.get_request())
     assert 590 == body["valorCentavos"]
@@ -562,9 +560,8 @@ async def test_create_for_partial_refund(
         pytest.param({}, None, "estorno-1", "CAMPO_INVALIDO", "referencia", id="not-uuid-first"),
     ],
 )
-@pytest.mark.asyncio
 async def test_create_for_refuses_incomplete_events(
-    async_client: smartpos.AsyncClient,
+    sdk: SDK,
     httpx_mock: HTTPXMock,
     dados: dict[str, Any],
     valor_centavos: int | None,
@@ -576,24 +573,21 @@ async def test_create_for_refuses_incomplete_events(
     event = approved(**dados)
 
     with pytest.raises(smartpos.ValidationError) as info:
-        await async_client.refunds.create_for(
-            event, valor_centavos=valor_centavos, referencia=referencia
+        await sdk.call(
+            "refunds", "create_for", event, valor_centavos=valor_centavos, referencia=referencia
         )
 
     assert (codigo, campo) == (info.value.codigo, info.value.campo)
     assert [] == httpx_mock.get_requests()
 
 
-@pytest.mark.asyncio
-async def test_create_for_refuses_other_events(
-    async_client: smartpos.AsyncClient, httpx_mock: HTTPXMock
-) -> None:
+async def test_create_for_refuses_other_events(sdk: SDK, httpx_mock: HTTPXMock) -> None:
     """create_for refuses a pagamento.recusado event: only an approved payment is refunded."""
     body = approved_event_json()
     refused = webhooks.parse_event({**body, "tipo": "pagamento.recusado"})
 
     with pytest.raises(smartpos.ValidationError) as info:
-        await async_client.refunds.create_for(refused)  # type: ignore[arg-type]
+        await sdk.call("refunds", "create_for", refused)
 
     assert ("CAMPO_INVALIDO", "pagamentoOriginal") == (info.value.codigo, info.value.campo)
     assert [] == httpx_mock.get_requests()
@@ -603,48 +597,47 @@ async def test_create_for_refuses_other_events(
 
 
 @pytest.mark.parametrize("case", INVALID)
-@pytest.mark.asyncio
 async def test_invalid_arguments_are_refused_before_sending(
-    async_client: smartpos.AsyncClient, httpx_mock: HTTPXMock, case: Invalid
+    sdk: SDK, httpx_mock: HTTPXMock, case: Invalid
 ) -> None:
     """Each validation rule raises ValidationError with the codigo and campo; nothing is sent."""
     with pytest.raises(smartpos.ValidationError) as info:
-        await invoke(async_client, case.resource, case.method, case.kwargs)
+        await sdk.call(case.resource, case.method, **case.kwargs)
 
     assert (case.codigo, case.campo) == (info.value.codigo, info.value.campo)
     assert isinstance(info.value, ValueError)
     assert [] == httpx_mock.get_requests()
 
 
-@pytest.mark.asyncio
-async def test_arguments_are_keyword_only(async_client: smartpos.AsyncClient) -> None:
+async def test_arguments_are_keyword_only(sdk: SDK) -> None:
     """Resource methods take keyword arguments only."""
     with pytest.raises(TypeError):
-        await async_client.terminals.list(CPF)  # type: ignore[misc]
+        await sdk.call("terminals", "list", CPF)
 
 
 # --- configuration and lifecycle -----------------------------------------------------------
 
 
 @pytest.mark.usefixtures("no_env")
-@pytest.mark.asyncio
 async def test_configuration_from_environment(
-    monkeypatch: pytest.MonkeyPatch, httpx_mock: HTTPXMock
+    client_class: type[smartpos.Client] | type[smartpos.AsyncClient],
+    monkeypatch: pytest.MonkeyPatch,
+    httpx_mock: HTTPXMock,
 ) -> None:
     """SMARTPOS_API_KEY and SMARTPOS_BASE_URL configure a client built without arguments."""
     monkeypatch.setenv("SMARTPOS_API_KEY", "env-key")
     monkeypatch.setenv("SMARTPOS_BASE_URL", "https://env.smartpos.test/")
     httpx_mock.add_response(json=[])
 
-    async with smartpos.AsyncClient(retry_backoff=0) as client:
-        await client.terminals.list(documento_cliente=CPF)
+    async with SDK(client_class(retry_backoff=0)) as sdk:
+        await sdk.call("terminals", "list", documento_cliente=CPF)
 
     request = httpx_mock.get_request()
     assert ("env-key", f"https://env.smartpos.test/v1/customers/{CPF}/smartpos") == (
         request.headers["x-api-key"],
         str(request.url),
     )
-    assert "https://env.smartpos.test" == client.base_url
+    assert "https://env.smartpos.test" == sdk.client.base_url
 
 
 @pytest.mark.usefixtures("no_env")
@@ -663,117 +656,126 @@ async def test_configuration_from_environment(
         ),
     ],
 )
-def test_configuration_errors(kwargs: dict[str, Any]) -> None:
+async def test_configuration_errors(
+    client_class: type[smartpos.Client] | type[smartpos.AsyncClient], kwargs: dict[str, Any]
+) -> None:
     """A client without key or base URL, or with a bad option, raises ConfigurationError."""
     with pytest.raises(smartpos.ConfigurationError) as info:
-        smartpos.AsyncClient(**kwargs)
+        client_class(**kwargs)
 
     assert API_KEY not in str(info.value)
 
 
-def test_sync_http_client_is_refused() -> None:
-    """The async client refuses a sync httpx.Client as http_client."""
-    with httpx.Client() as own, pytest.raises(smartpos.ConfigurationError) as info:
-        smartpos.AsyncClient(api_key=API_KEY, base_url=BASE_URL, http_client=own)  # type: ignore[arg-type]
+async def test_http_client_of_the_other_flavour_is_refused(
+    flavour: str,
+    client_class: type[smartpos.Client] | type[smartpos.AsyncClient],
+    make_http: Callable[..., Any],
+) -> None:
+    """Client refuses an httpx.AsyncClient as http_client, AsyncClient a sync httpx.Client."""
+    other = "async" if flavour == "sync" else "sync"
 
-    assert "http_client must be an httpx.AsyncClient, not Client" == str(info.value)
+    with pytest.raises(smartpos.ConfigurationError) as info:
+        client_class(api_key=API_KEY, base_url=BASE_URL, http_client=make_http(other))
+
+    expected = {
+        "sync": "http_client must be an httpx.Client, not AsyncClient",
+        "async": "http_client must be an httpx.AsyncClient, not Client",
+    }[flavour]
+    assert expected == str(info.value)
 
 
-@pytest.mark.asyncio
-async def test_http_client_and_transport_together_are_refused() -> None:
+async def test_http_client_and_transport_together_are_refused(
+    client_class: type[smartpos.Client] | type[smartpos.AsyncClient],
+    make_http: Callable[..., Any],
+) -> None:
     """Passing both http_client and transport raises ConfigurationError."""
-    async with httpx.AsyncClient() as own:
-        with pytest.raises(smartpos.ConfigurationError):
-            smartpos.AsyncClient(
-                api_key=API_KEY,
-                base_url=BASE_URL,
-                http_client=own,
-                transport=httpx.MockTransport(httpx.Response),
-            )
+    with pytest.raises(smartpos.ConfigurationError):
+        client_class(
+            api_key=API_KEY,
+            base_url=BASE_URL,
+            http_client=make_http(),
+            transport=httpx.MockTransport(httpx.Response),
+        )
 
 
-@pytest.mark.asyncio
-async def test_users_http_client_is_used_and_not_closed(httpx_mock: HTTPXMock) -> None:
-    """A user's httpx.AsyncClient is used as given (its timeout too) and left open on close."""
+async def test_users_http_client_is_used_and_not_closed(
+    make_sdk: Callable[..., SDK], make_http: Callable[..., Any], httpx_mock: HTTPXMock
+) -> None:
+    """A user's httpx client is used as given (its timeout too) and left open on close."""
     httpx_mock.add_response(json=[])
+    own = make_http(timeout=3.5)
 
-    async with httpx.AsyncClient(timeout=3.5) as own:
-        async with smartpos.AsyncClient(
-            api_key=API_KEY, base_url=BASE_URL, http_client=own
-        ) as client:
-            await client.terminals.list(documento_cliente=CPF)
+    async with make_sdk(http_client=own) as sdk:
+        await sdk.call("terminals", "list", documento_cliente=CPF)
 
-        assert own.is_closed is False
+    assert own.is_closed is False
     assert httpx.Timeout(3.5).as_dict() == httpx_mock.get_request().extensions["timeout"]
 
 
-@pytest.mark.asyncio
-async def test_explicit_timeout_wins_over_users_http_client(httpx_mock: HTTPXMock) -> None:
+async def test_explicit_timeout_wins_over_users_http_client(
+    make_sdk: Callable[..., SDK], make_http: Callable[..., Any], httpx_mock: HTTPXMock
+) -> None:
     """timeout= applies to every request even with a user's http_client."""
     httpx_mock.add_response(json=[])
 
-    async with (
-        httpx.AsyncClient(timeout=3.5) as own,
-        smartpos.AsyncClient(
-            api_key=API_KEY, base_url=BASE_URL, http_client=own, timeout=1.25
-        ) as client,
-    ):
-        await client.terminals.list(documento_cliente=CPF)
+    async with make_sdk(http_client=make_http(timeout=3.5), timeout=1.25) as sdk:
+        await sdk.call("terminals", "list", documento_cliente=CPF)
 
     assert httpx.Timeout(1.25).as_dict() == httpx_mock.get_request().extensions["timeout"]
 
 
-@pytest.mark.asyncio
-async def test_default_timeout(async_client: smartpos.AsyncClient, httpx_mock: HTTPXMock) -> None:
+async def test_default_timeout(sdk: SDK, httpx_mock: HTTPXMock) -> None:
     """Without timeout=, requests use 5 s to connect and 30 s for the rest."""
     httpx_mock.add_response(json=[])
 
-    await async_client.terminals.list(documento_cliente=CPF)
+    await sdk.call("terminals", "list", documento_cliente=CPF)
 
     expected = {"connect": 5.0, "read": 30.0, "write": 30.0, "pool": 30.0}
     assert expected == httpx_mock.get_request().extensions["timeout"]
 
 
 class RecordingTransport(httpx.MockTransport):
-    """A mock transport that counts how often it was closed."""
+    """A mock transport of both flavours that counts how often it was closed."""
 
     def __init__(self) -> None:
         super().__init__(lambda request: httpx.Response(200, json=[]))
         self.closed = 0
 
+    def close(self) -> None:
+        self.closed += 1
+
     async def aclose(self) -> None:
         self.closed += 1
 
 
-@pytest.mark.asyncio
-async def test_transport_is_used() -> None:
+async def test_transport_is_used(make_sdk: Callable[..., SDK]) -> None:
     """transport= serves the client's requests."""
-    transport = RecordingTransport()
-
-    async with smartpos.AsyncClient(
-        api_key=API_KEY, base_url=BASE_URL, transport=transport
-    ) as client:
-        assert [] == await client.terminals.list(documento_cliente=CPF)
+    async with make_sdk(transport=RecordingTransport()) as sdk:
+        assert [] == await sdk.call("terminals", "list", documento_cliente=CPF)
 
 
-@pytest.mark.asyncio
-async def test_users_transport_is_not_closed() -> None:
+async def test_users_transport_is_not_closed(make_sdk: Callable[..., SDK]) -> None:
     """A user's transport is used as given and not closed with the client."""
     transport = RecordingTransport()
 
-    async with smartpos.AsyncClient(api_key=API_KEY, base_url=BASE_URL, transport=transport):
+    async with make_sdk(transport=transport):
         pass
 
     assert 0 == transport.closed
 
 
-@pytest.mark.asyncio
-async def test_close_is_idempotent_and_repr_hides_the_key() -> None:
-    """close() may be awaited twice, and repr(client) shows the base URL but never the key."""
-    client = smartpos.AsyncClient(api_key=API_KEY, base_url=BASE_URL)
-    await client.close()
-    await client.close()
+async def test_close_is_idempotent_and_repr_hides_the_key(
+    flavour: str, make_sdk: Callable[..., SDK]
+) -> None:
+    """close() may be called twice, and repr(client) shows the base URL but never the key."""
+    sdk = make_sdk()
+    await sdk.close()
+    await sdk.close()
 
-    assert f"<AsyncClient base_url={BASE_URL!r}>" == repr(client)
-    assert API_KEY not in repr(client)
-    assert "<AsyncPayments>" == repr(client.payments)
+    client_repr, payments_repr = {
+        "sync": (f"<Client base_url={BASE_URL!r}>", "<Payments>"),
+        "async": (f"<AsyncClient base_url={BASE_URL!r}>", "<AsyncPayments>"),
+    }[flavour]
+    assert client_repr == repr(sdk.client)
+    assert API_KEY not in repr(sdk.client)
+    assert payments_repr == repr(sdk.client.payments)
