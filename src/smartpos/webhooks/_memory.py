@@ -21,10 +21,14 @@ import itertools
 import json
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import attrs
 
 from smartpos._errors import ConfigurationError
 
+from ._outcomes import ENDED_STATES, WAITING_STATES, Answer, JournalEntry, State
 from ._store import (
     DEFAULT_MAX_ATTEMPTS,
     DEFAULT_RETENTION,
@@ -143,6 +147,11 @@ class MemoryStore(StoreBase):
         self._stale = 0
         self._seq = itertools.count()
         self._versions = itertools.count()
+        # The outcome journal, and each event's link to its dados.referencia (arrival order).
+        self._operations: dict[str, JournalEntry] = {}
+        self._operation_seq = itertools.count(1)
+        self._by_referencia: dict[str, list[str]] = {}
+        self._referencia_of: dict[str, str] = {}
 
     def __repr__(self) -> str:
         return f"MemoryStore(max_events={self._max_events})"
@@ -165,6 +174,7 @@ class MemoryStore(StoreBase):
                     record = _Record(item, next(self._seq), now)
                     self._events[item.id] = record
                     self._enqueue(record, now)
+                    self._link(item)
                     kept.append(None)
                 else:
                     kept.append(record.body_hash)
@@ -298,7 +308,8 @@ class MemoryStore(StoreBase):
             for event_id in old:
                 del self._done[event_id]
                 del self._events[event_id]
-            return len(old)
+                self._unlink(event_id)
+            return len(old) + self._purge_operations(cutoff)
 
     def close(self) -> None:
         """Drop every event; the store is unusable afterwards."""
@@ -308,6 +319,9 @@ class MemoryStore(StoreBase):
             self._done.clear()
             self._ready.clear()
             self._waiting.clear()
+            self._operations.clear()
+            self._by_referencia.clear()
+            self._referencia_of.clear()
 
     # Internals; every one runs under self._lock.
 
@@ -330,6 +344,7 @@ class MemoryStore(StoreBase):
                 kept.append(event_id)
                 continue
             del self._events[event_id]
+            self._unlink(event_id)
             excess -= 1
         for event_id in reversed(kept):
             self._done[event_id] = None
@@ -398,6 +413,93 @@ class MemoryStore(StoreBase):
         heapq.heapify(self._ready)
         heapq.heapify(self._waiting)
         self._stale = 0
+
+    def _link(self, item: _Encoded) -> None:
+        if item.referencia is not None:
+            self._by_referencia.setdefault(item.referencia, []).append(item.id)
+            self._referencia_of[item.id] = item.referencia
+
+    def _unlink(self, event_id: str) -> None:
+        referencia = self._referencia_of.pop(event_id, None)
+        if referencia is None:
+            return
+        ids = self._by_referencia[referencia]
+        ids.remove(event_id)
+        if not ids:
+            del self._by_referencia[referencia]
+
+    def _purge_operations(self, cutoff: float) -> int:
+        old = [
+            r
+            for r, e in self._operations.items()
+            if e.state in ENDED_STATES and e.updated_at < cutoff
+        ]
+        for referencia in old:
+            del self._operations[referencia]
+        return len(old)
+
+    # The outcome journal's primitives (see _journal.py); each runs under self._lock.
+
+    def _journal_get(self, referencia: str) -> JournalEntry | None:
+        with self._lock:
+            self._check_open()
+            return self._operations.get(referencia)
+
+    def _journal_insert(self, entry: JournalEntry) -> JournalEntry | None:
+        with self._lock:
+            self._check_open()
+            existing = self._operations.get(entry.referencia)
+            if existing is not None:
+                return existing
+            self._operations[entry.referencia] = attrs.evolve(entry, seq=next(self._operation_seq))
+            return None
+
+    def _journal_update(
+        self,
+        referencia: str,
+        state: State,
+        allowed_from: frozenset[str],
+        answer: Answer | None,
+        now: float,
+    ) -> bool:
+        with self._lock:
+            self._check_open()
+            entry = self._operations.get(referencia)
+            if entry is None or entry.state not in allowed_from:
+                return False
+            self._operations[referencia] = attrs.evolve(
+                entry, state=state, updated_at=now, answer=answer or entry.answer
+            )
+            return True
+
+    def _journal_finalize(self, referencia: str, event: Mapping[str, Any], now: float) -> bool:
+        with self._lock:
+            self._check_open()
+            entry = self._operations.get(referencia)
+            if entry is None or entry.state == "final":
+                return False
+            self._operations[referencia] = attrs.evolve(
+                entry, state="final", updated_at=now, final_event=event
+            )
+            return True
+
+    def _journal_list(self, *, waiting: bool, after: int, limit: int) -> list[JournalEntry]:
+        with self._lock:
+            self._check_open()
+            found: list[JournalEntry] = []
+            # Entries are kept in journaling order, which is seq order.
+            for entry in self._operations.values():
+                if entry.seq > after and (not waiting or entry.state in WAITING_STATES):
+                    found.append(entry)
+                    if len(found) == limit:
+                        break
+            return found
+
+    def _journal_events(self, referencia: str) -> list[Mapping[str, Any]]:
+        with self._lock:
+            self._check_open()
+            ids = self._by_referencia.get(referencia, ())
+            return [json.loads(self._events[i].raw_json) for i in ids]
 
 
 def _stored(record: _Record) -> StoredEvent:

@@ -52,6 +52,7 @@ from smartpos._wire import WireError, structure
 from ._events import Event, InvalidEventError, parse_event
 
 __all__ = [
+    "ALLOWED_FROM",
     "ENDED_STATES",
     "KINDS",
     "RECORDABLE_STATES",
@@ -126,9 +127,10 @@ _KEPT_HEADERS: Final = (
 _REQUEST_ID_HEADERS: Final = _KEPT_HEADERS[2:]
 _DOCUMENT_MASK: Final = str.maketrans("", "", ".-/ ")
 
-# The transitions ``next_state`` allows: wanted state -> states it may replace. ``final`` never
-# changes; ``accepted`` is never downgraded (the service said yes: only the event is missing).
-_ALLOWED_FROM: Final[Mapping[str, frozenset[str]]] = {
+#: The transitions ``next_state`` allows: recorded state -> the states it may replace. ``final``
+#: never changes; ``accepted`` is never downgraded (the service said yes: only the event is
+#: missing). A store applies them atomically (a conditional update).
+ALLOWED_FROM: Final[Mapping[str, frozenset[str]]] = {
     "accepted": frozenset({"sending", "accepted", "unknown", "rejected"}),
     "unknown": frozenset({"sending", "unknown", "rejected"}),
     "rejected": frozenset({"sending", "unknown", "rejected"}),
@@ -180,7 +182,7 @@ def next_state(current: str, wanted: str) -> State | None:
     Raises:
         ValueError: ``wanted`` is not one of ``accepted``, ``rejected``, ``unknown``.
     """
-    allowed = _ALLOWED_FROM.get(wanted)
+    allowed = ALLOWED_FROM.get(wanted)
     if allowed is None:
         raise ValueError(f"state must be one of {', '.join(RECORDABLE_STATES)}, not {wanted!r}")
     return cast("State", wanted) if current in allowed else None
