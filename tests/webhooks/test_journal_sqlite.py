@@ -10,7 +10,9 @@ from typing import Any
 
 import pytest
 from journal_contract import JournalContract, begin_payment
+from journal_races import race_begins, race_outcomes
 from outcome_events import REFERENCIA, event
+from races import StoreSpec
 from store_contract import StoreFactory, closing_factory
 
 from smartpos.webhooks._sqlite import _J_EVENTS, _J_LIST, SCHEMA_VERSION, SQLiteStore
@@ -139,3 +141,21 @@ def test_lookups_use_their_indexes(tmp_path: Path) -> None:
 
     assert "USING INDEX smartpos_inbox_referencia" in by_referencia
     assert "smartpos_operations_waiting" in waiting
+
+
+@pytest.fixture
+def spec(tmp_path: Path) -> StoreSpec:
+    """A new SQLite file that each process opens on its own."""
+    return StoreSpec(SQLiteStore, (str(tmp_path / "inbox.db"),))
+
+
+@pytest.mark.slow
+def test_processes_beginning_the_same_referencias(spec: StoreSpec) -> None:
+    """Four processes journaling the same 60 referencias: each is journaled exactly once."""
+    race_begins(spec, processes=4, referencias=60)
+
+
+@pytest.mark.slow
+def test_processes_settling_outcomes(spec: StoreSpec) -> None:
+    """Approvals and refusals from two processes, two readers: one outcome each, forever."""
+    race_outcomes(spec, referencias=40)
