@@ -35,6 +35,7 @@ from psycopg import sql
 
 from smartpos._errors import ConfigurationError
 
+from ._outcomes import Answer, JournalEntry, State
 from ._store import (
     _LEASE_EXPIRED_ERROR,
     DEFAULT_MAX_ATTEMPTS,
@@ -48,6 +49,7 @@ from ._store import (
     _stored_event,
     _translating,
     _utc,
+    canonical_json,
 )
 
 __all__ = ["SCHEMA_VERSION", "MigrationRequiredError", "PostgresStore"]
@@ -86,6 +88,30 @@ _MIGRATIONS: list[list[str]] = [
         "CREATE INDEX {dead_idx} ON {t} (criado_em, seq) WHERE state = 'dead'",
         "CREATE INDEX {done_idx} ON {t} (done_at) WHERE state = 'done'",
     ],
+    # 2: the outcome journal, and the index that finds events by their dados.referencia. The
+    # index is on an expression, so put() stays one INSERT and the events already stored are
+    # indexed by the migration itself (CREATE INDEX blocks puts meanwhile: run it at deploy).
+    [
+        """CREATE TABLE {ops} (
+            referencia text PRIMARY KEY,
+            seq bigint GENERATED ALWAYS AS IDENTITY,
+            kind text NOT NULL,
+            state text NOT NULL
+                CHECK (state IN ('sending', 'accepted', 'rejected', 'unknown', 'final')),
+            method text NOT NULL,
+            path text NOT NULL,
+            body bytea NOT NULL,
+            answer json,
+            final_event json,
+            created_at timestamptz NOT NULL,
+            updated_at timestamptz NOT NULL
+        )""",
+        """CREATE INDEX {ops_waiting_idx} ON {ops} (seq)
+            WHERE state IN ('sending', 'accepted', 'unknown')""",
+        """CREATE INDEX {ops_ended_idx} ON {ops} (updated_at)
+            WHERE state IN ('final', 'rejected')""",
+        "CREATE INDEX {ref_idx} ON {t} ({referencia}, seq) WHERE {referencia} IS NOT NULL",
+    ],
 ]
 
 #: The schema version this code needs; ``migrate()`` brings a table to it.
@@ -103,6 +129,12 @@ _FRAGMENTS = {
     "token = NULL, lease_expires_at = NULL",
     # A claimed row whose lease ran out at max_attempts goes to dead instead of to a new owner.
     "dying": "t.state = 'claimed' AND t.attempts >= %(max)s",
+    # An event's dados.referencia, for the journal's index. json operators unescape strings
+    # and fail on a \u0000 escape, which must never make a put fail: such a body is not linked.
+    "referencia": "(CASE WHEN strpos(body::text, '\\u0000') = 0 "
+    "THEN body -> 'dados' ->> 'referencia' END)",
+    "j_columns": "referencia, kind, state, method, path, body, created_at, updated_at, seq, "
+    "answer, final_event",
 }
 
 # Statement templates for ``psycopg.sql``, rendered once per store with its quoted names.
@@ -164,6 +196,22 @@ _QUERIES = {
     "(SELECT id FROM {t} WHERE state = 'done' AND done_at < %s LIMIT %s)",
     "settings": "SELECT current_setting('fsync'), current_setting('synchronous_commit'), "
     "current_setting('full_page_writes')",
+    # The outcome journal (see _journal.py).
+    "j_get": "SELECT {j_columns} FROM {ops} WHERE referencia = %s",
+    "j_insert": "INSERT INTO {ops} "
+    "(referencia, kind, state, method, path, body, created_at, updated_at) "
+    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (referencia) DO NOTHING",
+    "j_update": "UPDATE {ops} SET state = %(state)s, updated_at = %(now)s, "
+    "answer = coalesce(%(answer)s::json, answer) "
+    "WHERE referencia = %(referencia)s AND state = ANY(%(allowed)s::text[])",
+    "j_finalize": "UPDATE {ops} SET state = 'final', final_event = %s::json, updated_at = %s "
+    "WHERE referencia = %s AND state <> 'final'",
+    "j_list_waiting": "SELECT {j_columns} FROM {ops} "
+    "WHERE state IN ('sending', 'accepted', 'unknown') AND seq > %s ORDER BY seq LIMIT %s",
+    "j_list": "SELECT {j_columns} FROM {ops} WHERE seq > %s ORDER BY seq LIMIT %s",
+    "j_events": "SELECT body FROM {t} WHERE {referencia} = %s ORDER BY seq",
+    "j_purge": "DELETE FROM {ops} WHERE referencia IN (SELECT referencia FROM {ops} "
+    "WHERE state IN ('final', 'rejected') AND updated_at < %s LIMIT %s)",
 }
 
 
@@ -299,6 +347,10 @@ class PostgresStore(StoreBase):
                 "claim_idx": sql.Identifier(f"{self._table}_claim_idx"),
                 "dead_idx": sql.Identifier(f"{self._table}_dead_idx"),
                 "done_idx": sql.Identifier(f"{self._table}_done_idx"),
+                "ops": name(f"{self._table}_operations"),
+                "ops_waiting_idx": sql.Identifier(f"{self._table}_ops_waiting_idx"),
+                "ops_ended_idx": sql.Identifier(f"{self._table}_ops_ended_idx"),
+                "ref_idx": sql.Identifier(f"{self._table}_ref_idx"),
                 **{k: sql.SQL(v) for k, v in _FRAGMENTS.items()},
             }
             rendered = {k: sql.SQL(v).format(**names).as_string(conn) for k, v in _QUERIES.items()}
@@ -634,6 +686,13 @@ class PostgresStore(StoreBase):
                     conn.commit()
                 total += deleted
                 if deleted < _PURGE_BATCH:
+                    break
+            while True:
+                deleted = conn.execute(self._sql["j_purge"], (cutoff, _PURGE_BATCH)).rowcount
+                if not conn.autocommit:
+                    conn.commit()
+                total += deleted
+                if deleted < _PURGE_BATCH:
                     return total
 
     def close(self) -> None:
@@ -643,6 +702,95 @@ class PostgresStore(StoreBase):
         self._closed = True
         if self._owns_pool:
             self._pool.close()
+
+    # The outcome journal's primitives (see _journal.py); each one statement.
+
+    @_translate
+    def _journal_get(self, referencia: str) -> JournalEntry | None:
+        if "\x00" in referencia:
+            return None  # text cannot hold NUL: such a referencia was never journaled
+        with self._connection() as conn:
+            row = conn.execute(self._sql["j_get"], (referencia,)).fetchone()
+        return None if row is None else _journal_entry(row)
+
+    @_translate
+    def _journal_insert(self, entry: JournalEntry) -> JournalEntry | None:
+        params = (
+            entry.referencia,
+            entry.kind,
+            entry.state,
+            entry.method,
+            entry.path,
+            entry.body,
+            _utc(entry.created_at),
+            _utc(entry.updated_at),
+        )
+        with self._connection() as conn:
+            for _ in range(3):
+                if conn.execute(self._sql["j_insert"], params).rowcount == 1:
+                    return None
+                row = conn.execute(self._sql["j_get"], (entry.referencia,)).fetchone()
+                if row is not None:
+                    return _journal_entry(row)
+                # Purged between the two statements: try the insert again.
+        raise StoreError("a journal entry kept vanishing while being written")  # pragma: no cover
+
+    @_translate
+    def _journal_update(
+        self,
+        referencia: str,
+        state: State,
+        allowed_from: frozenset[str],
+        answer: Answer | None,
+        now: float,
+    ) -> bool:
+        params = {
+            "state": state,
+            "now": _utc(now),
+            "answer": None if answer is None else answer.to_json(),
+            "referencia": referencia,
+            "allowed": sorted(allowed_from),
+        }
+        with self._connection() as conn:
+            return conn.execute(self._sql["j_update"], params).rowcount == 1
+
+    @_translate
+    def _journal_finalize(self, referencia: str, event: Mapping[str, Any], now: float) -> bool:
+        params = (canonical_json(event), _utc(now), referencia)
+        with self._connection() as conn:
+            return conn.execute(self._sql["j_finalize"], params).rowcount == 1
+
+    @_translate
+    def _journal_list(self, *, waiting: bool, after: int, limit: int) -> list[JournalEntry]:
+        with self._connection() as conn:
+            query = self._sql["j_list_waiting" if waiting else "j_list"]
+            rows = conn.execute(query, (after, limit)).fetchall()
+        return [_journal_entry(row) for row in rows]
+
+    @_translate
+    def _journal_events(self, referencia: str) -> list[Mapping[str, Any]]:
+        if "\x00" in referencia:
+            return []  # never indexed (see the "referencia" fragment)
+        with self._connection() as conn:
+            rows = conn.execute(self._sql["j_events"], (referencia,)).fetchall()
+        return [body for (body,) in rows]
+
+
+def _journal_entry(row: Sequence[Any]) -> JournalEntry:
+    referencia, kind, state, method, path, body, created, updated, seq, answer, final = row
+    return JournalEntry(
+        referencia=referencia,
+        kind=kind,
+        state=state,
+        method=method,
+        path=path,
+        body=bytes(body),
+        created_at=created.timestamp(),
+        updated_at=updated.timestamp(),
+        seq=seq,
+        answer=None if answer is None else Answer.from_json(answer),
+        final_event=final,
+    )
 
 
 def _stored(row: tuple[Any, ...]) -> StoredEvent:
