@@ -67,7 +67,7 @@ def _version_1_table(dsn: str, table: str) -> None:
 def test_version_1_table_is_migrated_and_its_events_are_found(
     postgres_server: PostgresServer,
 ) -> None:
-    """A version-1 table needs migrate(); after it, an event stored by version 1 is found."""
+    """A version-1 table needs migrate(); after it (to 3), an event stored by version 1 is found."""
     table = new_table()
     _version_1_table(postgres_server.dsn, table)
 
@@ -79,7 +79,7 @@ def test_version_1_table_is_migrated_and_its_events_are_found(
         operation = store.operation(REFERENCIA)
         claimed = store.claim(owner="w", lease=30)
 
-    assert 2 == SCHEMA_VERSION == version
+    assert 3 == SCHEMA_VERSION == version
     assert operation is not None
     assert operation.event is not None
     assert ("final", "ev-old") == (operation.state, operation.event.id)

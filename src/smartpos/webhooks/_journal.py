@@ -49,6 +49,7 @@ from ._outcomes import (
 
 if TYPE_CHECKING:
     from ._events import Event
+    from ._listener import ChangeSource
 
 __all__ = ["JournalBase"]
 
@@ -246,6 +247,15 @@ class JournalBase:
         if winner is None:  # purged meanwhile
             return operation
         return resolve(winner, events)[0]
+
+    def _change_source(self) -> ChangeSource:
+        """How a ``ChangeListener`` learns that events were stored (see ``_listener.py``).
+
+        This default wakes every waiter twice a second; every backend here has a real feed.
+        """
+        from ._listener import PollingChanges
+
+        return PollingChanges()
 
     # What a backend implements (each atomic); times are epoch seconds from the store's clock.
 

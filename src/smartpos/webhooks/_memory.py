@@ -15,18 +15,22 @@ heaps are compacted when stale entries outnumber live ones.
 from __future__ import annotations
 
 import collections
+import contextlib
 import datetime as _dt
 import heapq
 import itertools
 import json
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from smartpos._errors import ConfigurationError
+
+if TYPE_CHECKING:
+    from ._listener import ChangeSource
 
 from ._outcomes import ENDED_STATES, WAITING_STATES, Answer, JournalEntry, State
 from ._store import (
@@ -152,6 +156,7 @@ class MemoryStore(StoreBase):
         self._operation_seq = itertools.count(1)
         self._by_referencia: dict[str, list[str]] = {}
         self._referencia_of: dict[str, str] = {}
+        self._change_callbacks: list[Callable[[Iterable[str] | None], None]] = []
 
     def __repr__(self) -> str:
         return f"MemoryStore(max_events={self._max_events})"
@@ -418,6 +423,8 @@ class MemoryStore(StoreBase):
         if item.referencia is not None:
             self._by_referencia.setdefault(item.referencia, []).append(item.id)
             self._referencia_of[item.id] = item.referencia
+            for callback in self._change_callbacks:
+                callback((item.referencia,))
 
     def _unlink(self, event_id: str) -> None:
         referencia = self._referencia_of.pop(event_id, None)
@@ -437,6 +444,24 @@ class MemoryStore(StoreBase):
         for referencia in old:
             del self._operations[referencia]
         return len(old)
+
+    def _change_source(self) -> ChangeSource:
+        from ._listener import MemoryChanges
+
+        return MemoryChanges(self._subscribe_changes)
+
+    def _subscribe_changes(
+        self, callback: Callable[[Iterable[str] | None], None]
+    ) -> Callable[[], None]:
+        """Call ``callback`` (under the store's lock: it must be quick) on every linked put."""
+        with self._lock:
+            self._change_callbacks.append(callback)
+
+        def unsubscribe() -> None:
+            with self._lock, contextlib.suppress(ValueError):
+                self._change_callbacks.remove(callback)
+
+        return unsubscribe
 
     # The outcome journal's primitives (see _journal.py); each runs under self._lock.
 

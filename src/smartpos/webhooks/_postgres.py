@@ -26,7 +26,7 @@ import re
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import psycopg
 import psycopg.errors
@@ -35,7 +35,11 @@ from psycopg import sql
 
 from smartpos._errors import ConfigurationError
 
+from ._listener import changes_channel
 from ._outcomes import Answer, JournalEntry, State
+
+if TYPE_CHECKING:
+    from ._listener import ChangeSource
 from ._store import (
     _LEASE_EXPIRED_ERROR,
     DEFAULT_MAX_ATTEMPTS,
@@ -111,6 +115,28 @@ _MIGRATIONS: list[list[str]] = [
         """CREATE INDEX {ops_ended_idx} ON {ops} (updated_at)
             WHERE state IN ('final', 'rejected')""",
         "CREATE INDEX {ref_idx} ON {t} ({referencia}, seq) WHERE {referencia} IS NOT NULL",
+    ],
+    # 3: every insert NOTIFYs its event's referencia, inside the insert's transaction, for the
+    # change listeners (one LISTEN connection per process). A payload too long for NOTIFY is
+    # sent empty: "something changed", every listener's waiters re-check.
+    [
+        """CREATE FUNCTION {notify_fn}() RETURNS trigger LANGUAGE plpgsql AS $fn$
+        DECLARE
+            ref text := CASE WHEN strpos(NEW.body::text, '\\u0000') = 0
+                        THEN NEW.body -> 'dados' ->> 'referencia' END;
+        BEGIN
+            IF ref IS NOT NULL THEN
+                IF octet_length(ref) < 7000 THEN
+                    PERFORM pg_notify({channel}, ref);
+                ELSE
+                    PERFORM pg_notify({channel}, '');
+                END IF;
+            END IF;
+            RETURN NULL;
+        END
+        $fn$""",
+        """CREATE TRIGGER {notify_trg} AFTER INSERT ON {t}
+            FOR EACH ROW EXECUTE FUNCTION {notify_fn}()""",
     ],
 ]
 
@@ -317,6 +343,7 @@ class PostgresStore(StoreBase):
         self._check_settings = check_settings
         self._sql: dict[str, str] = {}
         self._ready = False
+        self._channel = changes_channel(f"{schema or ''}.{table}")
         key = f"smartpos-inbox:{schema or ''}.{table}".encode()
         self._lock_key = int.from_bytes(hashlib.sha256(key).digest()[:8], "big", signed=True)
         head, tail = _LEASE_EXPIRED_ERROR
@@ -351,6 +378,9 @@ class PostgresStore(StoreBase):
                 "ops_waiting_idx": sql.Identifier(f"{self._table}_ops_waiting_idx"),
                 "ops_ended_idx": sql.Identifier(f"{self._table}_ops_ended_idx"),
                 "ref_idx": sql.Identifier(f"{self._table}_ref_idx"),
+                "notify_fn": name(f"{self._table}_notify"),
+                "notify_trg": sql.Identifier(f"{self._table}_notify"),
+                "channel": sql.Literal(self._channel),
                 **{k: sql.SQL(v) for k, v in _FRAGMENTS.items()},
             }
             rendered = {k: sql.SQL(v).format(**names).as_string(conn) for k, v in _QUERIES.items()}
@@ -702,6 +732,19 @@ class PostgresStore(StoreBase):
         self._closed = True
         if self._owns_pool:
             self._pool.close()
+
+    def _change_source(self) -> ChangeSource:
+        from ._listener import PostgresChanges
+
+        pool = self._pool
+
+        def connect() -> psycopg.Connection[Any]:
+            # The pool's own settings (newer pools may compute them: call them then).
+            conninfo = pool.conninfo() if callable(pool.conninfo) else pool.conninfo
+            kwargs = pool.kwargs() if callable(pool.kwargs) else pool.kwargs
+            return psycopg.connect(conninfo, **{**(kwargs or {}), "autocommit": True})
+
+        return PostgresChanges(connect, self._channel)
 
     # The outcome journal's primitives (see _journal.py); each one statement.
 

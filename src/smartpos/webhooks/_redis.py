@@ -20,6 +20,7 @@ of a store's keys live in one slot and every Lua script can touch them atomicall
     {P}:ops:waiting zset  operations still waiting for an outcome, by journal number
     {P}:ops:ended zset    final and rejected operations by their last update, for purge()
     {P}:opseq     string  journal counter
+    {P}:changes   channel (pub/sub) where the put script publishes each new event's referencia
 
 Every operation is one Lua script (registered once, run with EVALSHA), so each is atomic on
 the server. ``claim`` first moves due members of ``timer`` into ``ready``, then pops from
@@ -37,7 +38,7 @@ import logging
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import redis
 import redis.exceptions
@@ -45,6 +46,9 @@ import redis.exceptions
 from smartpos._errors import ConfigurationError
 
 from ._outcomes import Answer, JournalEntry, State
+
+if TYPE_CHECKING:
+    from ._listener import ChangeSource
 from ._store import (
     _LEASE_EXPIRED_ERROR,
     DEFAULT_MAX_ATTEMPTS,
@@ -93,14 +97,15 @@ end
 """
 
 # KEYS: ready, seq, refs, event keys...
-# ARGV: now, then (id, body, hash, tipo, criado, referencia or '') per event.
-# Answers per event: 0 when new, else the body hash already stored under its id.
+# ARGV: now, changes channel, then (id, body, hash, tipo, criado, referencia or '') per event.
+# Answers per event: 0 when new, else the body hash already stored under its id. Each new
+# event's referencia is published on the channel (the change listeners' wake-up).
 _PUT = """
 local now = ARGV[1]
 local out = {}
 for i = 4, #KEYS do
   local k = KEYS[i]
-  local a = (i - 4) * 6 + 2
+  local a = (i - 4) * 6 + 3
   local stored = redis.call('HGET', k, 'h')
   if stored then
     out[#out + 1] = stored
@@ -117,6 +122,7 @@ for i = 4, #KEYS do
     if ref ~= '' then
       redis.call('HSET', k, 'ref', ref)
       redis.call('ZADD', KEYS[3], 0, string.format('%08d', #ref) .. ':' .. ref .. ':' .. rm)
+      redis.call('PUBLISH', ARGV[2], ref)
     end
     out[#out + 1] = 0
   end
@@ -600,6 +606,7 @@ class RedisStore(StoreBase):
         self._ops_waiting = base + "ops:waiting"
         self._ops_ended = base + "ops:ended"
         self._opseq = base + "opseq"
+        self._changes = base + "changes"
         self._ttl_seconds = math.ceil(self._retention.total_seconds()) + _TTL_GRACE_SECONDS
         self._ttl = str(self._ttl_seconds)
         # Keys used by every call, encoded once.
@@ -656,7 +663,7 @@ class RedisStore(StoreBase):
     def _insert(self, batch: Sequence[_Encoded]) -> list[str | None]:
         self._check_open()
         keys: list[str | bytes] = [*self._put_keys]
-        args = [_num(self._now())]
+        args = [_num(self._now()), self._changes]
         for item in batch:
             keys.append(self._ev + item.id)
             criado = "" if item.criado_em is None else _num(item.criado_em)
@@ -783,6 +790,11 @@ class RedisStore(StoreBase):
         self._closed = True
         if self._owns_client:
             self._client.close()
+
+    def _change_source(self) -> ChangeSource:
+        from ._listener import RedisChanges
+
+        return RedisChanges(self._client, self._changes)
 
     # The outcome journal's primitives (see _journal.py); each one Lua script or command.
 

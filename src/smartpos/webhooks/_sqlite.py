@@ -27,11 +27,14 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from smartpos._errors import ConfigurationError
 
 from ._outcomes import Answer, JournalEntry, State
+
+if TYPE_CHECKING:
+    from ._listener import ChangeSource
 from ._store import (
     DEFAULT_MAX_ATTEMPTS,
     DEFAULT_RETENTION,
@@ -518,6 +521,11 @@ class SQLiteStore(StoreBase):
 
     def _error(self, exc: sqlite3.Error) -> StoreError:
         return StoreError(f"SQLite store {self._path!r} failed: {exc}")
+
+    def _change_source(self) -> ChangeSource:
+        from ._listener import SQLiteChanges
+
+        return SQLiteChanges(self._path, _REFERENCIA)
 
     # The outcome journal's primitives (see _journal.py).
 
