@@ -5,10 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from listener_contract import ListenerContract
+from listener_contract import ListenerContract, until, wait_in_thread
+from outcome_events import REFERENCIA, event
 from races import StoreSpec
 from store_contract import StoreFactory, closing_factory
 
+from smartpos.webhooks._journal import JournalBase
+from smartpos.webhooks._listener import ChangeSource, PollingChanges, listener_for
 from smartpos.webhooks._memory import MemoryStore
 
 
@@ -25,3 +28,25 @@ class TestMemoryListener(ListenerContract):
     def spec(self) -> StoreSpec:
         """A MemoryStore lives in one process: no other process can put into it."""
         pytest.skip("a MemoryStore lives in one process")
+
+
+class _NoFeedStore(MemoryStore):
+    """A store without a change feed of its own: the listener falls back to polling."""
+
+    def _change_source(self) -> ChangeSource:
+        return JournalBase._change_source(self)
+
+
+def test_a_store_without_a_feed_falls_back_to_one_polling_thread() -> None:
+    """The default source wakes every waiter at an interval: waits still end soon."""
+    with _NoFeedStore() as store:
+        listener = listener_for(store)
+        assert isinstance(listener._source, PollingChanges)
+        wait = wait_in_thread(listener, REFERENCIA)
+        until(lambda: listener.waiting() == 1, "the waiter")
+
+        store.put(event("ev-1", "pagamento.recusado"))
+        outcome = wait.join()
+
+    assert outcome is not None
+    assert "ev-1" == outcome.id
