@@ -29,7 +29,14 @@ from smartpos.webhooks._listener import (
 )
 from smartpos.webhooks._store import StoreBase
 
-__all__ = ["ListenerContract", "referencias", "started_listener", "until", "wait_in_thread"]
+__all__ = [
+    "WOKEN",
+    "ListenerContract",
+    "referencias",
+    "started_listener",
+    "until",
+    "wait_in_thread",
+]
 
 #: Deadline of a wait that must wake: only reached when the listener failed.
 WAKE = 60.0
@@ -86,8 +93,10 @@ def _started_listener(store: StoreBase) -> ChangeListener:
     """The store's listener, running and subscribed (proved by one wake)."""
     listener = listener_for(store)
     warm = "ffffffff-eeee-4ddd-8ccc-000000000000"
+    before = listener.checks
     wait = _Wait(listener, warm, WAKE)
-    until(lambda: listener.waiting() == 1, "the warm-up waiter")
+    # After its first check, only a wake-up (from a live source) can end the wait in time.
+    until(lambda: listener.checks > before, "the warm-up waiter's first check")
     store.put(event("warm-up", "pagamento.aprovado", warm))
     assert "warm-up" == _id(wait.join())
     return listener

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterator
 
 import pytest
-from listener_contract import ListenerContract, until, wait_in_thread
+from listener_contract import WOKEN, ListenerContract, started_listener, until, wait_in_thread
 from outcome_events import REFERENCIA, event
 from races import StoreSpec
 from store_contract import StoreFactory, closing_factory
@@ -50,3 +51,18 @@ def test_a_store_without_a_feed_falls_back_to_one_polling_thread() -> None:
 
     assert outcome is not None
     assert "ev-1" == outcome.id
+
+
+def test_a_dropped_store_stops_its_listener() -> None:
+    """The listeners' registry holds stores weakly: once dropped, the thread ends."""
+    store = MemoryStore()
+    listener = started_listener(store)
+    thread = listener._thread
+    assert thread is not None
+
+    del store
+    gc.collect()
+    thread.join(timeout=WOKEN)
+
+    assert not thread.is_alive()
+    assert listener.stopped

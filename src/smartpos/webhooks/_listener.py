@@ -167,7 +167,9 @@ class ChangeListener:
     """
 
     def __init__(self, store: StoreBase, source: ChangeSource) -> None:
-        self._store = store
+        # Weak: the listeners' registry must not keep a store alive (nor its thread running).
+        self._store = weakref.ref(store)
+        self._name = f"smartpos-listener-{type(store).__name__}"
         self._source = source
         self._lock = threading.Lock()
         self._has_waiters = threading.Condition(self._lock)
@@ -183,7 +185,8 @@ class ChangeListener:
     @property
     def stopped(self) -> bool:
         """Whether the source should stop: the listener was closed or the store was."""
-        return self._stop or bool(getattr(self._store, "_closed", False))
+        store = self._store()
+        return self._stop or store is None or bool(getattr(store, "_closed", False))
 
     def close(self) -> None:
         """Stop the source (within about a second); waiters still waiting sleep to deadline."""
@@ -273,7 +276,12 @@ class ChangeListener:
     def _check(self, referencia: str) -> Event | None:
         with self._lock:
             self.checks += 1
-        return self._store._outcome(referencia)
+        store = self._store()
+        if store is None:  # pragma: no cover - a waiter's caller holds the store
+            from ._store import StoreError
+
+            raise StoreError("the store was closed and garbage-collected")
+        return store._outcome(referencia)
 
     def _register(self, referencia: str, waiter: _Waiter) -> None:
         with self._lock:
@@ -283,9 +291,7 @@ class ChangeListener:
             if self._thread is None or not self._thread.is_alive():
                 self._stop = False
                 self._closing.clear()
-                self._thread = threading.Thread(
-                    target=self._run, name=f"smartpos-listener-{type(self._store).__name__}"
-                )
+                self._thread = threading.Thread(target=self._run, name=self._name)
                 self._thread.daemon = True
                 self._thread.start()
 
@@ -359,10 +365,15 @@ class MemoryChanges:
     """A ``MemoryStore``'s puts call the listener directly: nothing to follow."""
 
     def __init__(self, subscribe: Callable[[Notify], Callable[[], None]]) -> None:
-        self._subscribe = subscribe
+        # Weak, like the listener's own reference to its store.
+        self._subscribe = weakref.WeakMethod(subscribe)
 
     def run(self, listener: ChangeListener) -> None:
-        unsubscribe = self._subscribe(listener.notify)
+        subscribe = self._subscribe()
+        if subscribe is None:
+            return
+        unsubscribe = subscribe(listener.notify)
+        del subscribe
         try:
             listener.notify(None)
             while not listener.stopped:
@@ -409,7 +420,7 @@ class SQLiteChanges:
             try:
                 self._follow(conn, listener)
                 return
-            except sqlite3.Error as exc:
+            except Exception as exc:  # noqa: BLE001 - whatever broke, reopen and re-check
                 _logger.warning("change listener on %s failed, reopening: %s", self._path, exc)
                 delay = _backoff(listener, delay)
             finally:
@@ -448,18 +459,34 @@ class SQLiteChanges:
 
 
 class RedisChanges:
-    """One pub/sub connection on the store's channel, where its put script publishes."""
+    """One pub/sub connection on the store's channel, where its put script publishes.
+
+    The connection comes from a pool of its own (same server and settings as the store's):
+    closing the store's client must never close a socket this thread is reading.
+    """
 
     def __init__(self, client: redis.Redis, channel: str) -> None:
         self._client = client
         self._channel = channel
 
     def run(self, listener: ChangeListener) -> None:
-        import redis.exceptions
+        import redis
 
+        store_pool = self._client.connection_pool
+        pool = redis.ConnectionPool(
+            connection_class=store_pool.connection_class, **store_pool.connection_kwargs
+        )
+        client = redis.Redis(connection_pool=pool)
+        try:
+            self._follow(client, listener)
+        finally:
+            client.close()
+            pool.disconnect()
+
+    def _follow(self, client: redis.Redis, listener: ChangeListener) -> None:
         delay = _BACKOFF_FIRST
         while not listener.stopped:
-            pubsub = self._client.pubsub()  # type: ignore[no-untyped-call]
+            pubsub = client.pubsub()  # type: ignore[no-untyped-call]
             try:
                 pubsub.subscribe(self._channel)
                 # Only once the server confirmed the subscription can no publish be missed.
@@ -478,7 +505,7 @@ class RedisChanges:
                         data.decode("utf-8", "replace") if isinstance(data, bytes) else data
                     )
                     listener.notify([referencia] if referencia else None)
-            except (redis.exceptions.RedisError, OSError) as exc:
+            except Exception as exc:  # noqa: BLE001 - whatever broke, reconnect and re-check
                 _logger.warning(
                     "change listener lost its Redis subscription, reconnecting: %s", exc
                 )
@@ -503,7 +530,7 @@ class PostgresChanges:
         while not listener.stopped:
             try:
                 conn = self._connect()
-            except psycopg.Error as exc:
+            except Exception as exc:  # noqa: BLE001 - a server that is down, a bad DSN: retry
                 _logger.warning("change listener cannot connect to PostgreSQL: %s", exc)
                 delay = _backoff(listener, delay)
                 continue
@@ -531,7 +558,7 @@ class PostgresChanges:
                         listener.notify(None)
                     elif referencias:
                         listener.notify(referencias)
-            except (psycopg.Error, OSError, ValueError) as exc:
+            except Exception as exc:  # noqa: BLE001 - whatever broke, reconnect and re-check
                 _logger.warning("change listener lost its LISTEN connection, reconnecting: %s", exc)
                 delay = _backoff(listener, delay)
             finally:

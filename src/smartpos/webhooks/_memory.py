@@ -22,6 +22,7 @@ import itertools
 import json
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -456,10 +457,13 @@ class MemoryStore(StoreBase):
         """Call ``callback`` (under the store's lock: it must be quick) on every linked put."""
         with self._lock:
             self._change_callbacks.append(callback)
+        store = weakref.ref(self)  # the listener's thread holds this: it must not keep us
 
         def unsubscribe() -> None:
-            with self._lock, contextlib.suppress(ValueError):
-                self._change_callbacks.remove(callback)
+            owner = store()
+            if owner is not None:
+                with owner._lock, contextlib.suppress(ValueError):
+                    owner._change_callbacks.remove(callback)
 
         return unsubscribe
 
