@@ -66,3 +66,19 @@ def test_a_dropped_store_stops_its_listener() -> None:
 
     assert not thread.is_alive()
     assert listener.stopped
+
+
+def test_a_closed_listener_is_replaced() -> None:
+    """listener.close() ends its thread; listener_for(store) then makes a working new one."""
+    with MemoryStore() as store:
+        listener = started_listener(store)
+        thread = listener._thread
+        assert thread is not None
+
+        listener.close()
+        thread.join(timeout=WOKEN)
+        stopped = not thread.is_alive()
+        again = started_listener(store)
+
+    assert stopped
+    assert again is not listener

@@ -189,11 +189,19 @@ class ChangeListener:
         return self._stop or store is None or bool(getattr(store, "_closed", False))
 
     def close(self) -> None:
-        """Stop the source (within about a second); waiters still waiting sleep to deadline."""
+        """Stop the source for good (within about a second).
+
+        Waiters still waiting check the store once more now and at their deadline;
+        ``listener_for(store)`` then makes a new listener.
+        """
         with self._lock:
             self._stop = True
             self._closing.set()
             self._has_waiters.notify_all()
+        with _listeners_lock:
+            store = self._store()
+            if store is not None and _listeners.get(store) is self:
+                del _listeners[store]
         self.notify(None)
 
     def pause(self, timeout: float) -> None:
@@ -288,9 +296,7 @@ class ChangeListener:
             self._waiters.setdefault(referencia, set()).add(waiter)
             self._count += 1
             self._has_waiters.notify_all()
-            if self._thread is None or not self._thread.is_alive():
-                self._stop = False
-                self._closing.clear()
+            if not self._stop and (self._thread is None or not self._thread.is_alive()):
                 self._thread = threading.Thread(target=self._run, name=self._name)
                 self._thread.daemon = True
                 self._thread.start()
