@@ -37,6 +37,7 @@ from ._events import (
     parse_event,
 )
 from ._memory import MemoryStore
+from ._outcomes import Operation
 from ._receiver import Receipt, WebhookReceiver
 from ._sqlite import SQLiteStore
 from ._store import (
@@ -72,6 +73,7 @@ __all__ = [
     "InvalidEventError",
     "MemoryStore",
     "MigrationRequiredError",
+    "Operation",
     "PagamentoAprovado",
     "PagamentoRecusado",
     "PostgresStore",

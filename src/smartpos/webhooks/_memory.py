@@ -15,16 +15,25 @@ heaps are compacted when stale entries outnumber live ones.
 from __future__ import annotations
 
 import collections
+import contextlib
 import datetime as _dt
 import heapq
 import itertools
 import json
 import threading
 import time
-from collections.abc import Callable, Sequence
+import weakref
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import attrs
 
 from smartpos._errors import ConfigurationError
 
+if TYPE_CHECKING:
+    from ._listener import ChangeSource
+
+from ._outcomes import ENDED_STATES, WAITING_STATES, Answer, JournalEntry, State
 from ._store import (
     DEFAULT_MAX_ATTEMPTS,
     DEFAULT_RETENTION,
@@ -143,6 +152,12 @@ class MemoryStore(StoreBase):
         self._stale = 0
         self._seq = itertools.count()
         self._versions = itertools.count()
+        # The outcome journal, and each event's link to its dados.referencia (arrival order).
+        self._operations: dict[str, JournalEntry] = {}
+        self._operation_seq = itertools.count(1)
+        self._by_referencia: dict[str, list[str]] = {}
+        self._referencia_of: dict[str, str] = {}
+        self._change_callbacks: list[Callable[[Iterable[str] | None], None]] = []
 
     def __repr__(self) -> str:
         return f"MemoryStore(max_events={self._max_events})"
@@ -166,6 +181,7 @@ class MemoryStore(StoreBase):
                     record = _Record(item, next(self._seq), now)
                     self._events[item.id] = record
                     self._enqueue(record, now)
+                    self._link(item)
                     kept.append(None)
                 else:
                     kept.append(record.body_hash)
@@ -314,7 +330,8 @@ class MemoryStore(StoreBase):
             for event_id in old:
                 del self._done[event_id]
                 del self._events[event_id]
-            return len(old)
+                self._unlink(event_id)
+            return len(old) + self._purge_operations(cutoff)
 
     def close(self) -> None:
         """Drop every event; the store is unusable afterwards."""
@@ -324,6 +341,9 @@ class MemoryStore(StoreBase):
             self._done.clear()
             self._ready.clear()
             self._waiting.clear()
+            self._operations.clear()
+            self._by_referencia.clear()
+            self._referencia_of.clear()
 
     # Internals; every one runs under self._lock.
 
@@ -346,6 +366,7 @@ class MemoryStore(StoreBase):
                 kept.append(event_id)
                 continue
             del self._events[event_id]
+            self._unlink(event_id)
             excess -= 1
         for event_id in reversed(kept):
             self._done[event_id] = None
@@ -414,6 +435,116 @@ class MemoryStore(StoreBase):
         heapq.heapify(self._ready)
         heapq.heapify(self._waiting)
         self._stale = 0
+
+    def _link(self, item: _Encoded) -> None:
+        if item.referencia is not None:
+            self._by_referencia.setdefault(item.referencia, []).append(item.id)
+            self._referencia_of[item.id] = item.referencia
+            for callback in self._change_callbacks:
+                callback((item.referencia,))
+
+    def _unlink(self, event_id: str) -> None:
+        referencia = self._referencia_of.pop(event_id, None)
+        if referencia is None:
+            return
+        ids = self._by_referencia[referencia]
+        ids.remove(event_id)
+        if not ids:
+            del self._by_referencia[referencia]
+
+    def _purge_operations(self, cutoff: float) -> int:
+        old = [
+            r
+            for r, e in self._operations.items()
+            if e.state in ENDED_STATES and e.updated_at < cutoff
+        ]
+        for referencia in old:
+            del self._operations[referencia]
+        return len(old)
+
+    def _change_source(self) -> ChangeSource:
+        from ._listener import MemoryChanges
+
+        return MemoryChanges(self._subscribe_changes)
+
+    def _subscribe_changes(
+        self, callback: Callable[[Iterable[str] | None], None]
+    ) -> Callable[[], None]:
+        """Call ``callback`` (under the store's lock: it must be quick) on every linked put."""
+        with self._lock:
+            self._change_callbacks.append(callback)
+        store = weakref.ref(self)  # the listener's thread holds this: it must not keep us
+
+        def unsubscribe() -> None:
+            owner = store()
+            if owner is not None:
+                with owner._lock, contextlib.suppress(ValueError):
+                    owner._change_callbacks.remove(callback)
+
+        return unsubscribe
+
+    # The outcome journal's primitives (see _journal.py); each runs under self._lock.
+
+    def _journal_get(self, referencia: str) -> JournalEntry | None:
+        with self._lock:
+            self._check_open()
+            return self._operations.get(referencia)
+
+    def _journal_insert(self, entry: JournalEntry) -> JournalEntry | None:
+        with self._lock:
+            self._check_open()
+            existing = self._operations.get(entry.referencia)
+            if existing is not None:
+                return existing
+            self._operations[entry.referencia] = attrs.evolve(entry, seq=next(self._operation_seq))
+            return None
+
+    def _journal_update(
+        self,
+        referencia: str,
+        state: State,
+        allowed_from: frozenset[str],
+        answer: Answer | None,
+        now: float,
+    ) -> bool:
+        with self._lock:
+            self._check_open()
+            entry = self._operations.get(referencia)
+            if entry is None or entry.state not in allowed_from:
+                return False
+            self._operations[referencia] = attrs.evolve(
+                entry, state=state, updated_at=now, answer=answer or entry.answer
+            )
+            return True
+
+    def _journal_finalize(self, referencia: str, event: Mapping[str, Any], now: float) -> bool:
+        with self._lock:
+            self._check_open()
+            entry = self._operations.get(referencia)
+            if entry is None or entry.state == "final":
+                return False
+            self._operations[referencia] = attrs.evolve(
+                entry, state="final", updated_at=now, final_event=event
+            )
+            return True
+
+    def _journal_list(self, *, waiting: bool, after: int, limit: int) -> list[JournalEntry]:
+        with self._lock:
+            self._check_open()
+            found: list[JournalEntry] = []
+            # Entries are kept in journaling order, which is seq order.
+            for entry in self._operations.values():
+                if entry.seq > after and (not waiting or entry.state in WAITING_STATES):
+                    found.append(entry)
+                    if len(found) == limit:
+                        break
+            return found
+
+    def _journal_events(self, referencia: str) -> list[Mapping[str, Any]]:
+        with self._lock:
+            self._check_open()
+            ids = self._by_referencia.get(referencia, ())
+            return [json.loads(self._events[i].raw_json) for i in ids]
 
 
 def _stored(record: _Record) -> StoredEvent:

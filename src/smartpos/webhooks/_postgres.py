@@ -27,7 +27,7 @@ import time
 import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import psycopg
 import psycopg.errors
@@ -36,6 +36,11 @@ from psycopg import sql
 
 from smartpos._errors import ConfigurationError
 
+from ._listener import changes_channel
+from ._outcomes import Answer, JournalEntry, State
+
+if TYPE_CHECKING:
+    from ._listener import ChangeSource
 from ._store import (
     _LEASE_EXPIRED_ERROR,
     DEFAULT_MAX_ATTEMPTS,
@@ -49,6 +54,7 @@ from ._store import (
     _stored_event,
     _translating,
     _utc,
+    canonical_json,
 )
 
 __all__ = ["SCHEMA_VERSION", "MigrationRequiredError", "PostgresStore"]
@@ -87,6 +93,58 @@ _MIGRATIONS: list[list[str]] = [
         "CREATE INDEX {dead_idx} ON {t} (criado_em, seq) WHERE state = 'dead'",
         "CREATE INDEX {done_idx} ON {t} (done_at) WHERE state = 'done'",
     ],
+    # 2: the outcome journal, and a column with each event's dados.referencia, written by
+    # put() from the envelope Python already parsed: PostgreSQL's json operators unescape
+    # strings and fail on a lone surrogate or a \u0000 escape, which an index expression on
+    # the body would turn into a failed put (or an event no waiter finds). Events stored
+    # before the migration are back-filled where PostgreSQL can read them (this blocks puts
+    # meanwhile: run it at deploy).
+    [
+        "ALTER TABLE {t} ADD COLUMN referencia text",
+        """UPDATE {t} SET referencia = body -> 'dados' ->> 'referencia'
+            WHERE CASE WHEN body::text !~* '\\\\u(0000|d[89a-f])'
+                THEN json_typeof(body -> 'dados' -> 'referencia') = 'string' ELSE false END""",
+        """CREATE TABLE {ops} (
+            referencia text PRIMARY KEY,
+            seq bigint GENERATED ALWAYS AS IDENTITY,
+            kind text NOT NULL,
+            state text NOT NULL
+                CHECK (state IN ('sending', 'accepted', 'rejected', 'unknown', 'final')),
+            method text NOT NULL,
+            path text NOT NULL,
+            body bytea NOT NULL,
+            answer json,
+            final_event json,
+            created_at timestamptz NOT NULL,
+            updated_at timestamptz NOT NULL
+        )""",
+        """CREATE INDEX {ops_waiting_idx} ON {ops} (seq)
+            WHERE state IN ('sending', 'accepted', 'unknown')""",
+        """CREATE INDEX {ops_ended_idx} ON {ops} (updated_at)
+            WHERE state IN ('final', 'rejected')""",
+        "CREATE INDEX {ref_idx} ON {t} ({referencia}, seq) WHERE {referencia} IS NOT NULL",
+    ],
+    # 3: every insert NOTIFYs its event's referencia, inside the insert's transaction, for the
+    # change listeners (one LISTEN connection per process). A payload too long for NOTIFY is
+    # sent empty: "something changed", every listener's waiters re-check.
+    [
+        """CREATE FUNCTION {notify_fn}() RETURNS trigger LANGUAGE plpgsql AS $fn$
+        DECLARE
+            ref text := NEW.referencia;
+        BEGIN
+            IF ref IS NOT NULL THEN
+                IF octet_length(ref) < 7000 THEN
+                    PERFORM pg_notify({channel}, ref);
+                ELSE
+                    PERFORM pg_notify({channel}, '');
+                END IF;
+            END IF;
+            RETURN NULL;
+        END
+        $fn$""",
+        """CREATE TRIGGER {notify_trg} AFTER INSERT ON {t}
+            FOR EACH ROW EXECUTE FUNCTION {notify_fn}()""",
+    ],
 ]
 
 #: The schema version this code needs; ``migrate()`` brings a table to it.
@@ -104,6 +162,10 @@ _FRAGMENTS = {
     "token = NULL, lease_expires_at = NULL",
     # A claimed row whose lease ran out at max_attempts goes to dead instead of to a new owner.
     "dying": "t.state = 'claimed' AND t.attempts >= %(max)s",
+    # An event's dados.referencia (migration 2 says why it is a column).
+    "referencia": "referencia",
+    "j_columns": "referencia, kind, state, method, path, body, created_at, updated_at, seq, "
+    "answer, final_event",
 }
 
 # Statement templates for ``psycopg.sql``, rendered once per store with its quoted names.
@@ -114,13 +176,15 @@ _QUERIES = {
     "applied_at timestamptz NOT NULL DEFAULT now())",
     "current_version": "SELECT coalesce(max(version), 0) FROM {versions}",
     "add_version": "INSERT INTO {versions} (version) VALUES (%s)",
-    "put": "INSERT INTO {t} (id, tipo, criado_em, body, body_hash, received_at, available_at) "
-    "VALUES (%s, %s, %s, %s::json, %s, %s, %s) ON CONFLICT (id) DO NOTHING",
+    "put": "INSERT INTO {t} "
+    "(id, tipo, criado_em, body, body_hash, received_at, available_at, referencia) "
+    "VALUES (%s, %s, %s, %s::json, %s, %s, %s, %s) ON CONFLICT (id) DO NOTHING",
     "put_many": "INSERT INTO {t} "
-    "(id, tipo, criado_em, body, body_hash, received_at, available_at) "
-    "SELECT u.id, u.tipo, u.criado_em, u.body::json, u.h, %(now)s, %(now)s "
+    "(id, tipo, criado_em, body, body_hash, received_at, available_at, referencia) "
+    "SELECT u.id, u.tipo, u.criado_em, u.body::json, u.h, %(now)s, %(now)s, u.ref "
     "FROM unnest(%(ids)s::text[], %(tipos)s::text[], %(criados)s::timestamptz[], "
-    "%(bodies)s::text[], %(hashes)s::text[]) WITH ORDINALITY AS u(id, tipo, criado_em, body, h, n) "
+    "%(bodies)s::text[], %(hashes)s::text[], %(refs)s::text[]) "
+    "WITH ORDINALITY AS u(id, tipo, criado_em, body, h, ref, n) "
     "ORDER BY u.n ON CONFLICT (id) DO NOTHING RETURNING id",
     "hash": "SELECT body_hash FROM {t} WHERE id = %s",
     "hashes": "SELECT id, body_hash FROM {t} WHERE id = ANY(%s::text[])",
@@ -167,6 +231,22 @@ _QUERIES = {
     "(SELECT id FROM {t} WHERE state = 'done' AND done_at < %s LIMIT %s)",
     "settings": "SELECT current_setting('fsync'), current_setting('synchronous_commit'), "
     "current_setting('full_page_writes')",
+    # The outcome journal (see _journal.py).
+    "j_get": "SELECT {j_columns} FROM {ops} WHERE referencia = %s",
+    "j_insert": "INSERT INTO {ops} "
+    "(referencia, kind, state, method, path, body, created_at, updated_at) "
+    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (referencia) DO NOTHING",
+    "j_update": "UPDATE {ops} SET state = %(state)s, updated_at = %(now)s, "
+    "answer = coalesce(%(answer)s::json, answer) "
+    "WHERE referencia = %(referencia)s AND state = ANY(%(allowed)s::text[])",
+    "j_finalize": "UPDATE {ops} SET state = 'final', final_event = %s::json, updated_at = %s "
+    "WHERE referencia = %s AND state <> 'final'",
+    "j_list_waiting": "SELECT {j_columns} FROM {ops} "
+    "WHERE state IN ('sending', 'accepted', 'unknown') AND seq > %s ORDER BY seq LIMIT %s",
+    "j_list": "SELECT {j_columns} FROM {ops} WHERE seq > %s ORDER BY seq LIMIT %s",
+    "j_events": "SELECT body FROM {t} WHERE {referencia} = %s ORDER BY seq",
+    "j_purge": "DELETE FROM {ops} WHERE referencia IN (SELECT referencia FROM {ops} "
+    "WHERE state IN ('final', 'rejected') AND updated_at < %s LIMIT %s)",
 }
 
 
@@ -201,6 +281,12 @@ def _check_name(name: str, what: str) -> None:
         raise ConfigurationError(
             f"{what} must be a plain SQL identifier (letters, digits, _; at most 48), not {name!r}"
         )
+
+
+def _ref(item: _Encoded) -> str | None:
+    # text cannot hold NUL: such a referencia is never journaled either (see _journal_get).
+    ref = item.referencia
+    return None if ref is None or "\x00" in ref else ref
 
 
 def _to_utc(value: _dt.datetime) -> _dt.datetime:
@@ -276,6 +362,7 @@ class PostgresStore(StoreBase):
         self._check_settings = check_settings
         self._sql: dict[str, str] = {}
         self._ready = False
+        self._channel = changes_channel(f"{schema or ''}.{table}")
         key = f"smartpos-inbox:{schema or ''}.{table}".encode()
         self._lock_key = int.from_bytes(hashlib.sha256(key).digest()[:8], "big", signed=True)
         head, tail = _LEASE_EXPIRED_ERROR
@@ -310,6 +397,13 @@ class PostgresStore(StoreBase):
                 "claim_idx": sql.Identifier(f"{self._table}_claim_idx"),
                 "dead_idx": sql.Identifier(f"{self._table}_dead_idx"),
                 "done_idx": sql.Identifier(f"{self._table}_done_idx"),
+                "ops": name(f"{self._table}_operations"),
+                "ops_waiting_idx": sql.Identifier(f"{self._table}_ops_waiting_idx"),
+                "ops_ended_idx": sql.Identifier(f"{self._table}_ops_ended_idx"),
+                "ref_idx": sql.Identifier(f"{self._table}_ref_idx"),
+                "notify_fn": name(f"{self._table}_notify"),
+                "notify_trg": sql.Identifier(f"{self._table}_notify"),
+                "channel": sql.Literal(self._channel),
                 **{k: sql.SQL(v) for k, v in _FRAGMENTS.items()},
             }
             rendered = {k: sql.SQL(v).format(**names).as_string(conn) for k, v in _QUERIES.items()}
@@ -442,7 +536,8 @@ class PostgresStore(StoreBase):
         now = _utc(self._now())
         criado = None if item.criado_em is None else _utc(item.criado_em)
         cur = conn.execute(
-            self._sql["put"], (item.id, item.tipo, criado, item.raw_json, item.body_hash, now, now)
+            self._sql["put"],
+            (item.id, item.tipo, criado, item.raw_json, item.body_hash, now, now, _ref(item)),
         )
         if cur.rowcount == 1:
             return None
@@ -468,6 +563,7 @@ class PostgresStore(StoreBase):
                 "criados": [None if i.criado_em is None else _utc(i.criado_em) for i in unique],
                 "bodies": [i.raw_json for i in unique],
                 "hashes": [i.body_hash for i in unique],
+                "refs": [_ref(i) for i in unique],
             },
         ).fetchall()
         new = {r[0] for r in rows}
@@ -672,6 +768,13 @@ class PostgresStore(StoreBase):
                     conn.commit()
                 total += deleted
                 if deleted < _PURGE_BATCH:
+                    break
+            while True:
+                deleted = conn.execute(self._sql["j_purge"], (cutoff, _PURGE_BATCH)).rowcount
+                if not conn.autocommit:
+                    conn.commit()
+                total += deleted
+                if deleted < _PURGE_BATCH:
                     return total
 
     def close(self) -> None:
@@ -681,6 +784,108 @@ class PostgresStore(StoreBase):
         self._closed = True
         if self._owns_pool:
             self._pool.close()
+
+    def _change_source(self) -> ChangeSource:
+        from ._listener import PostgresChanges
+
+        pool = self._pool
+
+        def connect() -> psycopg.Connection[Any]:
+            # The pool's own settings (newer pools may compute them: call them then).
+            conninfo = pool.conninfo() if callable(pool.conninfo) else pool.conninfo
+            kwargs = pool.kwargs() if callable(pool.kwargs) else pool.kwargs
+            return psycopg.connect(conninfo, **{**(kwargs or {}), "autocommit": True})
+
+        return PostgresChanges(connect, self._channel)
+
+    # The outcome journal's primitives (see _journal.py); each one statement.
+
+    @_translate
+    def _journal_get(self, referencia: str) -> JournalEntry | None:
+        if "\x00" in referencia:
+            return None  # text cannot hold NUL: such a referencia was never journaled
+        with self._connection() as conn:
+            row = conn.execute(self._sql["j_get"], (referencia,)).fetchone()
+        return None if row is None else _journal_entry(row)
+
+    @_translate
+    def _journal_insert(self, entry: JournalEntry) -> JournalEntry | None:
+        params = (
+            entry.referencia,
+            entry.kind,
+            entry.state,
+            entry.method,
+            entry.path,
+            entry.body,
+            _utc(entry.created_at),
+            _utc(entry.updated_at),
+        )
+        with self._connection() as conn:
+            for _ in range(3):
+                if conn.execute(self._sql["j_insert"], params).rowcount == 1:
+                    return None
+                row = conn.execute(self._sql["j_get"], (entry.referencia,)).fetchone()
+                if row is not None:
+                    return _journal_entry(row)
+                # Purged between the two statements: try the insert again.
+        raise StoreError("a journal entry kept vanishing while being written")  # pragma: no cover
+
+    @_translate
+    def _journal_update(
+        self,
+        referencia: str,
+        state: State,
+        allowed_from: frozenset[str],
+        answer: Answer | None,
+        now: float,
+    ) -> bool:
+        params = {
+            "state": state,
+            "now": _utc(now),
+            "answer": None if answer is None else answer.to_json(),
+            "referencia": referencia,
+            "allowed": sorted(allowed_from),
+        }
+        with self._connection() as conn:
+            return conn.execute(self._sql["j_update"], params).rowcount == 1
+
+    @_translate
+    def _journal_finalize(self, referencia: str, event: Mapping[str, Any], now: float) -> bool:
+        params = (canonical_json(event), _utc(now), referencia)
+        with self._connection() as conn:
+            return conn.execute(self._sql["j_finalize"], params).rowcount == 1
+
+    @_translate
+    def _journal_list(self, *, waiting: bool, after: int, limit: int) -> list[JournalEntry]:
+        with self._connection() as conn:
+            query = self._sql["j_list_waiting" if waiting else "j_list"]
+            rows = conn.execute(query, (after, limit)).fetchall()
+        return [_journal_entry(row) for row in rows]
+
+    @_translate
+    def _journal_events(self, referencia: str) -> list[Mapping[str, Any]]:
+        if "\x00" in referencia:
+            return []  # never indexed (see the "referencia" fragment)
+        with self._connection() as conn:
+            rows = conn.execute(self._sql["j_events"], (referencia,)).fetchall()
+        return [body for (body,) in rows]
+
+
+def _journal_entry(row: Sequence[Any]) -> JournalEntry:
+    referencia, kind, state, method, path, body, created, updated, seq, answer, final = row
+    return JournalEntry(
+        referencia=referencia,
+        kind=kind,
+        state=state,
+        method=method,
+        path=path,
+        body=bytes(body),
+        created_at=created.timestamp(),
+        updated_at=updated.timestamp(),
+        seq=seq,
+        answer=None if answer is None else Answer.from_json(answer),
+        final_event=final,
+    )
 
 
 def _stored(row: tuple[Any, ...]) -> StoredEvent:

@@ -11,6 +11,16 @@ of a store's keys live in one slot and every Lua script can touch them atomicall
     {P}:dead      zset    dead events, in claim order (criado_em, then arrival)
     {P}:done      zset    done events by done_at, for purge(); their hashes also expire by TTL
     {P}:seq       string  arrival counter
+    {P}:refs      zset    events by dados.referencia (the outcome journal's link), all scores 0,
+                          member "<8-digit byte length of referencia>:<referencia>:<arrival
+                          member>", so that one ZRANGEBYLEX gives a referencia's events in
+                          arrival order (UTF-8 never holds byte 0xff, the range's end)
+    {P}:op:<referencia>  hash  one journaled operation (see _journal.py)
+    {P}:ops       zset    every journaled operation by its journal number
+    {P}:ops:waiting zset  operations still waiting for an outcome, by journal number
+    {P}:ops:ended zset    final and rejected operations by their last update, for purge()
+    {P}:opseq     string  journal counter
+    {P}:changes   channel (pub/sub) where the put script publishes each new event's referencia
 
 Every operation is one Lua script (registered once, run with EVALSHA), so each is atomic on
 the server. ``claim`` first moves due members of ``timer`` into ``ready``, then pops from
@@ -29,7 +39,7 @@ import math
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import redis
 import redis.exceptions
@@ -38,6 +48,10 @@ from redis.retry import Retry
 
 from smartpos._errors import ConfigurationError
 
+from ._outcomes import Answer, JournalEntry, State
+
+if TYPE_CHECKING:
+    from ._listener import ChangeSource
 from ._store import (
     _LEASE_EXPIRED_ERROR,
     DEFAULT_MAX_ATTEMPTS,
@@ -51,6 +65,7 @@ from ._store import (
     _stored_event,
     _translating,
     _utc,
+    canonical_json,
 )
 
 __all__ = ["RedisStore", "check_redis_settings"]
@@ -86,14 +101,16 @@ local function to_dead(k, id, sk, rm, err, timer, dead)
 end
 """
 
-# KEYS: ready, seq, event keys...   ARGV: now, then (id, body, hash, tipo, criado) per event.
-# Answers per event: 0 when new, else the body hash already stored under its id.
+# KEYS: ready, seq, refs, event keys...
+# ARGV: now, changes channel, then (id, body, hash, tipo, criado, referencia or '') per event.
+# Answers per event: 0 when new, else the body hash already stored under its id. Each new
+# event's referencia is published on the channel (the change listeners' wake-up).
 _PUT = """
 local now = ARGV[1]
 local out = {}
-for i = 3, #KEYS do
+for i = 4, #KEYS do
   local k = KEYS[i]
-  local a = (i - 3) * 5 + 2
+  local a = (i - 4) * 6 + 3
   local stored = redis.call('HGET', k, 'h')
   if stored then
     out[#out + 1] = stored
@@ -106,6 +123,12 @@ for i = 3, #KEYS do
                'tipo', ARGV[a + 3], 'c', criado, 'sk', sk, 'rm', rm, 'st', 'pending', 'at', 0,
                'rcv', now, 'av', now)
     redis.call('ZADD', KEYS[1], sk, rm)
+    local ref = ARGV[a + 5]
+    if ref ~= '' then
+      redis.call('HSET', k, 'ref', ref)
+      redis.call('ZADD', KEYS[3], 0, string.format('%08d', #ref) .. ':' .. ref .. ':' .. rm)
+      redis.call('PUBLISH', ARGV[2], ref)
+    end
     out[#out + 1] = 0
   end
 end
@@ -266,7 +289,7 @@ redis.call('ZADD', KEYS[2], f[2], f[3])
 return 1
 """
 
-# KEYS: done.  ARGV: exclusive cutoff ("(<seconds>"), batch size, event key prefix.
+# KEYS: done, refs.  ARGV: exclusive cutoff ("(<seconds>"), batch size, event key prefix.
 # Answers {deleted, entries looked at}.
 _PURGE = """
 local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
@@ -274,10 +297,13 @@ local cutoff = tonumber(string.sub(ARGV[1], 2))
 local deleted = 0
 for _, id in ipairs(ids) do
   local k = ARGV[3] .. id
-  local f = redis.call('HMGET', k, 'st', 'dn')
+  local f = redis.call('HMGET', k, 'st', 'dn', 'ref', 'rm')
   if f[1] ~= 'done' then
     redis.call('ZREM', KEYS[1], id)
   elseif tonumber(f[2]) < cutoff then
+    if f[3] then
+      redis.call('ZREM', KEYS[2], string.format('%08d', #f[3]) .. ':' .. f[3] .. ':' .. f[4])
+    end
     redis.call('DEL', k)
     redis.call('ZREM', KEYS[1], id)
     deleted = deleted + 1
@@ -331,6 +357,89 @@ end)
 local out = {}
 for i = 1, math.min(limit, #rows) do out[i] = redis.call('HGETALL', prefix .. rows[i][4]) end
 return out
+"""
+
+
+# The outcome journal (see _journal.py). An operation's hash: r referencia, k kind, st state,
+# m method, p path, b body, c created, u updated, n journal number, a answer JSON, fe the
+# recorded outcome's envelope.
+
+# KEYS: op, ops, waiting, opseq.  ARGV: referencia, kind, method, path, body, now.
+# Answers the existing operation's HGETALL, or an empty list when it journaled this one.
+_J_BEGIN = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('HGETALL', KEYS[1]) end
+local n = redis.call('INCR', KEYS[4])
+redis.call('HSET', KEYS[1], 'r', ARGV[1], 'k', ARGV[2], 'st', 'sending', 'm', ARGV[3],
+           'p', ARGV[4], 'b', ARGV[5], 'c', ARGV[6], 'u', ARGV[6], 'n', n)
+redis.call('ZADD', KEYS[2], n, ARGV[1])
+redis.call('ZADD', KEYS[3], n, ARGV[1])
+return {}
+"""
+
+# KEYS: op, waiting, ended.  ARGV: state, now, answer JSON or '', states it may replace...
+_J_UPDATE = """
+local f = redis.call('HMGET', KEYS[1], 'st', 'n', 'r')
+if not f[1] then return 0 end
+local allowed = false
+for i = 4, #ARGV do
+  if ARGV[i] == f[1] then allowed = true end
+end
+if not allowed then return 0 end
+redis.call('HSET', KEYS[1], 'st', ARGV[1], 'u', ARGV[2])
+if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'a', ARGV[3]) end
+if ARGV[1] == 'rejected' then
+  redis.call('ZREM', KEYS[2], f[3])
+  redis.call('ZADD', KEYS[3], ARGV[2], f[3])
+else
+  redis.call('ZADD', KEYS[2], f[2], f[3])
+  redis.call('ZREM', KEYS[3], f[3])
+end
+return 1
+"""
+
+# KEYS: op, waiting, ended.  ARGV: the outcome's envelope (JSON), now.
+_J_FINALIZE = """
+local f = redis.call('HMGET', KEYS[1], 'st', 'r')
+if not f[1] or f[1] == 'final' then return 0 end
+redis.call('HSET', KEYS[1], 'st', 'final', 'fe', ARGV[1], 'u', ARGV[2])
+redis.call('ZREM', KEYS[2], f[2])
+redis.call('ZADD', KEYS[3], ARGV[2], f[2])
+return 1
+"""
+
+# KEYS: ops or waiting.  ARGV: after (journal number), limit, op key prefix.
+_J_LIST = """
+local refs = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. ARGV[1], '+inf', 'LIMIT', 0,
+                        tonumber(ARGV[2]))
+local out = {}
+for _, r in ipairs(refs) do out[#out + 1] = redis.call('HGETALL', ARGV[3] .. r) end
+return out
+"""
+
+# KEYS: refs.  ARGV: range start, range end, event key prefix, byte length of the member
+# prefix. Answers the bodies in arrival order; drops members whose event is gone (expired by
+# TTL) or was stored again since.
+_J_EVENTS = """
+local out = {}
+local skip = tonumber(ARGV[4])
+for _, m in ipairs(redis.call('ZRANGEBYLEX', KEYS[1], ARGV[1], ARGV[2])) do
+  local rm = string.sub(m, skip + 1)
+  local f = redis.call('HMGET', ARGV[3] .. string.sub(rm, 18), 'body', 'rm')
+  if f[1] and f[2] == rm then out[#out + 1] = f[1] else redis.call('ZREM', KEYS[1], m) end
+end
+return out
+"""
+
+# KEYS: ended, ops, waiting.  ARGV: exclusive cutoff, batch size, op key prefix.
+_J_PURGE = """
+local refs = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
+for _, r in ipairs(refs) do
+  redis.call('DEL', ARGV[3] .. r)
+  redis.call('ZREM', KEYS[1], r)
+  redis.call('ZREM', KEYS[2], r)
+  redis.call('ZREM', KEYS[3], r)
+end
+return #refs
 """
 
 
@@ -511,10 +620,17 @@ class RedisStore(StoreBase):
         self._dead = base + "dead"
         self._done = base + "done"
         self._seq = base + "seq"
+        self._refs = base + "refs"
+        self._op = base + "op:"
+        self._ops = base + "ops"
+        self._ops_waiting = base + "ops:waiting"
+        self._ops_ended = base + "ops:ended"
+        self._opseq = base + "opseq"
+        self._changes = base + "changes"
         self._ttl_seconds = math.ceil(self._retention.total_seconds()) + _TTL_GRACE_SECONDS
         self._ttl = str(self._ttl_seconds)
         # Keys used by every call, encoded once.
-        self._put_keys = [self._ready.encode(), self._seq.encode()]
+        self._put_keys = [self._ready.encode(), self._seq.encode(), self._refs.encode()]
         self._claim_keys = [
             self._ready.encode(),
             self._timer.encode(),
@@ -536,6 +652,12 @@ class RedisStore(StoreBase):
         self._requeue = _Script(self._client, _REQUEUE)
         self._purge = _Script(self._client, _PURGE)
         self._list_script = _Script(self._client, _LIST)
+        self._j_begin = _Script(self._client, _J_BEGIN)
+        self._j_update = _Script(self._client, _J_UPDATE)
+        self._j_finalize = _Script(self._client, _J_FINALIZE)
+        self._j_list = _Script(self._client, _J_LIST)
+        self._j_events = _Script(self._client, _J_EVENTS)
+        self._j_purge = _Script(self._client, _J_PURGE)
         if check_settings:
             check_redis_settings(self._client)
 
@@ -547,13 +669,19 @@ class RedisStore(StoreBase):
         """Start of every key of this store (inside the ``{...}`` hash tag)."""
         return self._prefix
 
-    def keys(self, *event_ids: str) -> list[str]:
-        """Return the names of the store's fixed keys and of the given events' keys.
+    def keys(self, *event_ids: str, referencias: Sequence[str] = ()) -> list[str]:
+        """Return the names of the store's fixed keys, of the given events' keys and of the
+        given journaled operations' keys.
 
         Useful to check a cluster layout or a key-space ACL: they all hash to one slot.
         """
-        fixed = [self._ready, self._timer, self._dead, self._done, self._seq]
-        return fixed + [self._ev + event_id for event_id in event_ids]
+        fixed = [self._ready, self._timer, self._dead, self._done, self._seq, self._refs]
+        fixed += [self._ops, self._ops_waiting, self._ops_ended, self._opseq]
+        return (
+            fixed
+            + [self._ev + event_id for event_id in event_ids]
+            + [self._op + referencia for referencia in referencias]
+        )
 
     def _timed_put(self, timeout: float) -> _Script:
         """The put script on a client whose socket waits at most ``timeout`` seconds."""
@@ -587,11 +715,12 @@ class RedisStore(StoreBase):
     def _insert(self, batch: Sequence[_Encoded], timeout: float | None) -> list[str | None]:
         self._check_open()
         keys: list[str | bytes] = [*self._put_keys]
-        args = [_num(self._now())]
+        args = [_num(self._now()), self._changes]
         for item in batch:
             keys.append(self._ev + item.id)
             criado = "" if item.criado_em is None else _num(item.criado_em)
             args += (item.id, item.raw_json, item.body_hash, item.tipo, criado)
+            args.append(item.referencia or "")
         put = self._put if timeout is None else self._timed_put(max(timeout, 0.001))
         return [None if code == 0 else _text(code) for code in put(keys, args)]
 
@@ -700,9 +829,17 @@ class RedisStore(StoreBase):
         cutoff = "(" + _num(self._purge_cutoff(done_before))
         total = 0
         while True:
-            deleted, seen = self._purge([self._done], [cutoff, str(_PURGE_BATCH), self._ev])
+            deleted, seen = self._purge(
+                [self._done, self._refs], [cutoff, str(_PURGE_BATCH), self._ev]
+            )
             total += int(deleted)
             if int(seen) < _PURGE_BATCH:
+                break
+        keys = [self._ops_ended, self._ops, self._ops_waiting]
+        while True:
+            deleted = int(self._j_purge(keys, [cutoff, str(_PURGE_BATCH), self._op]))
+            total += deleted
+            if deleted < _PURGE_BATCH:
                 return total
 
     def close(self) -> None:
@@ -717,6 +854,94 @@ class RedisStore(StoreBase):
             client.connection_pool.disconnect()
         if self._owns_client:
             self._client.close()
+
+    def _change_source(self) -> ChangeSource:
+        from ._listener import RedisChanges
+
+        return RedisChanges(self._client, self._changes)
+
+    # The outcome journal's primitives (see _journal.py); each one Lua script or command.
+
+    def _op_keys(self, referencia: str) -> list[str]:
+        return [self._op + referencia, self._ops_waiting, self._ops_ended]
+
+    @_translate
+    def _journal_get(self, referencia: str) -> JournalEntry | None:
+        self._check_open()
+        fields = self._client.hgetall(self._op + referencia)
+        return _journal_entry(fields) if fields else None
+
+    @_translate
+    def _journal_insert(self, entry: JournalEntry) -> JournalEntry | None:
+        self._check_open()
+        keys = [self._op + entry.referencia, self._ops, self._ops_waiting, self._opseq]
+        args: list[str | bytes] = [
+            entry.referencia,
+            entry.kind,
+            entry.method,
+            entry.path,
+            entry.body,
+            _num(entry.created_at),
+        ]
+        flat = self._j_begin(keys, args)
+        if not flat:
+            return None
+        return _journal_entry(dict(zip(flat[::2], flat[1::2], strict=True)))
+
+    @_translate
+    def _journal_update(
+        self,
+        referencia: str,
+        state: State,
+        allowed_from: frozenset[str],
+        answer: Answer | None,
+        now: float,
+    ) -> bool:
+        self._check_open()
+        answer_json = "" if answer is None else answer.to_json()
+        args = [state, _num(now), answer_json, *sorted(allowed_from)]
+        return bool(self._j_update(self._op_keys(referencia), args))
+
+    @_translate
+    def _journal_finalize(self, referencia: str, event: Mapping[str, Any], now: float) -> bool:
+        self._check_open()
+        args = [canonical_json(event), _num(now)]
+        return bool(self._j_finalize(self._op_keys(referencia), args))
+
+    @_translate
+    def _journal_list(self, *, waiting: bool, after: int, limit: int) -> list[JournalEntry]:
+        self._check_open()
+        key = self._ops_waiting if waiting else self._ops
+        rows = self._j_list([key], [str(after), str(limit), self._op])
+        return [_journal_entry(dict(zip(row[::2], row[1::2], strict=True))) for row in rows if row]
+
+    @_translate
+    def _journal_events(self, referencia: str) -> list[Mapping[str, Any]]:
+        self._check_open()
+        encoded = referencia.encode("utf-8", "surrogatepass")
+        prefix = b"%08d:" % len(encoded) + encoded + b":"
+        args: list[str | bytes] = [b"[" + prefix, b"(" + prefix + b"\xff", self._ev]
+        args.append(str(len(prefix)))
+        return [json.loads(body) for body in self._j_events([self._refs], args)]
+
+
+def _journal_entry(fields: Mapping[Any, Any]) -> JournalEntry:
+    f = {_text(k): v for k, v in fields.items()}
+    answer, final = f.get("a"), f.get("fe")
+    body = f["b"]
+    return JournalEntry(
+        referencia=_text(f["r"]),
+        kind=_text(f["k"]),  # type: ignore[arg-type]
+        state=_text(f["st"]),  # type: ignore[arg-type]
+        method=_text(f["m"]),
+        path=_text(f["p"]),
+        body=body.encode("utf-8") if isinstance(body, str) else bytes(body),
+        created_at=float(f["c"]),
+        updated_at=float(f["u"]),
+        seq=int(f["n"]),
+        answer=None if not answer else Answer.from_json(answer),
+        final_event=None if not final else json.loads(final),
+    )
 
 
 def _stored(fields: Mapping[Any, Any]) -> StoredEvent:

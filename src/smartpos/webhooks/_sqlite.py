@@ -26,11 +26,15 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
-from typing import Final
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final
 
 from smartpos._errors import ConfigurationError
 
+from ._outcomes import Answer, JournalEntry, State
+
+if TYPE_CHECKING:
+    from ._listener import ChangeSource
 from ._store import (
     DEFAULT_MAX_ATTEMPTS,
     DEFAULT_RETENTION,
@@ -42,11 +46,12 @@ from ._store import (
     _Encoded,
     _stored_event,
     _utc,
+    canonical_json,
 )
 
 __all__ = ["SQLiteStore"]
 
-SCHEMA_VERSION: Final = 1
+SCHEMA_VERSION: Final = 2
 _SYNCHRONOUS_MODES = ("FULL", "NORMAL")
 # Connections kept open for reuse; more than this at once (more concurrent threads) are opened
 # for the call and closed after it.
@@ -94,6 +99,69 @@ _SCHEMA = (
     ON smartpos_inbox (criado_em IS NULL, criado_em, seq) WHERE state = 'dead'
     """,
 )
+
+# Version 2: the outcome journal, and the index that finds events by their dados.referencia.
+# The index is on an expression, so put() stays one INSERT and events stored before version 2
+# are indexed by the upgrade itself; json_valid() keeps a body that is not JSON storable.
+_REFERENCIA = "(CASE WHEN json_valid(raw) THEN json_extract(raw, '$.dados.referencia') END)"
+_JOURNAL_SCHEMA = (
+    """
+    CREATE TABLE IF NOT EXISTS smartpos_operations (
+        seq INTEGER PRIMARY KEY,
+        referencia TEXT NOT NULL UNIQUE,
+        kind TEXT NOT NULL,
+        state TEXT NOT NULL
+            CHECK (state IN ('sending', 'accepted', 'rejected', 'unknown', 'final')),
+        method TEXT NOT NULL,
+        path TEXT NOT NULL,
+        body BLOB NOT NULL,
+        answer TEXT,
+        final_event TEXT,
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL
+    )
+    """,
+    """
+    CREATE INDEX IF NOT EXISTS smartpos_operations_waiting
+    ON smartpos_operations (seq) WHERE state IN ('sending', 'accepted', 'unknown')
+    """,
+    """
+    CREATE INDEX IF NOT EXISTS smartpos_operations_ended
+    ON smartpos_operations (updated_at) WHERE state IN ('final', 'rejected')
+    """,
+    f"""
+    CREATE INDEX IF NOT EXISTS smartpos_inbox_referencia
+    ON smartpos_inbox ({_REFERENCIA}, seq) WHERE {_REFERENCIA} IS NOT NULL
+    """,
+)
+_J_COLUMNS = (
+    "SELECT referencia, kind, state, method, path, body, created_at, updated_at, seq, answer, "
+    "final_event FROM smartpos_operations "
+)
+_J_GET = _J_COLUMNS + "WHERE referencia = ?"
+_J_INSERT = (
+    "INSERT INTO smartpos_operations (referencia, kind, state, method, path, body, created_at, "
+    "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (referencia) DO NOTHING"
+)
+_J_UPDATE = (
+    "UPDATE smartpos_operations SET state = ?, updated_at = ?, answer = coalesce(?, answer) "
+    "WHERE referencia = ? AND state IN ({})"
+)
+_J_FINALIZE = (
+    "UPDATE smartpos_operations SET state = 'final', final_event = ?, updated_at = ? "
+    "WHERE referencia = ? AND state <> 'final'"
+)
+_J_LIST = {
+    True: _J_COLUMNS + "WHERE state IN ('sending', 'accepted', 'unknown') AND seq > ? "
+    "ORDER BY seq LIMIT ?",
+    False: _J_COLUMNS + "WHERE seq > ? ORDER BY seq LIMIT ?",
+}
+# _REFERENCIA written out again: the planner only uses the index for the very same expression.
+_J_EVENTS = (
+    "SELECT raw FROM smartpos_inbox WHERE (CASE WHEN json_valid(raw) "
+    "THEN json_extract(raw, '$.dados.referencia') END) = ? ORDER BY seq"
+)
+_J_PURGE = "DELETE FROM smartpos_operations WHERE state IN ('final', 'rejected') AND updated_at < ?"
 
 _SELECT = (
     "SELECT id, tipo, criado_em, raw, body_hash, state, attempts, received_at, available_at, "
@@ -362,7 +430,8 @@ class SQLiteStore(StoreBase):
     def purge(self, *, done_before: _dt.datetime | None = None) -> int:
         with self._write() as conn:
             cutoff = self._purge_cutoff(done_before)
-            return conn.execute(_PURGE, (cutoff,)).rowcount
+            events = conn.execute(_PURGE, (cutoff,)).rowcount
+            return events + conn.execute(_J_PURGE, (cutoff,)).rowcount
 
     def close(self) -> None:
         """Close every connection; the store is unusable afterwards."""
@@ -415,7 +484,7 @@ class SQLiteStore(StoreBase):
                     f"SQLite store {self._path!r} has schema version {version}, newer than "
                     f"this smartpos knows ({SCHEMA_VERSION}); upgrade smartpos"
                 )
-            for statement in _SCHEMA:
+            for statement in (*_SCHEMA, *_JOURNAL_SCHEMA):
                 conn.execute(statement)
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             conn.execute("COMMIT")
@@ -483,3 +552,77 @@ class SQLiteStore(StoreBase):
 
     def _error(self, exc: sqlite3.Error) -> StoreError:
         return StoreError(f"SQLite store {self._path!r} failed: {exc}")
+
+    def _change_source(self) -> ChangeSource:
+        from ._listener import SQLiteChanges
+
+        return SQLiteChanges(self._path, _REFERENCIA)
+
+    # The outcome journal's primitives (see _journal.py).
+
+    def _journal_get(self, referencia: str) -> JournalEntry | None:
+        with self._read() as conn:
+            row = conn.execute(_J_GET, (referencia,)).fetchone()
+        return None if row is None else _journal_entry(row)
+
+    def _journal_insert(self, entry: JournalEntry) -> JournalEntry | None:
+        with self._write() as conn:
+            params = (
+                entry.referencia,
+                entry.kind,
+                entry.state,
+                entry.method,
+                entry.path,
+                entry.body,
+                entry.created_at,
+                entry.updated_at,
+            )
+            if conn.execute(_J_INSERT, params).rowcount == 1:
+                return None
+            return _journal_entry(conn.execute(_J_GET, (entry.referencia,)).fetchone())
+
+    def _journal_update(
+        self,
+        referencia: str,
+        state: State,
+        allowed_from: frozenset[str],
+        answer: Answer | None,
+        now: float,
+    ) -> bool:
+        statement = _J_UPDATE.format(", ".join("?" * len(allowed_from)))
+        answer_json = None if answer is None else answer.to_json()
+        with self._write() as conn:
+            params = (state, now, answer_json, referencia, *sorted(allowed_from))
+            return conn.execute(statement, params).rowcount == 1
+
+    def _journal_finalize(self, referencia: str, event: Mapping[str, Any], now: float) -> bool:
+        with self._write() as conn:
+            params = (canonical_json(event), now, referencia)
+            return conn.execute(_J_FINALIZE, params).rowcount == 1
+
+    def _journal_list(self, *, waiting: bool, after: int, limit: int) -> list[JournalEntry]:
+        with self._read() as conn:
+            rows = conn.execute(_J_LIST[waiting], (after, limit)).fetchall()
+        return [_journal_entry(row) for row in rows]
+
+    def _journal_events(self, referencia: str) -> list[Mapping[str, Any]]:
+        with self._read() as conn:
+            rows = conn.execute(_J_EVENTS, (referencia,)).fetchall()
+        return [json.loads(raw) for (raw,) in rows]
+
+
+def _journal_entry(row: Sequence[Any]) -> JournalEntry:
+    referencia, kind, state, method, path, body, created, updated, seq, answer, final = row
+    return JournalEntry(
+        referencia=referencia,
+        kind=kind,
+        state=state,
+        method=method,
+        path=path,
+        body=bytes(body),
+        created_at=created,
+        updated_at=updated,
+        seq=seq,
+        answer=None if answer is None else Answer.from_json(answer),
+        final_event=None if final is None else json.loads(final),
+    )

@@ -37,10 +37,13 @@ import attrs
 from smartpos._errors import ConfigurationError, SmartPOSError
 
 from ._events import envelope_problem, escape_lone_surrogates, utc_problem
+from ._journal import JournalBase
 from ._logsafe import configure_logging, loggable
+from ._outcomes import referencia_of
 
 if TYPE_CHECKING:
     from ._events import Event
+    from ._outcomes import Operation
 
 __all__ = [
     "DEFAULT_MAX_ATTEMPTS",
@@ -270,11 +273,19 @@ class Store(Protocol):
         ...
 
     def purge(self, *, done_before: _dt.datetime | None = None) -> int:
-        """Delete done events finished before ``done_before`` (default: now - retention)."""
+        """Delete done events and ended operations older than ``done_before``."""
         ...
 
     def close(self) -> None:
         """Release connections; the store is unusable afterwards."""
+        ...
+
+    def operation(self, referencia: str) -> Operation | None:
+        """Return the journaled operation of ``referencia`` with its outcome, or ``None``."""
+        ...
+
+    def operations(self, *, final: bool = False, limit: int = 100) -> builtins.list[Operation]:
+        """List journaled operations still waiting for an outcome (or all), oldest first."""
         ...
 
 
@@ -409,9 +420,11 @@ class _Encoded:
     criado_em: float | None
     raw_json: str = attrs.field(repr=False)
     body_hash: str
+    referencia: str | None = None
+    """``dados.referencia`` when it is a string: stores link the event to it (the journal)."""
 
 
-class StoreBase:
+class StoreBase(JournalBase):
     """What every backend shares: the public methods' documentation, argument checks and results.
 
     A backend subclasses it and implements the ``Store`` methods, inheriting their docstrings
@@ -420,6 +433,8 @@ class StoreBase:
     into ``PutResult``s and logs conflicts. ``dead`` and ``list`` check their arguments here and
     call the backend's ``_list``. ``ack_many`` here is a loop over ``ack``; a backend that can do
     it in one transaction overrides it. Every store is a context manager that closes itself.
+    The outcome journal (``operation``, ``operations``) comes from ``JournalBase``, over the
+    backend's ``_journal_*`` primitives.
 
     A backend failure raises ``StoreError`` (``MigrationRequiredError`` from a
     ``PostgresStore`` that was never migrated) and changes nothing.
@@ -696,8 +711,12 @@ class StoreBase:
     def purge(self, *, done_before: _dt.datetime | None = None) -> int:
         """Forget done events finished before ``done_before`` (default: now - retention).
 
+        The outcome journal expires the same way: operations that ended (``final`` or
+        ``rejected``) and were last updated before ``done_before`` are forgotten too.
+
         Returns:
-            How many events were deleted. Pending, claimed and dead events are kept.
+            How many events and operations were deleted. Pending, claimed and dead events
+            are kept, and so are operations still waiting for an outcome.
 
         Raises:
             StoreError: The backend failed.
@@ -815,6 +834,7 @@ class StoreBase:
             criado_em=timestamp,
             raw_json=text,
             body_hash=hashlib.sha256(data).hexdigest(),
+            referencia=referencia_of(event.raw),
         )
 
     @staticmethod

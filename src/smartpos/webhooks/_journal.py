@@ -1,0 +1,300 @@
+"""The outcome journal every store keeps beside its inbox: what all backends share.
+
+A client given a store journals each operation that starts something on a terminal before
+sending it, records what the service answered, and waits for the event that ends it (see
+``_outcomes`` for the rules). ``JournalBase`` holds the logic: the public ``operation`` and
+``operations``, and the SDK's own ``_begin_operation``, ``_record_operation`` and
+``_outcome``. A backend implements a handful of storage primitives (``_journal_*``), each one
+atomic on its own:
+
+- ``_journal_insert``: insert-if-absent of an entry in state ``sending`` (one winner across
+  processes and hosts);
+- ``_journal_update``: a conditional state change (only from the states ``next_state``
+  allows, so a ``final`` entry never changes);
+- ``_journal_finalize``: record the outcome once (only while the entry is not final yet: the
+  first writer wins and every reader then sees its event);
+- ``_journal_events``: the stored envelopes whose ``dados.referencia`` is the referencia, in
+  store order. The backend links an event to its referencia atomically with the event's
+  insert, so an event stored *before* its journal entry is found too;
+- ``_journal_get``, ``_journal_list`` and ``_journal_purge``.
+
+Events are never copied into the journal: an operation's event and anomalies are computed on
+each read from its entry and its referencia's events, and the outcome, once found, is written
+back (state ``final``) so that it wins forever.
+"""
+
+from __future__ import annotations
+
+import builtins
+import datetime as _dt
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from smartpos._models import Acceptance, QRCode, Refund
+
+from ._outcomes import (
+    ALLOWED_FROM,
+    KINDS,
+    RECORDABLE_STATES,
+    Answer,
+    JournalEntry,
+    Operation,
+    State,
+    answer_from_result,
+    first_outcome,
+    resolve,
+)
+
+if TYPE_CHECKING:
+    from ._events import Event
+    from ._listener import ChangeSource
+
+__all__ = ["JournalBase"]
+
+
+def _utc(ts: float) -> _dt.datetime:
+    return _dt.datetime.fromtimestamp(ts, tz=_dt.timezone.utc)
+
+
+def _check_referencia(referencia: object) -> str:
+    if not isinstance(referencia, str):
+        raise TypeError(f"referencia must be a str, not {type(referencia).__name__}")
+    if not referencia:
+        raise ValueError("referencia must be a non-empty string")
+    return referencia
+
+
+class JournalBase:
+    """The journal's logic over a backend's primitives; ``StoreBase`` inherits it.
+
+    Public: ``operation`` and ``operations``. For the SDK's own use (the clients call them;
+    applications should not): ``_begin_operation``, ``_record_operation``, ``_outcome``.
+    """
+
+    # ``builtins.list`` in annotations: a store's ``list`` method shadows the builtin.
+
+    def operation(self, referencia: str) -> Operation | None:
+        """Return the journaled operation of ``referencia`` with its outcome, or ``None``.
+
+        The outcome (``event``) is the first stored event with that referencia that is final
+        for the operation's kind and agrees with the journaled request; other such events
+        are listed in ``anomalies``. Finding the outcome records it (state ``final``), so
+        that it wins forever.
+
+        Args:
+            referencia: The operation's referencia.
+
+        Returns:
+            The operation, or ``None`` when the journal has no entry for it (never journaled,
+            or purged).
+
+        Raises:
+            StoreError: The backend failed.
+            TypeError: ``referencia`` is not a str.
+        """
+        referencia = _check_referencia(referencia)
+        entry = self._journal_get(referencia)
+        if entry is None:
+            return None
+        return self._resolved(entry, self._journal_events(referencia))
+
+    def operations(self, *, final: bool = False, limit: int = 100) -> builtins.list[Operation]:
+        """List journaled operations, oldest first.
+
+        Args:
+            final: ``False`` (the default) lists only those still waiting for an outcome
+                (states ``sending``, ``accepted``, ``unknown``, and not those whose final
+                event is already stored): what a process reconciles at start-up. ``True``
+                lists every operation, whatever its state.
+            limit: Most operations to list; below 1, none.
+
+        Returns:
+            The operations, in the order they were journaled.
+
+        Raises:
+            StoreError: The backend failed.
+            TypeError: ``final`` is not a bool or ``limit`` is not an int.
+        """
+        if not isinstance(final, bool):
+            raise TypeError(f"final must be a bool, not {type(final).__name__}")
+        if isinstance(limit, bool) or not isinstance(limit, int):
+            raise TypeError(f"limit must be an int, not {type(limit).__name__}")
+        found: builtins.list[Operation] = []
+        after = 0
+        while len(found) < limit:
+            batch = self._journal_list(waiting=not final, after=after, limit=limit)
+            for entry in batch:
+                operation = self._resolved(entry, self._journal_events(entry.referencia))
+                if final or operation.waiting:
+                    found.append(operation)
+                    if len(found) == limit:
+                        break
+            if len(batch) < limit:
+                break
+            after = batch[-1].seq
+        return found
+
+    def _begin_operation(
+        self, referencia: str, *, kind: str, method: str, path: str, body: bytes
+    ) -> tuple[Operation, bool]:
+        """Journal an operation in state ``sending`` before its request is sent (SDK use).
+
+        Atomic across threads, processes and hosts: of several calls with one referencia,
+        exactly one journals it.
+
+        Args:
+            referencia: The operation's referencia.
+            kind: ``"payment"``, ``"refund"``, ``"print_job"`` or ``"qrcode"``.
+            method: The request's HTTP method.
+            path: The request's path.
+            body: The exact bytes about to be sent.
+
+        Returns:
+            The operation and ``True`` when this call journaled it; the operation already
+            journaled under ``referencia`` (its request may differ) and ``False`` otherwise.
+
+        Raises:
+            StoreError: The backend failed; nothing was journaled.
+            TypeError, ValueError: A bad argument.
+        """
+        referencia = _check_referencia(referencia)
+        if kind not in KINDS:
+            raise ValueError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
+        if not isinstance(method, str) or not method:
+            raise ValueError("method must be a non-empty string")
+        if not isinstance(path, str) or not path:
+            raise ValueError("path must be a non-empty string")
+        if not isinstance(body, (bytes, bytearray, memoryview)):
+            raise TypeError(f"body must be bytes, not {type(body).__name__}")
+        now = self._now()
+        entry = JournalEntry(
+            referencia=referencia,
+            kind=kind,
+            state="sending",
+            method=method.upper(),
+            path=path,
+            body=bytes(body),
+            created_at=now,
+            updated_at=now,
+        )
+        existing = self._journal_insert(entry)
+        if existing is None:
+            operation, _ = resolve(entry, ())
+            return operation, True
+        return self._resolved(existing, self._journal_events(referencia)), False
+
+    def _record_operation(
+        self,
+        referencia: str,
+        state: str,
+        *,
+        answer: Answer | Acceptance | Refund | QRCode | None = None,
+    ) -> bool:
+        """Record what the service answered to a journaled operation (SDK use).
+
+        Args:
+            referencia: The operation's referencia.
+            state: ``"accepted"`` (a 2xx, or a 409 proving an earlier attempt arrived),
+                ``"rejected"`` (surely not accepted) or ``"unknown"``.
+            answer: The 2xx answer (or the result built from it) to keep, for
+                ``"accepted"``; an answer already kept is only replaced by another one.
+
+        Returns:
+            ``True`` when the state was written; ``False`` when the referencia is not
+            journaled or the transition is not allowed (a ``final`` operation never changes,
+            an ``accepted`` one is never downgraded).
+
+        Raises:
+            StoreError: The backend failed; nothing changed.
+            ValueError: ``state`` is not one a client records.
+        """
+        referencia = _check_referencia(referencia)
+        if state not in RECORDABLE_STATES:
+            raise ValueError(f"state must be one of {', '.join(RECORDABLE_STATES)}, not {state!r}")
+        if answer is not None and not isinstance(answer, Answer):
+            answer = answer_from_result(answer)
+        return self._journal_update(referencia, state, ALLOWED_FROM[state], answer, self._now())
+
+    def _outcome(self, referencia: str) -> Event | None:
+        """The event a ``wait(referencia)`` returns now, or ``None`` (SDK use).
+
+        Journaled: the operation's outcome (recorded as it is found). Not journaled (another
+        system started it): the first stored event with that referencia whose tipo is final
+        for any kind.
+
+        Raises:
+            StoreError: The backend failed.
+        """
+        referencia = _check_referencia(referencia)
+        entry = self._journal_get(referencia)
+        events = self._journal_events(referencia)
+        if entry is None:
+            return first_outcome(referencia, events)
+        return self._resolved(entry, events).event
+
+    def _resolved(self, entry: JournalEntry, events: builtins.list[Mapping[str, Any]]) -> Operation:
+        """Settle an entry with its events, recording an outcome found now."""
+        operation, newly_final = resolve(entry, events)
+        if newly_final is None:
+            return operation
+        now = self._now()
+        if self._journal_finalize(entry.referencia, newly_final, now):
+            return attrs.evolve(operation, updated_at=_utc(now))
+        # Another process recorded an outcome first: its event wins, read it back.
+        winner = self._journal_get(entry.referencia)
+        if winner is None:  # purged meanwhile
+            return operation
+        return resolve(winner, events)[0]
+
+    def _change_source(self) -> ChangeSource:
+        """How a ``ChangeListener`` learns that events were stored (see ``_listener.py``).
+
+        This default wakes every waiter twice a second; every backend here has a real feed.
+        """
+        from ._listener import PollingChanges
+
+        return PollingChanges()
+
+    # What a backend implements (each atomic); times are epoch seconds from the store's clock.
+
+    def _now(self) -> float:
+        raise NotImplementedError
+
+    def _journal_get(self, referencia: str) -> JournalEntry | None:
+        """The entry of ``referencia``, or ``None``."""
+        raise NotImplementedError
+
+    def _journal_insert(self, entry: JournalEntry) -> JournalEntry | None:
+        """Insert the entry (numbering its ``seq``) unless one exists: ``None``, or the existing."""
+        raise NotImplementedError
+
+    def _journal_update(
+        self,
+        referencia: str,
+        state: State,
+        allowed_from: frozenset[str],
+        answer: Answer | None,
+        now: float,
+    ) -> bool:
+        """Set ``state`` (and ``answer`` when given) if the entry's state is in ``allowed_from``."""
+        raise NotImplementedError
+
+    def _journal_finalize(self, referencia: str, event: Mapping[str, Any], now: float) -> bool:
+        """Record the outcome and state ``final`` unless the entry is final already (or gone)."""
+        raise NotImplementedError
+
+    def _journal_list(
+        self, *, waiting: bool, after: int, limit: int
+    ) -> builtins.list[JournalEntry]:
+        """Up to ``limit`` entries with ``seq > after`` (only waiting states if asked), by seq."""
+        raise NotImplementedError
+
+    def _journal_events(self, referencia: str) -> builtins.list[Mapping[str, Any]]:
+        """The envelopes stored with this ``dados.referencia``, in store order."""
+        raise NotImplementedError
+
+    def _journal_purge(self, cutoff: float) -> int:
+        """Delete final and rejected entries last updated before ``cutoff``; how many."""
+        raise NotImplementedError

@@ -1,0 +1,572 @@
+"""Waking waiters when an event is stored, by any process or host, without a loop per waiter.
+
+One ``ChangeListener`` per process and store (``listener_for(store)``) follows the store's
+changes through one *source* and fans each change out to the waiters of that process::
+
+    MemoryStore    put() calls the listener directly (an in-process callback)
+    SQLiteStore    one thread reads PRAGMA data_version every 25 ms while anyone waits, and on a
+                   change reads the referencias of the events stored since the last change
+    RedisStore     the put script PUBLISHes each new event's referencia; one pub/sub connection
+    PostgresStore  a trigger NOTIFYs each new event's referencia inside the insert's
+                   transaction; one LISTEN connection
+
+A waiter registers, then checks the store (``store._outcome``), and sleeps until its referencia
+is named by a change or its deadline passes; only then does it check again. A change that names
+no referencia, a source that (re)connects, and the listener's start all wake every waiter, so
+that a notification lost while disconnected (a Redis reconnect, a dropped LISTEN connection)
+never loses a wake-up: each waiter re-checks the store. The number of store queries per change
+does not grow with the number of waiters; a waiter costs nothing while it sleeps.
+
+``wait_for`` blocks a thread; ``wait_for_async`` never blocks the event loop (asyncio or trio):
+its store checks run in worker threads and the source's thread wakes it through the loop.
+``OutcomeWaiter`` and ``AsyncOutcomeWaiter`` are the clients' entry points (a timeout in
+seconds instead of a deadline).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib
+import logging
+import os
+import select
+import sqlite3
+import threading
+import time
+import weakref
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, Final, Protocol
+
+if TYPE_CHECKING:
+    import psycopg
+    import redis
+
+    from ._events import Event
+    from ._store import StoreBase
+
+__all__ = [
+    "AsyncOutcomeWaiter",
+    "ChangeListener",
+    "ChangeSource",
+    "MemoryChanges",
+    "OutcomeWaiter",
+    "PollingChanges",
+    "PostgresChanges",
+    "RedisChanges",
+    "SQLiteChanges",
+    "changes_channel",
+    "listener_for",
+]
+
+_logger = logging.getLogger("smartpos.webhooks")
+
+#: How often the SQLite source looks at ``PRAGMA data_version`` while anyone waits.
+SQLITE_INTERVAL: Final = 0.025
+# How long a source's blocking read lasts before it looks whether it should stop.
+_TICK: Final = 1.0
+_BACKOFF_FIRST: Final = 0.05
+_BACKOFF_MAX: Final = 5.0
+
+Notify = Callable[[Iterable[str] | None], None]
+"""What a source calls on a change: the referencias of the new events, or ``None`` for all."""
+
+
+class ChangeSource(Protocol):
+    """Where a listener learns that events were stored (one per listener)."""
+
+    def run(self, listener: ChangeListener) -> None:
+        """Follow the store's changes, calling ``listener.notify``, until ``listener.stopped``.
+
+        Runs in the listener's own daemon thread. After (re)connecting it calls
+        ``listener.notify(None)`` so that every waiter re-checks the store.
+        """
+        ...
+
+
+def changes_channel(name: str) -> str:
+    """A pub/sub channel name for a store (short, ASCII, the same in every process)."""
+    return "smartpos_changes_" + hashlib.sha256(name.encode("utf-8")).hexdigest()[:20]
+
+
+# --- waiters ------------------------------------------------------------------------------
+
+
+class _Waiter:
+    """One thread or task waiting for one referencia; ``wake`` may be called from any thread."""
+
+    __slots__ = ("_event",)
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+
+    def wake(self) -> None:
+        self._event.set()
+
+    def clear(self) -> None:
+        self._event.clear()
+
+    def sleep(self, seconds: float) -> None:
+        self._event.wait(seconds)
+
+
+class _AsyncWaiter(_Waiter):
+    """A task's waiter: ``wake`` schedules the set of an ``anyio.Event`` in the task's loop.
+
+    ``clear`` (in the task, before each check) makes a new event; a wake from then on sets
+    that one, so a wake during the check is not lost.
+    """
+
+    __slots__ = ("_anyio_event", "_call_soon")
+
+    def __init__(self, call_soon: Callable[[Callable[[], None]], Any]) -> None:
+        super().__init__()
+        import anyio
+
+        self._anyio_event = anyio.Event()
+        self._call_soon = call_soon
+
+    def wake(self) -> None:
+        event = self._anyio_event
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits any more
+            self._call_soon(event.set)
+
+    def clear(self) -> None:
+        import anyio
+
+        self._anyio_event = anyio.Event()
+
+    async def sleep_async(self, seconds: float) -> None:
+        import anyio
+
+        with anyio.move_on_after(seconds):
+            await self._anyio_event.wait()
+
+
+def _call_soon_threadsafe() -> Callable[[Callable[[], None]], Any]:
+    """How a foreign thread schedules a callback in the running event loop (asyncio or trio)."""
+    import asyncio
+
+    try:
+        return asyncio.get_running_loop().call_soon_threadsafe
+    except RuntimeError:
+        trio: Any = importlib.import_module("trio")  # not asyncio: anyio's other backend
+        token = trio.lowlevel.current_trio_token()
+        run_sync_soon: Callable[[Callable[[], None]], Any] = token.run_sync_soon
+        return run_sync_soon
+
+
+# --- the listener -------------------------------------------------------------------------
+
+
+class ChangeListener:
+    """Wakes this process's waiters of one store when events are stored (for the SDK's use).
+
+    Use ``listener_for(store)``: one listener per process and store. Its source starts with
+    the first waiter and stops when the store is closed.
+    """
+
+    def __init__(self, store: StoreBase, source: ChangeSource) -> None:
+        # Weak: the listeners' registry must not keep a store alive (nor its thread running).
+        self._store = weakref.ref(store)
+        self._name = f"smartpos-listener-{type(store).__name__}"
+        self._source = source
+        self._lock = threading.Lock()
+        self._has_waiters = threading.Condition(self._lock)
+        self._waiters: dict[str, set[_Waiter]] = {}
+        self._count = 0
+        self._thread: threading.Thread | None = None
+        self._stop = False
+        self._closing = threading.Event()
+        self.pid = os.getpid()
+        self.checks = 0
+        """Store checks made by this listener's waiters (tests and benchmarks read it)."""
+
+    @property
+    def stopped(self) -> bool:
+        """Whether the source should stop: the listener was closed or the store was."""
+        store = self._store()
+        return self._stop or store is None or bool(getattr(store, "_closed", False))
+
+    def close(self) -> None:
+        """Stop the source for good (within about a second).
+
+        Waiters still waiting check the store once more now and at their deadline;
+        ``listener_for(store)`` then makes a new listener.
+        """
+        with self._lock:
+            self._stop = True
+            self._closing.set()
+            self._has_waiters.notify_all()
+        with _listeners_lock:
+            store = self._store()
+            if store is not None and _listeners.get(store) is self:
+                del _listeners[store]
+        self.notify(None)
+
+    def pause(self, timeout: float) -> None:
+        """Sleep ``timeout`` seconds, or less when the listener is closed (for sources)."""
+        self._closing.wait(timeout)
+
+    def waiting(self) -> int:
+        """How many waiters are registered now."""
+        with self._lock:
+            return self._count
+
+    def wait_while_idle(self, timeout: float) -> bool:
+        """Block the source's thread while nobody waits; ``True`` when someone does."""
+        with self._lock:
+            if not self._count and not self.stopped:
+                self._has_waiters.wait(timeout)
+            return bool(self._count)
+
+    def notify(self, referencias: Iterable[str] | None) -> None:
+        """Wake the waiters of these referencias (all of them for ``None``); any thread."""
+        with self._lock:
+            if referencias is None:
+                targets = [w for waiters in self._waiters.values() for w in waiters]
+            else:
+                targets = [w for r in set(referencias) for w in self._waiters.get(r, ())]
+        for waiter in targets:
+            waiter.wake()
+
+    def wait_for(self, referencia: str, deadline: float) -> Event | None:
+        """Block until ``referencia`` has an outcome in the store, or until ``deadline``.
+
+        Args:
+            referencia: What to wait for (journaled or not: see ``StoreBase._outcome``).
+            deadline: A ``time.monotonic()`` instant.
+
+        Returns:
+            The outcome event, or ``None`` when the deadline passed first.
+
+        Raises:
+            StoreError: The store failed.
+        """
+        waiter = _Waiter()
+        self._register(referencia, waiter)
+        try:
+            while True:
+                waiter.clear()  # before the check: a wake during the check is not lost
+                outcome = self._check(referencia)
+                if outcome is not None:
+                    return outcome
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return None
+                waiter.sleep(remaining)
+        finally:
+            self._unregister(referencia, waiter)
+
+    async def wait_for_async(self, referencia: str, deadline: float) -> Event | None:
+        """``wait_for`` for a coroutine: never blocks the event loop (asyncio or trio).
+
+        Store checks run in a worker thread; the source's thread wakes the task through its
+        event loop.
+        """
+        import anyio.to_thread
+
+        waiter = _AsyncWaiter(_call_soon_threadsafe())
+        self._register(referencia, waiter)
+        try:
+            while True:
+                waiter.clear()
+                outcome = await anyio.to_thread.run_sync(self._check, referencia)
+                if outcome is not None:
+                    return outcome
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return None
+                await waiter.sleep_async(remaining)
+        finally:
+            self._unregister(referencia, waiter)
+
+    def _check(self, referencia: str) -> Event | None:
+        with self._lock:
+            self.checks += 1
+        store = self._store()
+        if store is None:  # pragma: no cover - a waiter's caller holds the store
+            from ._store import StoreError
+
+            raise StoreError("the store was closed and garbage-collected")
+        return store._outcome(referencia)
+
+    def _register(self, referencia: str, waiter: _Waiter) -> None:
+        with self._lock:
+            self._waiters.setdefault(referencia, set()).add(waiter)
+            self._count += 1
+            self._has_waiters.notify_all()
+            if not self._stop and (self._thread is None or not self._thread.is_alive()):
+                self._thread = threading.Thread(target=self._run, name=self._name)
+                self._thread.daemon = True
+                self._thread.start()
+
+    def _unregister(self, referencia: str, waiter: _Waiter) -> None:
+        with self._lock:
+            waiters = self._waiters.get(referencia)
+            if waiters is not None and waiter in waiters:
+                waiters.discard(waiter)
+                self._count -= 1
+                if not waiters:
+                    del self._waiters[referencia]
+
+    def _run(self) -> None:
+        try:
+            self._source.run(self)
+        except Exception:  # pragma: no cover - a source handles its own errors
+            _logger.exception("the smartpos change listener stopped unexpectedly")
+        finally:
+            with self._lock:
+                self._thread = None
+            # Waiters left now re-check at once and then sleep to their deadline.
+            self.notify(None)
+
+
+_listeners: weakref.WeakKeyDictionary[Any, ChangeListener] = weakref.WeakKeyDictionary()
+_listeners_lock = threading.Lock()
+
+
+def listener_for(store: StoreBase) -> ChangeListener:
+    """The listener of ``store`` in this process (created on first use; a fork gets its own)."""
+    with _listeners_lock:
+        listener = _listeners.get(store)
+        if listener is None or listener.pid != os.getpid():
+            listener = ChangeListener(store, store._change_source())
+            _listeners[store] = listener
+        return listener
+
+
+class OutcomeWaiter:
+    """Waits for outcomes in one store (the sync client's entry point; SDK use)."""
+
+    def __init__(self, store: StoreBase) -> None:
+        self._listener = listener_for(store)
+
+    def wait(self, referencia: str, timeout: float) -> Event | None:
+        """The outcome of ``referencia``, or ``None`` after ``timeout`` seconds."""
+        return self._listener.wait_for(referencia, time.monotonic() + timeout)
+
+
+class AsyncOutcomeWaiter:
+    """Waits for outcomes in one store without blocking the event loop (SDK use)."""
+
+    def __init__(self, store: StoreBase) -> None:
+        self._listener = listener_for(store)
+
+    async def wait(self, referencia: str, timeout: float) -> Event | None:
+        """The outcome of ``referencia``, or ``None`` after ``timeout`` seconds."""
+        return await self._listener.wait_for_async(referencia, time.monotonic() + timeout)
+
+
+# --- sources ------------------------------------------------------------------------------
+
+
+def _backoff(listener: ChangeListener, delay: float) -> float:
+    """Sleep ``delay`` (unless stopping) and return the next, longer one."""
+    listener.pause(delay)
+    return min(delay * 2, _BACKOFF_MAX)
+
+
+class MemoryChanges:
+    """A ``MemoryStore``'s puts call the listener directly: nothing to follow."""
+
+    def __init__(self, subscribe: Callable[[Notify], Callable[[], None]]) -> None:
+        # Weak, like the listener's own reference to its store.
+        self._subscribe = weakref.WeakMethod(subscribe)
+
+    def run(self, listener: ChangeListener) -> None:
+        subscribe = self._subscribe()
+        if subscribe is None:
+            return
+        unsubscribe = subscribe(listener.notify)
+        del subscribe
+        try:
+            listener.notify(None)
+            while not listener.stopped:
+                listener.pause(_TICK)
+        finally:
+            unsubscribe()
+
+
+class PollingChanges:
+    """For a store with no change feed: wakes every waiter at an interval (a fallback)."""
+
+    def __init__(self, interval: float = 0.5) -> None:
+        self._interval = interval
+
+    def run(self, listener: ChangeListener) -> None:
+        while not listener.stopped:
+            if listener.wait_while_idle(_TICK):
+                listener.pause(self._interval)
+                listener.notify(None)
+
+
+class SQLiteChanges:
+    """One connection reads ``PRAGMA data_version`` (it changes when another connection
+    commits) every ``interval`` seconds while anyone waits; on a change, one query reads the
+    referencias of the events stored since the last one."""
+
+    def __init__(self, path: str, referencia_expression: str, interval: float = SQLITE_INTERVAL):
+        self._path = path
+        self._new = (
+            f"SELECT seq, id, {referencia_expression} FROM smartpos_inbox "  # noqa: S608
+            "WHERE seq >= ? ORDER BY seq"
+        )
+        self._interval = interval
+
+    def run(self, listener: ChangeListener) -> None:
+        delay = _BACKOFF_FIRST
+        while not listener.stopped:
+            try:
+                conn = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False)
+            except sqlite3.Error as exc:
+                _logger.warning("change listener cannot open %s: %s", self._path, exc)
+                delay = _backoff(listener, delay)
+                continue
+            try:
+                self._follow(conn, listener)
+                return
+            except Exception as exc:  # noqa: BLE001 - whatever broke, reopen and re-check
+                _logger.warning("change listener on %s failed, reopening: %s", self._path, exc)
+                delay = _backoff(listener, delay)
+            finally:
+                conn.close()
+
+    def _last(self, conn: sqlite3.Connection) -> tuple[int, str | None]:
+        row = conn.execute(
+            "SELECT seq, id FROM smartpos_inbox ORDER BY seq DESC LIMIT 1"
+        ).fetchone()
+        return (0, None) if row is None else (int(row[0]), str(row[1]))
+
+    def _follow(self, conn: sqlite3.Connection, listener: ChangeListener) -> None:
+        version = conn.execute("PRAGMA data_version").fetchone()[0]
+        last = self._last(conn)
+        listener.notify(None)
+        while not listener.stopped:
+            if not listener.wait_while_idle(_TICK):
+                continue
+            listener.pause(self._interval)
+            current = conn.execute("PRAGMA data_version").fetchone()[0]
+            if current == version:
+                continue
+            version = current
+            rows = conn.execute(self._new, (last[0],)).fetchall()
+            if rows and (rows[0][0], rows[0][1]) == last:
+                rows = rows[1:]
+            elif last[0]:
+                # The last event seen is gone (purged): its seq may have been reused by a new
+                # event, which "seq > last" would miss. Everyone re-checks.
+                last = self._last(conn)
+                listener.notify(None)
+                continue
+            if rows:
+                last = (int(rows[-1][0]), str(rows[-1][1]))
+                listener.notify(r for _, _, r in rows if isinstance(r, str))
+
+
+class RedisChanges:
+    """One pub/sub connection on the store's channel, where its put script publishes.
+
+    The connection comes from a pool of its own (same server and settings as the store's):
+    closing the store's client must never close a socket this thread is reading.
+    """
+
+    def __init__(self, client: redis.Redis, channel: str) -> None:
+        self._client = client
+        self._channel = channel
+
+    def run(self, listener: ChangeListener) -> None:
+        import redis
+
+        store_pool = self._client.connection_pool
+        pool = redis.ConnectionPool(
+            connection_class=store_pool.connection_class, **store_pool.connection_kwargs
+        )
+        client = redis.Redis(connection_pool=pool)
+        try:
+            self._follow(client, listener)
+        finally:
+            client.close()
+            pool.disconnect()
+
+    def _follow(self, client: redis.Redis, listener: ChangeListener) -> None:
+        delay = _BACKOFF_FIRST
+        while not listener.stopped:
+            pubsub = client.pubsub()  # type: ignore[no-untyped-call]
+            try:
+                pubsub.subscribe(self._channel)
+                # Only once the server confirmed the subscription can no publish be missed.
+                while not listener.stopped:
+                    message = pubsub.get_message(timeout=_TICK)
+                    if message is not None and message["type"] == "subscribe":
+                        break
+                listener.notify(None)
+                delay = _BACKOFF_FIRST
+                while not listener.stopped:
+                    message = pubsub.get_message(timeout=_TICK)
+                    if message is None or message["type"] != "message":
+                        continue
+                    data = message["data"]
+                    referencia = (
+                        data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+                    )
+                    listener.notify([referencia] if referencia else None)
+            except Exception as exc:  # noqa: BLE001 - whatever broke, reconnect and re-check
+                _logger.warning(
+                    "change listener lost its Redis subscription, reconnecting: %s", exc
+                )
+                delay = _backoff(listener, delay)
+            finally:
+                with contextlib.suppress(Exception):
+                    pubsub.close()
+
+
+class PostgresChanges:
+    """One connection that LISTENs on the channel the store's insert trigger NOTIFYs."""
+
+    def __init__(self, connect: Callable[[], psycopg.Connection[Any]], channel: str) -> None:
+        self._connect = connect
+        self._channel = channel
+
+    def run(self, listener: ChangeListener) -> None:
+        import psycopg
+        from psycopg import sql
+
+        delay = _BACKOFF_FIRST
+        while not listener.stopped:
+            try:
+                conn = self._connect()
+            except Exception as exc:  # noqa: BLE001 - a server that is down, a bad DSN: retry
+                _logger.warning("change listener cannot connect to PostgreSQL: %s", exc)
+                delay = _backoff(listener, delay)
+                continue
+            try:
+                conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self._channel)))
+                listener.notify(None)
+                delay = _BACKOFF_FIRST
+                pgconn = conn.pgconn
+                while not listener.stopped:
+                    ready, _, _ = select.select([pgconn.socket], [], [], _TICK)
+                    if not ready:
+                        continue
+                    pgconn.consume_input()
+                    if pgconn.status != psycopg.pq.ConnStatus.OK:
+                        raise psycopg.OperationalError("the LISTEN connection was closed")
+                    referencias: list[str] = []
+                    everyone = False
+                    while (notice := pgconn.notifies()) is not None:
+                        payload = notice.extra.decode("utf-8", "replace")
+                        if payload:
+                            referencias.append(payload)
+                        else:
+                            everyone = True
+                    if everyone:
+                        listener.notify(None)
+                    elif referencias:
+                        listener.notify(referencias)
+            except Exception as exc:  # noqa: BLE001 - whatever broke, reconnect and re-check
+                _logger.warning("change listener lost its LISTEN connection, reconnecting: %s", exc)
+                delay = _backoff(listener, delay)
+            finally:
+                with contextlib.suppress(Exception):
+                    conn.close()

@@ -1,0 +1,161 @@
+"""SQLiteStore: the journal contract on real files, its schema upgrade, and its index."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from journal_contract import JournalContract, begin_payment
+from journal_races import race_begins, race_outcomes
+from outcome_events import REFERENCIA, event
+from races import StoreSpec
+from store_contract import StoreFactory, closing_factory
+
+from smartpos.webhooks._sqlite import _J_EVENTS, _J_LIST, SCHEMA_VERSION, SQLiteStore
+
+# The version-1 schema as released, written out: an upgrade must start from exactly this.
+_V1_SCHEMA = (
+    """
+    CREATE TABLE smartpos_inbox (
+        seq INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        tipo TEXT NOT NULL,
+        criado_em REAL,
+        raw TEXT NOT NULL,
+        body_hash TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('pending', 'claimed', 'done', 'dead')),
+        attempts INTEGER NOT NULL DEFAULT 0,
+        received_at REAL NOT NULL,
+        available_at REAL,
+        owner TEXT,
+        token TEXT,
+        lease_expires_at REAL,
+        last_error TEXT,
+        done_at REAL,
+        CHECK ((state IN ('pending', 'claimed')) = (available_at IS NOT NULL))
+    )
+    """,
+    """
+    CREATE INDEX smartpos_inbox_claim
+    ON smartpos_inbox (criado_em IS NULL, criado_em, seq, available_at)
+    WHERE available_at IS NOT NULL
+    """,
+    "CREATE INDEX smartpos_inbox_done ON smartpos_inbox (done_at) WHERE state = 'done'",
+    """
+    CREATE INDEX smartpos_inbox_dead
+    ON smartpos_inbox (criado_em IS NULL, criado_em, seq) WHERE state = 'dead'
+    """,
+)
+
+
+class TestSQLiteJournal(JournalContract):
+    """The journal contract on SQLiteStore, one database file per store."""
+
+    @pytest.fixture
+    def make_store(self, tmp_path: Path) -> Iterator[StoreFactory]:
+        """Fresh SQLiteStores on new files in tmp_path, closed after the test."""
+        paths = (tmp_path / f"inbox-{n}.db" for n in range(1_000))
+
+        def create(**options: Any) -> SQLiteStore:
+            return SQLiteStore(next(paths), **options)
+
+        with closing_factory(create) as factory:
+            yield factory
+
+
+def _v1_file(path: Path) -> None:
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        conn.execute("PRAGMA journal_mode = WAL")
+        for statement in _V1_SCHEMA:
+            conn.execute(statement)
+        raw = event("ev-old", "pagamento.recusado").raw
+        conn.execute(
+            "INSERT INTO smartpos_inbox (id, tipo, raw, body_hash, state, received_at, "
+            "available_at) VALUES (?, ?, ?, 'h', 'pending', 1, 1)",
+            ("ev-old", "pagamento.recusado", json.dumps(raw)),
+        )
+        conn.execute("PRAGMA user_version = 1")
+    finally:
+        conn.close()
+
+
+def test_version_1_file_is_upgraded_and_its_events_are_found(tmp_path: Path) -> None:
+    """A file written by version 1 opens at version 2; an event it held ends an operation."""
+    path = tmp_path / "v1.db"
+    _v1_file(path)
+
+    with SQLiteStore(path) as store:
+        begin_payment(store)
+        operation = store.operation(REFERENCIA)
+        claimed = store.claim(owner="w", lease=30)
+
+    conn = sqlite3.connect(path)
+    try:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+    finally:
+        conn.close()
+    assert 2 == SCHEMA_VERSION == version
+    assert operation is not None
+    assert operation.event is not None
+    assert ("final", "ev-old") == (operation.state, operation.event.id)
+    assert ["ev-old"] == [c.event_id for c in claimed]
+
+
+def test_journal_survives_reopening(tmp_path: Path) -> None:
+    """Entries, states and recorded outcomes are on disk: a new store on the file sees them."""
+    path = tmp_path / "inbox.db"
+    with SQLiteStore(path) as store:
+        begin_payment(store)
+        store._record_operation(REFERENCIA, "unknown")
+        store.put(event("ev-1"))
+
+    with SQLiteStore(path) as store:
+        operation = store.operation(REFERENCIA)
+
+    assert operation is not None
+    assert operation.event is not None
+    assert ("final", "ev-1") == (operation.state, operation.event.id)
+
+
+def _plan(path: Path, statement: str, params: tuple[Any, ...]) -> str:
+    conn = sqlite3.connect(path)
+    try:
+        rows = conn.execute("EXPLAIN QUERY PLAN " + statement, params).fetchall()
+    finally:
+        conn.close()
+    return " ".join(str(row[-1]) for row in rows)
+
+
+def test_lookups_use_their_indexes(tmp_path: Path) -> None:
+    """Events by referencia and waiting operations are index searches, not table scans."""
+    path = tmp_path / "inbox.db"
+    SQLiteStore(path).close()
+
+    by_referencia = _plan(path, _J_EVENTS, (REFERENCIA,))
+    waiting = _plan(path, _J_LIST[True], (0, 10))
+
+    assert "USING INDEX smartpos_inbox_referencia" in by_referencia
+    assert "smartpos_operations_waiting" in waiting
+
+
+@pytest.fixture
+def spec(tmp_path: Path) -> StoreSpec:
+    """A new SQLite file that each process opens on its own."""
+    return StoreSpec(SQLiteStore, (str(tmp_path / "inbox.db"),))
+
+
+@pytest.mark.slow
+def test_processes_beginning_the_same_referencias(spec: StoreSpec) -> None:
+    """Four processes journaling the same 60 referencias: each is journaled exactly once."""
+    race_begins(spec, processes=4, referencias=60)
+
+
+@pytest.mark.slow
+def test_processes_settling_outcomes(spec: StoreSpec) -> None:
+    """Approvals and refusals from two processes, two readers: one outcome each, forever."""
+    race_outcomes(spec, referencias=40)
