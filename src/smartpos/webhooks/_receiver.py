@@ -33,9 +33,10 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 from collections.abc import Mapping
 from typing import Any, Final
+
+from smartpos._errors import ConfigurationError
 
 from ._adapters import ASGIApp, AsgiReceiver, WSGIApp, WsgiReceiver
 from ._events import (
@@ -48,6 +49,7 @@ from ._events import (
 )
 from ._logsafe import configure_logging, loggable
 from ._receipt import Admitted, HeadersLike, Receipt, error_body, takes_timeout
+from ._seconds import check_seconds
 from ._store import PutResult, Store, StoreError
 from ._verify import VerificationError, Verifier
 
@@ -97,8 +99,8 @@ class WebhookReceiver:
             leaves the waits to the store's own settings.
 
     Raises:
-        ValueError: ``max_body_bytes`` is not a positive int, ``store_timeout`` is not a
-            positive number of seconds or ``None``, or ``verifier`` has no ``verify`` method.
+        ConfigurationError: ``max_body_bytes`` is not a positive int, ``store_timeout`` is not
+            a positive number of seconds or ``None``, or ``verifier`` has no ``verify`` method.
     """
 
     def __init__(
@@ -110,24 +112,20 @@ class WebhookReceiver:
         store_timeout: float | None = DEFAULT_STORE_TIMEOUT,
     ) -> None:
         if isinstance(max_body_bytes, bool) or not isinstance(max_body_bytes, int):
-            raise ValueError(f"max_body_bytes must be an int, not {max_body_bytes!r}")
+            raise ConfigurationError(f"max_body_bytes must be an int, not {max_body_bytes!r}")
         if max_body_bytes < 1:
-            raise ValueError(f"max_body_bytes must be >= 1, not {max_body_bytes!r}")
-        if store_timeout is not None and (
-            isinstance(store_timeout, bool)
-            or not isinstance(store_timeout, (int, float))
-            or not (0 < store_timeout < math.inf)
-        ):
-            raise ValueError(
-                f"store_timeout must be a positive number of seconds or None, not {store_timeout!r}"
+            raise ConfigurationError(f"max_body_bytes must be >= 1, not {max_body_bytes!r}")
+        if store_timeout is not None:
+            store_timeout = check_seconds(
+                "store_timeout", store_timeout, positive=True, option=True, or_none=True
             )
         if verifier is not None and not callable(getattr(verifier, "verify", None)):
-            raise ValueError("verifier must have a verify(body, headers) method")
+            raise ConfigurationError("verifier must have a verify(body, headers) method")
         configure_logging()
         self._store = store
         self._verifier = verifier
         self._max_body_bytes = max_body_bytes
-        self._store_timeout = None if store_timeout is None else float(store_timeout)
+        self._store_timeout = store_timeout
         # Only the built-in stores are known to take timeout=; a hand-written one may not.
         self._put_options: dict[str, float] = (
             {"timeout": self._store_timeout}

@@ -41,12 +41,14 @@ from types import FrameType
 from typing import Any, Final
 
 from smartpos._documents import mask_documento
+from smartpos._errors import ConfigurationError
 
 from ._events import Event, InvalidEventError
 from ._logsafe import configure_logging, loggable
+from ._seconds import check_seconds
 from ._store import Claim, Store
 
-__all__ = ["AsyncWorker", "Worker", "backoff_delay", "error_text"]
+__all__ = ["MAX_ERROR_CHARS", "AsyncWorker", "Worker", "backoff_delay", "error_text"]
 
 _logger = logging.getLogger("smartpos.webhooks")
 
@@ -103,12 +105,8 @@ def _default_owner() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
 
-def _check_seconds(name: str, value: float, *, zero_ok: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"{name} must be a number of seconds, not {value!r}")
-    if not (value >= 0 if zero_ok else value > 0) or value == float("inf"):
-        raise ValueError(f"{name} must be {'>= 0' if zero_ok else '> 0'}, not {value!r}")
-    return float(value)
+def _seconds(name: str, value: float, *, positive: bool = True) -> float:
+    return check_seconds(name, value, positive=positive, option=True)
 
 
 class _Settings:
@@ -127,17 +125,15 @@ class _Settings:
         heartbeat: float | None,
     ) -> None:
         if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
-            raise ValueError(f"batch must be an int >= 1, not {batch!r}")
+            raise ConfigurationError(f"batch must be an int >= 1, not {batch!r}")
         self.store = store
         self.owner = owner if owner else _default_owner()
-        self.lease = _check_seconds("lease", lease)
+        self.lease = _seconds("lease", lease)
         self.batch = batch
-        self.base_backoff = _check_seconds("base_backoff", base_backoff, zero_ok=True)
-        self.max_backoff = _check_seconds("max_backoff", max_backoff, zero_ok=True)
-        self.poll_interval = _check_seconds("poll_interval", poll_interval, zero_ok=True)
-        self.heartbeat = (
-            self.lease / 3.0 if heartbeat is None else _check_seconds("heartbeat", heartbeat)
-        )
+        self.base_backoff = _seconds("base_backoff", base_backoff, positive=False)
+        self.max_backoff = _seconds("max_backoff", max_backoff, positive=False)
+        self.poll_interval = _seconds("poll_interval", poll_interval, positive=False)
+        self.heartbeat = self.lease / 3.0 if heartbeat is None else _seconds("heartbeat", heartbeat)
 
     def retry_in(self, attempts: int) -> float:
         return backoff_delay(attempts, base=self.base_backoff, maximum=self.max_backoff)
@@ -269,7 +265,7 @@ class _WorkerBase:
 
     def __init__(self, store: Store, handler: Callable[[Event], object], **options: Any) -> None:
         if not callable(handler):
-            raise ValueError("handler must be callable")
+            raise ConfigurationError(f"handler must be callable, not {type(handler).__name__}")
         configure_logging()
         self._settings = _Settings(store, **options)
         self._handler = handler
@@ -309,7 +305,8 @@ class Worker(_WorkerBase):
             called in the main thread; the previous handlers are restored afterwards).
 
     Raises:
-        ValueError: An option is out of range.
+        ConfigurationError: An option is out of range, or ``handler`` is not a function
+            (``Worker``: or is an ``async`` one).
     """
 
     def __init__(
@@ -328,7 +325,7 @@ class Worker(_WorkerBase):
     ) -> None:
         if callable(handler) and _is_async(handler):
             # Called here it would only build a coroutine: the event would be acked unhandled.
-            raise ValueError("handler is an async function: use AsyncWorker")
+            raise ConfigurationError("handler is an async function: use AsyncWorker")
         super().__init__(
             store,
             handler,
