@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from smartpos import ConfigurationError
+from smartpos._signals import stop_on_signals
 from smartpos.webhooks import (
     AsyncWorker,
     Claim,
@@ -672,3 +673,59 @@ def test_a_release_that_fails_is_logged_not_raised(caplog: pytest.LogCaptureFixt
     with caplog.at_level(logging.WARNING, logger="smartpos.webhooks"):
         assert stopper.run_once() == 1
     assert "could not give back 1 claimed events" in caplog.text
+
+
+# --- the signal helper shared with the CLI ---------------------------------------------------
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_stop_on_signals_sets_the_event_and_restores(signum: signal.Signals) -> None:
+    """SIGTERM and SIGINT set the event instead of ending the process; the old handlers return."""
+    before = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
+    stop = threading.Event()
+    with stop_on_signals(stop) as installed:
+        assert installed
+        signal.raise_signal(signum)
+        assert stop.is_set()
+    assert before == {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
+
+
+def test_stop_on_signals_calls_a_function_with_the_signal() -> None:
+    """Given a function, the helper calls it with the signal number."""
+    received: list[int] = []
+    with stop_on_signals(received.append):
+        signal.raise_signal(signal.SIGTERM)
+    assert [signal.SIGTERM] == received
+
+
+def test_stop_on_signals_outside_the_main_thread_installs_nothing() -> None:
+    """In another thread the helper says it installed nothing, and changes no handler."""
+    before = signal.getsignal(signal.SIGTERM)
+    seen: list[object] = []
+
+    def body() -> None:
+        with stop_on_signals(threading.Event()) as installed:
+            seen.append((installed, signal.getsignal(signal.SIGTERM)))
+
+    thread = threading.Thread(target=body)
+    thread.start()
+    thread.join()
+    assert [(False, before)] == seen
+
+
+def test_worker_run_stops_on_sigint_through_the_helper(caplog: pytest.LogCaptureFixture) -> None:
+    """Worker.run with install_signal_handlers stops on SIGINT, logs it, restores the handler."""
+    before = signal.getsignal(signal.SIGINT)
+    store = MemoryStore()
+    store.put(event("e1"))
+
+    def handler(_: Event) -> None:
+        signal.raise_signal(signal.SIGINT)
+
+    worker = Worker(store, handler, poll_interval=0.01, install_signal_handlers=True)
+    with caplog.at_level(logging.INFO, logger="smartpos.webhooks"):
+        worker.run()
+    assert worker.stopping
+    assert store.get("e1").state is EventState.DONE  # type: ignore[union-attr]
+    assert f"signal {int(signal.SIGINT)}, stopping" in caplog.text
+    assert signal.getsignal(signal.SIGINT) is before

@@ -32,16 +32,15 @@ import logging
 import os
 import random
 import re
-import signal
 import socket
 import threading
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
-from types import FrameType
 from typing import Any, Final
 
 from smartpos._documents import mask_documento
 from smartpos._errors import ConfigurationError
+from smartpos._signals import stop_on_signals
 
 from ._events import Event, InvalidEventError
 from ._logsafe import configure_logging, loggable
@@ -415,7 +414,14 @@ class Worker(_WorkerBase):
         Args:
             stop_event: Set it (from any thread) to stop like ``stop()``.
         """
-        restore = self._install_signals() if self._install_signal_handlers else None
+        with contextlib.ExitStack() as signals:
+            if self._install_signal_handlers and not signals.enter_context(
+                stop_on_signals(self._on_signal)
+            ):
+                _logger.warning("signal handlers not installed: run() is not in the main thread")
+            self._run(stop_event)
+
+    def _run(self, stop_event: threading.Event | None) -> None:
         settings = self._settings
         watcher: threading.Thread | None = None
         if stop_event is not None:
@@ -436,30 +442,15 @@ class Worker(_WorkerBase):
             self._stopping.set()  # ends the watcher thread too
             if watcher is not None:
                 watcher.join()
-            if restore is not None:
-                restore()
 
     def _watch(self, stop_event: threading.Event) -> None:
         while not self._stopping.is_set():
             if stop_event.wait(0.05):
                 self._stopping.set()
 
-    def _install_signals(self) -> Callable[[], None] | None:
-        if threading.current_thread() is not threading.main_thread():
-            _logger.warning("signal handlers not installed: run() is not in the main thread")
-            return None
-
-        def handle(signum: int, frame: FrameType | None) -> None:
-            _logger.info("webhook worker %s: signal %d, stopping", self.owner, signum)
-            self.stop()
-
-        previous = {sig: signal.signal(sig, handle) for sig in (signal.SIGTERM, signal.SIGINT)}
-
-        def restore() -> None:
-            for sig, old in previous.items():
-                signal.signal(sig, old)
-
-        return restore
+    def _on_signal(self, signum: int) -> None:
+        _logger.info("webhook worker %s: signal %d, stopping", self.owner, signum)
+        self.stop()
 
 
 class AsyncWorker(_WorkerBase):
