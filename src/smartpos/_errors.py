@@ -78,7 +78,7 @@ class SmartPOSError(Exception):
 
 
 class ConfigurationError(SmartPOSError, ValueError):
-    """The client cannot be built: no API key, no base URL, or a bad option."""
+    """An object cannot be built: a bad option, or a client without an API key or base URL."""
 
 
 class ValidationError(SmartPOSError, ValueError):

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from smartpos import SmartPOSError
+from smartpos import ConfigurationError, SmartPOSError
 from smartpos.webhooks import (
     EventState,
     HmacSignatureVerifier,
@@ -301,14 +301,21 @@ def test_logs_never_hold_bodies_documents_or_secrets(
 
 
 def test_receiver_options_are_checked(store: RecordingStore) -> None:
-    """A bad max_body_bytes or a verifier without verify is refused at construction."""
-    with pytest.raises(ValueError, match="max_body_bytes"):
+    """A bad max_body_bytes or a verifier without verify is a ConfigurationError at construction."""
+    with pytest.raises(ConfigurationError, match="max_body_bytes"):
         WebhookReceiver(store, max_body_bytes=0)
-    with pytest.raises(ValueError, match="max_body_bytes"):
+    with pytest.raises(ConfigurationError, match="max_body_bytes"):
         WebhookReceiver(store, max_body_bytes=True)
-    with pytest.raises(ValueError, match="verify"):
+    with pytest.raises(ConfigurationError, match="verify"):
         WebhookReceiver(store, verifier=object())  # type: ignore[arg-type]
     assert WebhookReceiver(store).max_body_bytes == 256 * 1024
+
+
+def test_a_bad_option_is_still_a_value_error(store: RecordingStore) -> None:
+    """ConfigurationError is a ValueError: code that caught ValueError for a bad option works."""
+    with pytest.raises(ValueError, match="max_body_bytes") as info:
+        WebhookReceiver(store, max_body_bytes=-1)
+    assert isinstance(info.value, ConfigurationError)
 
 
 # --- verifiers ------------------------------------------------------------------------------
@@ -342,11 +349,36 @@ def test_shared_secret_messages_and_repr_hide_the_secret() -> None:
     assert isinstance(wrong.value, SmartPOSError)
 
 
-@pytest.mark.parametrize("secret", ["", b"", []])
+@pytest.mark.parametrize("secret", ["", b"", [], ["ok", ""], 7, None])
 def test_empty_secret_is_refused(secret: Any) -> None:
-    """An empty secret would accept an empty header: refused at construction."""
-    with pytest.raises(ValueError, match="secret"):
+    """An empty (or absent, or not text) secret is a ConfigurationError at construction."""
+    with pytest.raises(ConfigurationError, match="secret"):
         SharedSecretVerifier(secret=secret)
+    with pytest.raises(ConfigurationError, match="secret"):
+        HmacSignatureVerifier("x-signature", secret)
+
+
+@pytest.mark.parametrize("header", ["", "  ", None, b"x-secret"])
+def test_bad_header_name_is_refused(header: Any) -> None:
+    """A verifier's header must be a non-empty str: a ConfigurationError at construction."""
+    with pytest.raises(ConfigurationError, match="header"):
+        SharedSecretVerifier(header, secret=SECRET)
+    with pytest.raises(ConfigurationError, match="header"):
+        HmacSignatureVerifier(header, "key")
+
+
+def test_a_set_of_secrets_is_accepted() -> None:
+    """Any iterable of secrets is accepted while rotating, not only a list or a tuple."""
+    verifier = SharedSecretVerifier(secret={"one", "two"})
+    verifier.verify(b"", {"x-webhook-secret": "two"})
+
+
+def test_hmac_signature_with_an_empty_secret_argument() -> None:
+    """signature(body, secret=b"") is a bad argument, not a bad option: a plain ValueError."""
+    verifier = HmacSignatureVerifier("x-signature", "key")
+    with pytest.raises(ValueError, match="secret") as info:
+        verifier.signature(b"{}", b"")
+    assert not isinstance(info.value, ConfigurationError)
 
 
 def test_hmac_signature_forms() -> None:
@@ -379,10 +411,11 @@ def test_hmac_signature_of_another_body_is_refused(store: RecordingStore) -> Non
     assert "key" not in repr(verifier).replace("secret=***", "")
 
 
-def test_hmac_unknown_algorithm() -> None:
-    """An unknown hash algorithm is refused at construction."""
-    with pytest.raises(ValueError, match="algorithm"):
-        HmacSignatureVerifier("x-signature", "key", algorithm="nope")
+@pytest.mark.parametrize("algorithm", ["nope", None, 256])
+def test_hmac_unknown_algorithm(algorithm: Any) -> None:
+    """An unknown (or not a str) hash algorithm is a ConfigurationError at construction."""
+    with pytest.raises(ConfigurationError, match="algorithm"):
+        HmacSignatureVerifier("x-signature", "key", algorithm=algorithm)
 
 
 def test_custom_verifier_plugs_in(store: RecordingStore) -> None:
@@ -421,5 +454,5 @@ def test_a_broken_verifier_is_503_and_stores_nothing(store: RecordingStore) -> N
 @pytest.mark.parametrize("algorithm", ["shake_128", "SHAKE_256"])
 def test_hmac_refuses_shake_algorithms(algorithm: str) -> None:
     """SHAKE digests need a length HMAC cannot give: refused when the verifier is built."""
-    with pytest.raises(ValueError, match="unknown or unusable"):
+    with pytest.raises(ConfigurationError, match="unknown or unusable"):
         HmacSignatureVerifier("x-signature", "key", algorithm=algorithm)

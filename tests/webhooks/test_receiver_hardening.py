@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 
+from smartpos import ConfigurationError
 from smartpos.webhooks import (
     EventState,
     InvalidEventError,
@@ -324,12 +325,13 @@ def test_a_store_whose_put_takes_no_timeout_still_works() -> None:
     assert WebhookReceiver(Plain()).receive(body(event_json())).status_code == 200
 
 
-@pytest.mark.parametrize("value", [0, -1, float("inf"), float("nan"), "1", True])
+@pytest.mark.parametrize("value", [0, -1, float("inf"), float("nan"), "1", True, 10**400])
 def test_store_timeout_is_checked(value: Any) -> None:
-    """store_timeout must be a positive number of seconds, or None."""
-    with pytest.raises(ValueError, match="store_timeout"):
+    """store_timeout must be a positive number of seconds, or None: else ConfigurationError."""
+    with pytest.raises(ConfigurationError, match=r"store_timeout .*\(or None\)"):
         WebhookReceiver(MemoryStore(), store_timeout=value)
     assert WebhookReceiver(MemoryStore(), store_timeout=None).store_timeout is None
+    assert WebhookReceiver(MemoryStore(), store_timeout=2).store_timeout == 2.0
 
 
 # --- logs ------------------------------------------------------------------------------------

@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 
+from smartpos import ConfigurationError
+from smartpos._signals import stop_on_signals
 from smartpos.webhooks import (
     AsyncWorker,
     Claim,
@@ -25,6 +27,7 @@ from smartpos.webhooks import (
     Worker,
     parse_event,
 )
+from smartpos.webhooks._seconds import check_seconds
 from smartpos.webhooks._worker import backoff_delay, error_text
 
 DOC = "52998224725"
@@ -141,7 +144,7 @@ def test_async_handler_is_refused_by_the_sync_worker() -> None:
             pass
 
     for candidate in (handler, Handler()):
-        with pytest.raises(ValueError, match="AsyncWorker"):
+        with pytest.raises(ConfigurationError, match="AsyncWorker"):
             Worker(MemoryStore(), candidate)
 
 
@@ -457,12 +460,64 @@ def test_backoff_delay() -> None:
 
 @pytest.mark.parametrize(
     "options",
-    [{"batch": 0}, {"batch": True}, {"lease": 0}, {"lease": float("inf")}, {"poll_interval": -1}],
+    [
+        {"batch": 0},
+        {"batch": True},
+        {"lease": 0},
+        {"lease": float("inf")},
+        {"lease": 10**400},
+        {"lease": "30"},
+        {"poll_interval": -1},
+        {"base_backoff": float("nan")},
+        {"max_backoff": None},
+        {"heartbeat": 0},
+    ],
 )
-def test_worker_options_are_checked(options: dict[str, Any]) -> None:
-    """Out-of-range options are refused at construction."""
-    with pytest.raises(ValueError, match=next(iter(options))):
-        Worker(MemoryStore(), lambda _: None, **options)
+@pytest.mark.parametrize("worker_class", [Worker, AsyncWorker])
+def test_worker_options_are_checked(options: dict[str, Any], worker_class: type[Any]) -> None:
+    """A bad option is a ConfigurationError (a ValueError too) naming it, for both workers."""
+    with pytest.raises(ConfigurationError, match=f"^{next(iter(options))} must be"):
+        worker_class(MemoryStore(), lambda _: None, **options)
+
+
+@pytest.mark.parametrize("worker_class", [Worker, AsyncWorker])
+def test_a_handler_that_is_not_callable_is_refused(worker_class: type[Any]) -> None:
+    """A handler that cannot be called is a ConfigurationError that names its type."""
+    with pytest.raises(ConfigurationError, match="handler must be callable, not str"):
+        worker_class(MemoryStore(), "handle")
+
+
+@pytest.mark.parametrize(
+    ("value", "positive", "expected"),
+    [(1, True, 1.0), (0, False, 0.0), (0.25, True, 0.25), (2**53, False, float(2**53))],
+)
+def test_check_seconds_accepts_finite_durations(
+    value: float, positive: bool, expected: float
+) -> None:
+    """The one seconds check returns a float for a finite duration in range."""
+    assert expected == check_seconds("lease", value, positive=positive)
+
+
+@pytest.mark.parametrize(
+    ("value", "error"),
+    [
+        ("1", TypeError),
+        (True, TypeError),
+        (None, TypeError),
+        (0, ValueError),
+        (-1, ValueError),
+        (float("nan"), ValueError),
+        (float("inf"), ValueError),
+        (10**400, ValueError),
+    ],
+)
+def test_check_seconds_errors(value: object, error: type[Exception]) -> None:
+    """A method argument gets TypeError or ValueError; a constructor option ConfigurationError."""
+    with pytest.raises(error, match=r"^lease must be") as info:
+        check_seconds("lease", value, positive=True)
+    assert not isinstance(info.value, ConfigurationError)
+    with pytest.raises(ConfigurationError, match=r"^lease must be .*\(or None\)"):
+        check_seconds("lease", value, positive=True, option=True, or_none=True)
 
 
 def test_default_owner_names_host_and_pid() -> None:
@@ -692,3 +747,59 @@ def test_a_release_that_fails_is_logged_not_raised(caplog: pytest.LogCaptureFixt
     with caplog.at_level(logging.WARNING, logger="smartpos.webhooks"):
         assert stopper.run_once() == 1
     assert "could not give back 1 claimed events" in caplog.text
+
+
+# --- the signal helper shared with the CLI ---------------------------------------------------
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_stop_on_signals_sets_the_event_and_restores(signum: signal.Signals) -> None:
+    """SIGTERM and SIGINT set the event instead of ending the process; the old handlers return."""
+    before = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
+    stop = threading.Event()
+    with stop_on_signals(stop) as installed:
+        assert installed
+        signal.raise_signal(signum)
+        assert stop.is_set()
+    assert before == {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
+
+
+def test_stop_on_signals_calls_a_function_with_the_signal() -> None:
+    """Given a function, the helper calls it with the signal number."""
+    received: list[int] = []
+    with stop_on_signals(received.append):
+        signal.raise_signal(signal.SIGTERM)
+    assert [signal.SIGTERM] == received
+
+
+def test_stop_on_signals_outside_the_main_thread_installs_nothing() -> None:
+    """In another thread the helper says it installed nothing, and changes no handler."""
+    before = signal.getsignal(signal.SIGTERM)
+    seen: list[object] = []
+
+    def body() -> None:
+        with stop_on_signals(threading.Event()) as installed:
+            seen.append((installed, signal.getsignal(signal.SIGTERM)))
+
+    thread = threading.Thread(target=body)
+    thread.start()
+    thread.join()
+    assert [(False, before)] == seen
+
+
+def test_worker_run_stops_on_sigint_through_the_helper(caplog: pytest.LogCaptureFixture) -> None:
+    """Worker.run with install_signal_handlers stops on SIGINT, logs it, restores the handler."""
+    before = signal.getsignal(signal.SIGINT)
+    store = MemoryStore()
+    store.put(event("e1"))
+
+    def handler(_: Event) -> None:
+        signal.raise_signal(signal.SIGINT)
+
+    worker = Worker(store, handler, poll_interval=0.01, install_signal_handlers=True)
+    with caplog.at_level(logging.INFO, logger="smartpos.webhooks"):
+        worker.run()
+    assert worker.stopping
+    assert store.get("e1").state is EventState.DONE  # type: ignore[union-attr]
+    assert f"signal {int(signal.SIGINT)}, stopping" in caplog.text
+    assert signal.getsignal(signal.SIGINT) is before

@@ -16,9 +16,10 @@ import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
+from smartpos._signals import stop_on_signals
+
 from ._http import Delivery, serve_receiver
 from ._output import EXIT_OK, EXIT_USAGE, CommandError, Output, mask_documents
-from ._sandbox import stop_on_signals
 
 if TYPE_CHECKING:
     import httpx

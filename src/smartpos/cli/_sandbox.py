@@ -3,40 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
-import signal
 import threading
-from collections.abc import Iterator
-from types import FrameType
+
+from smartpos._signals import stop_on_signals
 
 from ._output import EXIT_OK, EXIT_USAGE, CommandError, Output
 
-__all__ = ["run", "stop_on_signals"]
-
-
-@contextlib.contextmanager
-def stop_on_signals(stop: threading.Event) -> Iterator[None]:
-    """Set ``stop`` on SIGINT (Ctrl-C) and SIGTERM while the block runs (main thread only).
-
-    Args:
-        stop: The event to set.
-
-    Yields:
-        Nothing; the previous handlers are restored on exit.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def _stop(signum: int, frame: FrameType | None) -> None:
-        stop.set()
-
-    previous = {sig: signal.signal(sig, _stop) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+__all__ = ["run"]
 
 
 def run(args: argparse.Namespace, out: Output) -> int:

@@ -29,16 +29,24 @@ import logging
 import re
 import time
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import Any, TypeAlias
 
 from ._logsafe import loggable
-from ._receiver import Admitted, Receipt, error_body, takes_timeout
+from ._receipt import Admitted, Receipt, ReceiverSteps, error_body, takes_timeout
 from ._store import EventLike, PutResult, StoreError
 
-if TYPE_CHECKING:
-    from ._receiver import WebhookReceiver
-
-__all__ = ["ASGIApp", "AsgiReceiver", "GroupCommit", "WSGIApp", "WsgiReceiver"]
+__all__ = [
+    "ASGIApp",
+    "ASGIReceive",
+    "ASGISend",
+    "AsgiReceiver",
+    "GroupCommit",
+    "Message",
+    "Scope",
+    "StartResponse",
+    "WSGIApp",
+    "WsgiReceiver",
+]
 
 Scope: TypeAlias = MutableMapping[str, Any]
 Message: TypeAlias = MutableMapping[str, Any]
@@ -221,7 +229,7 @@ class GroupCommit:
 class AsgiReceiver:
     """The ASGI 3 application of a ``WebhookReceiver`` (``receiver.asgi_app()``)."""
 
-    def __init__(self, receiver: WebhookReceiver) -> None:
+    def __init__(self, receiver: ReceiverSteps) -> None:
         self._receiver = receiver
         self._limit = receiver.max_body_bytes
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -314,7 +322,7 @@ async def _answer(
 class WsgiReceiver:
     """The PEP 3333 WSGI application of a ``WebhookReceiver`` (``receiver.wsgi_app()``)."""
 
-    def __init__(self, receiver: WebhookReceiver) -> None:
+    def __init__(self, receiver: ReceiverSteps) -> None:
         self._receiver = receiver
         self._limit = receiver.max_body_bytes
 

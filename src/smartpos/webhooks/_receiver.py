@@ -31,18 +31,16 @@ it (the ASGI app batches concurrent deliveries into one store transaction).
 
 from __future__ import annotations
 
-import inspect
 import json
 import logging
-import math
-from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Final, Protocol
+from collections.abc import Mapping
+from typing import Any, Final
 
-import attrs
+from smartpos._errors import ConfigurationError
 
+from ._adapters import ASGIApp, AsgiReceiver, WSGIApp, WsgiReceiver
 from ._events import (
     Envelope,
-    Event,
     InvalidEventError,
     _as_object,
     escape_lone_surrogates,
@@ -50,12 +48,13 @@ from ._events import (
     parse_event,
 )
 from ._logsafe import configure_logging, loggable
-from ._store import EventLike, PutResult, Store, StoreError
+from ._receipt import Admitted, HeadersLike, Receipt, error_body, takes_timeout
+from ._seconds import check_seconds
+from ._store import PutResult, Store, StoreError
 from ._verify import VerificationError, Verifier
 
-if TYPE_CHECKING:
-    from ._adapters import ASGIApp, WSGIApp
-
+# Admitted, HeadersLike, Receipt, error_body and takes_timeout live in the leaf ``_receipt``
+# (so that ``_adapters`` need not import this module); they stay importable from here.
 __all__ = [
     "DEFAULT_MAX_BODY_BYTES",
     "DEFAULT_STORE_TIMEOUT",
@@ -76,85 +75,11 @@ DEFAULT_STORE_TIMEOUT: Final = 1.0
 _logger = logging.getLogger("smartpos.webhooks")
 
 
-class HeadersLike(Protocol):
-    """Request headers: a mapping, or anything with ``items()`` (werkzeug's ``Headers``)."""
-
-    def items(self) -> Iterable[tuple[str, str]]:
-        """Header name and value pairs."""
-        ...
-
-
 _ANSWERS: Final = {
     PutResult.NEW: b'{"recebido":true,"duplicado":false}',
     PutResult.DUPLICATE: b'{"recebido":true,"duplicado":true}',
     PutResult.CONFLICT: b'{"recebido":true,"duplicado":true,"conflito":true}',
 }
-
-
-def takes_timeout(method: Callable[..., Any] | None) -> bool:
-    """Whether a store method accepts ``timeout=`` (every built-in store; maybe not yours)."""
-    if method is None:
-        return False
-    try:
-        parameters = inspect.signature(method).parameters.values()
-    except (TypeError, ValueError):
-        return False
-    return any(
-        p.kind is inspect.Parameter.VAR_KEYWORD
-        or (p.name == "timeout" and p.kind is not inspect.Parameter.POSITIONAL_ONLY)
-        for p in parameters
-    )
-
-
-def error_body(codigo: str, mensagem: str) -> bytes:
-    """Return the short JSON error answer, in the service's own ``erro`` shape."""
-    return json.dumps(
-        {"erro": {"codigo": codigo, "mensagem": mensagem}}, ensure_ascii=False
-    ).encode("utf-8")
-
-
-@attrs.frozen(slots=True, kw_only=True)
-class Receipt:
-    """What the receiver did with one delivery, and what to answer.
-
-    Attributes:
-        status_code: The HTTP status to answer (200, 400, 401, 413 or 503).
-        body: A short JSON body to answer with (``application/json``).
-        duplicate: ``True`` when the id was already stored (``DUPLICATE`` or ``CONFLICT``).
-        event: The typed event; ``None`` when the body was rejected, and also when it was
-            stored but its ``dados`` does not fit the typed schema (see ``error``).
-        envelope: The envelope that was stored; ``None`` when the body was rejected.
-        put_result: What ``store.put`` answered; ``None`` when it was not called or failed.
-        error: Why the body was rejected or the store failed; for a stored event whose
-            ``dados`` does not fit the schema (status 200), the ``InvalidEventError`` text.
-    """
-
-    status_code: int
-    body: bytes = attrs.field(repr=False)
-    duplicate: bool = False
-    event: Event | None = None
-    envelope: Envelope | None = attrs.field(default=None, repr=False)
-    put_result: PutResult | None = None
-    error: str | None = None
-
-    @property
-    def ok(self) -> bool:
-        """``True`` for a 2xx answer: the event is stored (now or before)."""
-        return 200 <= self.status_code < 300
-
-
-@attrs.frozen(slots=True)
-class Admitted:
-    """A delivery that passed every check and is ready for ``store.put`` (adapters' use)."""
-
-    envelope: Envelope
-    event: Event | None
-    schema_error: str | None
-
-    @property
-    def stored(self) -> EventLike:
-        """What to hand to the store: the typed event when it parsed, else the envelope."""
-        return self.event if self.event is not None else self.envelope
 
 
 class WebhookReceiver:
@@ -174,8 +99,8 @@ class WebhookReceiver:
             leaves the waits to the store's own settings.
 
     Raises:
-        ValueError: ``max_body_bytes`` is not a positive int, ``store_timeout`` is not a
-            positive number of seconds or ``None``, or ``verifier`` has no ``verify`` method.
+        ConfigurationError: ``max_body_bytes`` is not a positive int, ``store_timeout`` is not
+            a positive number of seconds or ``None``, or ``verifier`` has no ``verify`` method.
     """
 
     def __init__(
@@ -187,24 +112,20 @@ class WebhookReceiver:
         store_timeout: float | None = DEFAULT_STORE_TIMEOUT,
     ) -> None:
         if isinstance(max_body_bytes, bool) or not isinstance(max_body_bytes, int):
-            raise ValueError(f"max_body_bytes must be an int, not {max_body_bytes!r}")
+            raise ConfigurationError(f"max_body_bytes must be an int, not {max_body_bytes!r}")
         if max_body_bytes < 1:
-            raise ValueError(f"max_body_bytes must be >= 1, not {max_body_bytes!r}")
-        if store_timeout is not None and (
-            isinstance(store_timeout, bool)
-            or not isinstance(store_timeout, (int, float))
-            or not (0 < store_timeout < math.inf)
-        ):
-            raise ValueError(
-                f"store_timeout must be a positive number of seconds or None, not {store_timeout!r}"
+            raise ConfigurationError(f"max_body_bytes must be >= 1, not {max_body_bytes!r}")
+        if store_timeout is not None:
+            store_timeout = check_seconds(
+                "store_timeout", store_timeout, positive=True, option=True, or_none=True
             )
         if verifier is not None and not callable(getattr(verifier, "verify", None)):
-            raise ValueError("verifier must have a verify(body, headers) method")
+            raise ConfigurationError("verifier must have a verify(body, headers) method")
         configure_logging()
         self._store = store
         self._verifier = verifier
         self._max_body_bytes = max_body_bytes
-        self._store_timeout = None if store_timeout is None else float(store_timeout)
+        self._store_timeout = store_timeout
         # Only the built-in stores are known to take timeout=; a hand-written one may not.
         self._put_options: dict[str, float] = (
             {"timeout": self._store_timeout}
@@ -400,14 +321,10 @@ class WebhookReceiver:
         are stored together in the next one (``store.put_many``); each request is answered
         only after its own event is durably stored.
         """
-        from ._adapters import AsgiReceiver
-
         return AsgiReceiver(self)
 
     def wsgi_app(self) -> WSGIApp:
         """Return a PEP 3333 WSGI application serving this receiver (POST only)."""
-        from ._adapters import WsgiReceiver
-
         return WsgiReceiver(self)
 
 

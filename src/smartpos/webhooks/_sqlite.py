@@ -33,8 +33,7 @@ from smartpos._errors import ConfigurationError
 
 from ._outcomes import Answer, JournalEntry, State
 
-if TYPE_CHECKING:
-    from ._listener import ChangeSource
+from ._seconds import check_seconds
 from ._store import (
     DEFAULT_MAX_ATTEMPTS,
     DEFAULT_RETENTION,
@@ -49,7 +48,10 @@ from ._store import (
     canonical_json,
 )
 
-__all__ = ["SQLiteStore"]
+if TYPE_CHECKING:
+    from ._listener import ChangeSource
+
+__all__ = ["SCHEMA_VERSION", "SQLiteStore"]
 
 SCHEMA_VERSION: Final = 2
 _SYNCHRONOUS_MODES = ("FULL", "NORMAL")
@@ -280,18 +282,13 @@ class SQLiteStore(StoreBase):
         mode = synchronous.upper() if isinstance(synchronous, str) else synchronous
         if mode not in _SYNCHRONOUS_MODES:
             raise ConfigurationError(f"synchronous must be 'FULL' or 'NORMAL', not {synchronous!r}")
-        if (
-            isinstance(busy_timeout, bool)
-            or not isinstance(busy_timeout, (int, float))
-            or not 0 <= busy_timeout < float("inf")
-        ):
-            raise ConfigurationError(f"busy_timeout must be seconds >= 0, not {busy_timeout!r}")
+        busy = check_seconds("busy_timeout", busy_timeout, positive=False, option=True)
         if sqlite3.sqlite_version_info < _MIN_SQLITE:
             raise StoreError(
                 f"SQLiteStore needs SQLite >= 3.24, this Python has {sqlite3.sqlite_version}"
             )
         self._synchronous = mode
-        self._busy_timeout = float(busy_timeout)
+        self._busy_timeout = busy
         self._lock = threading.Lock()
         self._idle: list[_Connection] = []
         # Connections opened before a fork belong to the parent; the child must not use or

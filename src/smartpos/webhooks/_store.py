@@ -25,7 +25,6 @@ import functools
 import hashlib
 import json
 import logging
-import math
 import secrets
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -40,6 +39,7 @@ from ._events import envelope_problem, escape_lone_surrogates, utc_problem
 from ._journal import JournalBase
 from ._logsafe import configure_logging, loggable
 from ._outcomes import referencia_of
+from ._seconds import check_seconds
 
 if TYPE_CHECKING:
     from ._events import Event
@@ -859,11 +859,7 @@ class StoreBase(JournalBase):
 
     @staticmethod
     def _check_seconds(name: str, value: float, *, positive: bool) -> None:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise TypeError(f"{name} must be a number of seconds, not {type(value).__name__}")
-        if not math.isfinite(value) or value < 0 or (positive and value == 0):
-            bound = "> 0" if positive else ">= 0"
-            raise ValueError(f"{name} must be a finite number {bound} of seconds, not {value!r}")
+        check_seconds(name, value, positive=positive)
 
     @staticmethod
     def _log_conflict(event_id: str, tipo: str, kept_hash: str, new_hash: str) -> None:

@@ -20,7 +20,7 @@ import hmac
 from collections.abc import Mapping, Sequence
 from typing import Protocol, runtime_checkable
 
-from smartpos._errors import SmartPOSError
+from smartpos._errors import ConfigurationError, SmartPOSError
 
 __all__ = ["HmacSignatureVerifier", "SharedSecretVerifier", "VerificationError", "Verifier"]
 
@@ -45,24 +45,34 @@ class Verifier(Protocol):
         ...
 
 
-def _secret_bytes(secret: str | bytes, what: str) -> bytes:
+def _secret_bytes(
+    secret: str | bytes, what: str, *, error: type[ValueError] = ConfigurationError
+) -> bytes:
     if isinstance(secret, str):
         secret = secret.encode("utf-8")
     if not isinstance(secret, bytes) or not secret:
-        raise ValueError(f"{what} must be a non-empty str or bytes")
+        raise error(f"{what} must be a non-empty str or bytes")
     return secret
 
 
 def _secrets(secret: str | bytes | Sequence[str | bytes]) -> tuple[bytes, ...]:
-    items = [secret] if isinstance(secret, (str, bytes)) else list(secret)
+    if isinstance(secret, (str, bytes)):
+        items: list[str | bytes] = [secret]
+    else:
+        try:
+            items = list(secret)
+        except TypeError:  # not iterable
+            raise ConfigurationError(
+                f"secret must be a str, bytes or a sequence of them, not {type(secret).__name__}"
+            ) from None
     if not items:
-        raise ValueError("at least one secret is needed")
+        raise ConfigurationError("at least one secret is needed")
     return tuple(_secret_bytes(item, "secret") for item in items)
 
 
 def _header_name(header: str) -> str:
     if not isinstance(header, str) or not header.strip():
-        raise ValueError("header must be a non-empty header name")
+        raise ConfigurationError("header must be a non-empty header name")
     return header.strip().lower()
 
 
@@ -78,7 +88,7 @@ class SharedSecretVerifier:
         secret: The expected value, or a sequence of accepted values.
 
     Raises:
-        ValueError: An empty header name or secret.
+        ConfigurationError: An empty header name or secret.
     """
 
     def __init__(
@@ -126,7 +136,7 @@ class HmacSignatureVerifier:
         algorithm: A ``hashlib`` algorithm name.
 
     Raises:
-        ValueError: An empty header name or secret, or an unknown algorithm.
+        ConfigurationError: An empty header name or secret, or an unknown algorithm.
     """
 
     def __init__(
@@ -138,12 +148,14 @@ class HmacSignatureVerifier:
         self._header = _header_name(header)
         self._secrets = _secrets(secret)
         try:
-            if algorithm.lower().startswith("shake"):
+            if not isinstance(algorithm, str) or algorithm.lower().startswith("shake"):
                 # SHAKE digests need a length; HMAC cannot use them.
                 raise ValueError(algorithm)
             hashlib.new(algorithm)
         except (ValueError, TypeError):
-            raise ValueError(f"hash algorithm {algorithm!r} is unknown or unusable") from None
+            raise ConfigurationError(
+                f"hash algorithm {algorithm!r} is unknown or unusable"
+            ) from None
         self._algorithm = algorithm
 
     @property
@@ -159,7 +171,10 @@ class HmacSignatureVerifier:
 
     def signature(self, body: bytes, secret: str | bytes | None = None) -> str:
         """Return the hex signature of ``body`` (with the first secret unless one is given)."""
-        key = self._secrets[0] if secret is None else _secret_bytes(secret, "secret")
+        if secret is None:
+            key = self._secrets[0]
+        else:
+            key = _secret_bytes(secret, "secret", error=ValueError)
         return hmac.new(key, body, self._algorithm).hexdigest()
 
     def verify(self, body: bytes, headers: Mapping[str, str]) -> None:

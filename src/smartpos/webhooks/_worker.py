@@ -32,21 +32,22 @@ import logging
 import os
 import random
 import re
-import signal
 import socket
 import threading
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
-from types import FrameType
 from typing import Any, Final
 
 from smartpos._documents import mask_documento
+from smartpos._errors import ConfigurationError
+from smartpos._signals import stop_on_signals
 
 from ._events import Event, InvalidEventError
 from ._logsafe import configure_logging, loggable
+from ._seconds import check_seconds
 from ._store import Claim, Store
 
-__all__ = ["AsyncWorker", "Worker", "backoff_delay", "error_text"]
+__all__ = ["MAX_ERROR_CHARS", "AsyncWorker", "Worker", "backoff_delay", "error_text"]
 
 _logger = logging.getLogger("smartpos.webhooks")
 
@@ -103,12 +104,8 @@ def _default_owner() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
 
-def _check_seconds(name: str, value: float, *, zero_ok: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"{name} must be a number of seconds, not {value!r}")
-    if not (value >= 0 if zero_ok else value > 0) or value == float("inf"):
-        raise ValueError(f"{name} must be {'>= 0' if zero_ok else '> 0'}, not {value!r}")
-    return float(value)
+def _seconds(name: str, value: float, *, positive: bool = True) -> float:
+    return check_seconds(name, value, positive=positive, option=True)
 
 
 class _Settings:
@@ -127,17 +124,15 @@ class _Settings:
         heartbeat: float | None,
     ) -> None:
         if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
-            raise ValueError(f"batch must be an int >= 1, not {batch!r}")
+            raise ConfigurationError(f"batch must be an int >= 1, not {batch!r}")
         self.store = store
         self.owner = owner if owner else _default_owner()
-        self.lease = _check_seconds("lease", lease)
+        self.lease = _seconds("lease", lease)
         self.batch = batch
-        self.base_backoff = _check_seconds("base_backoff", base_backoff, zero_ok=True)
-        self.max_backoff = _check_seconds("max_backoff", max_backoff, zero_ok=True)
-        self.poll_interval = _check_seconds("poll_interval", poll_interval, zero_ok=True)
-        self.heartbeat = (
-            self.lease / 3.0 if heartbeat is None else _check_seconds("heartbeat", heartbeat)
-        )
+        self.base_backoff = _seconds("base_backoff", base_backoff, positive=False)
+        self.max_backoff = _seconds("max_backoff", max_backoff, positive=False)
+        self.poll_interval = _seconds("poll_interval", poll_interval, positive=False)
+        self.heartbeat = self.lease / 3.0 if heartbeat is None else _seconds("heartbeat", heartbeat)
 
     def retry_in(self, attempts: int) -> float:
         return backoff_delay(attempts, base=self.base_backoff, maximum=self.max_backoff)
@@ -269,7 +264,7 @@ class _WorkerBase:
 
     def __init__(self, store: Store, handler: Callable[[Event], object], **options: Any) -> None:
         if not callable(handler):
-            raise ValueError("handler must be callable")
+            raise ConfigurationError(f"handler must be callable, not {type(handler).__name__}")
         configure_logging()
         self._settings = _Settings(store, **options)
         self._handler = handler
@@ -309,7 +304,8 @@ class Worker(_WorkerBase):
             called in the main thread; the previous handlers are restored afterwards).
 
     Raises:
-        ValueError: An option is out of range.
+        ConfigurationError: An option is out of range, or ``handler`` is not a function
+            (``Worker``: or is an ``async`` one).
     """
 
     def __init__(
@@ -328,7 +324,7 @@ class Worker(_WorkerBase):
     ) -> None:
         if callable(handler) and _is_async(handler):
             # Called here it would only build a coroutine: the event would be acked unhandled.
-            raise ValueError("handler is an async function: use AsyncWorker")
+            raise ConfigurationError("handler is an async function: use AsyncWorker")
         super().__init__(
             store,
             handler,
@@ -418,7 +414,14 @@ class Worker(_WorkerBase):
         Args:
             stop_event: Set it (from any thread) to stop like ``stop()``.
         """
-        restore = self._install_signals() if self._install_signal_handlers else None
+        with contextlib.ExitStack() as signals:
+            if self._install_signal_handlers and not signals.enter_context(
+                stop_on_signals(self._on_signal)
+            ):
+                _logger.warning("signal handlers not installed: run() is not in the main thread")
+            self._run(stop_event)
+
+    def _run(self, stop_event: threading.Event | None) -> None:
         settings = self._settings
         watcher: threading.Thread | None = None
         if stop_event is not None:
@@ -439,30 +442,15 @@ class Worker(_WorkerBase):
             self._stopping.set()  # ends the watcher thread too
             if watcher is not None:
                 watcher.join()
-            if restore is not None:
-                restore()
 
     def _watch(self, stop_event: threading.Event) -> None:
         while not self._stopping.is_set():
             if stop_event.wait(0.05):
                 self._stopping.set()
 
-    def _install_signals(self) -> Callable[[], None] | None:
-        if threading.current_thread() is not threading.main_thread():
-            _logger.warning("signal handlers not installed: run() is not in the main thread")
-            return None
-
-        def handle(signum: int, frame: FrameType | None) -> None:
-            _logger.info("webhook worker %s: signal %d, stopping", self.owner, signum)
-            self.stop()
-
-        previous = {sig: signal.signal(sig, handle) for sig in (signal.SIGTERM, signal.SIGINT)}
-
-        def restore() -> None:
-            for sig, old in previous.items():
-                signal.signal(sig, old)
-
-        return restore
+    def _on_signal(self, signum: int) -> None:
+        _logger.info("webhook worker %s: signal %d, stopping", self.owner, signum)
+        self.stop()
 
 
 class AsyncWorker(_WorkerBase):
