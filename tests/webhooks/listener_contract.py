@@ -128,11 +128,6 @@ class ListenerContract:
         raise NotImplementedError
 
     @pytest.fixture
-    def spec(self) -> StoreSpec:
-        """One fresh store that other processes open: every subclass overrides this fixture."""
-        raise NotImplementedError
-
-    @pytest.fixture
     def store(self, make_store: StoreFactory) -> StoreBase:
         """A fresh store on the wall clock."""
         return cast(StoreBase, make_store())
@@ -256,7 +251,14 @@ class ListenerContract:
 
         assert not thread.is_alive()
 
-    # Across processes.
+
+class SharedListenerContract(ListenerContract):
+    """The contract of a store other processes open too (every backend but MemoryStore)."""
+
+    @pytest.fixture
+    def spec(self) -> StoreSpec:
+        """One fresh store that other processes open: every subclass overrides this fixture."""
+        raise NotImplementedError
 
     def test_puts_from_another_process_wake_waiters(self, spec: StoreSpec) -> None:
         """Events stored by another process wake this process's sync and async waiters."""

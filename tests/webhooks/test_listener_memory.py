@@ -8,7 +8,6 @@ from collections.abc import Iterator
 import pytest
 from listener_contract import WOKEN, ListenerContract, started_listener, until, wait_in_thread
 from outcome_events import REFERENCIA, event
-from races import StoreSpec
 from store_contract import StoreFactory, closing_factory
 
 from smartpos.webhooks._journal import JournalBase
@@ -24,11 +23,6 @@ class TestMemoryListener(ListenerContract):
         """Fresh MemoryStores, closed after the test."""
         with closing_factory(MemoryStore) as factory:
             yield factory
-
-    @pytest.fixture
-    def spec(self) -> StoreSpec:
-        """A MemoryStore lives in one process: no other process can put into it."""
-        pytest.skip("a MemoryStore lives in one process")
 
 
 class _NoFeedStore(MemoryStore):

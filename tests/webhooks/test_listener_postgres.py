@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from listener_contract import ListenerContract, started_listener, until, wait_in_thread
+from listener_contract import SharedListenerContract, started_listener, until, wait_in_thread
 from outcome_events import REFERENCIA, event
 from races import StoreSpec
 from servers import PostgresServer, require_module
@@ -33,7 +33,7 @@ def migrated(dsn: str, **options: Any) -> PostgresStore:
     return store
 
 
-class TestPostgresListener(ListenerContract):
+class TestPostgresListener(SharedListenerContract):
     """The waking contract on PostgresStore, one migrated table per store."""
 
     @pytest.fixture

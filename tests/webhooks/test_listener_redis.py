@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from listener_contract import ListenerContract, started_listener, until, wait_in_thread
+from listener_contract import SharedListenerContract, started_listener, until, wait_in_thread
 from outcome_events import REFERENCIA, event
 from races import StoreSpec
 from servers import RedisServer, require_module
@@ -24,7 +24,7 @@ def new_prefix() -> str:
     return f"w{uuid.uuid4().hex[:12]}"
 
 
-class TestRedisListener(ListenerContract):
+class TestRedisListener(SharedListenerContract):
     """The waking contract on RedisStore, one key prefix per store."""
 
     @pytest.fixture

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from listener_contract import ListenerContract, started_listener, until, wait_in_thread
+from listener_contract import SharedListenerContract, started_listener, until, wait_in_thread
 from outcome_events import REFERENCIA, event
 from races import StoreSpec
 from store_contract import StoreFactory, closing_factory
@@ -18,7 +18,7 @@ from smartpos.webhooks._sqlite import SQLiteStore
 pytestmark = [pytest.mark.slow]
 
 
-class TestSQLiteListener(ListenerContract):
+class TestSQLiteListener(SharedListenerContract):
     """The waking contract on SQLiteStore, one database file per store."""
 
     @pytest.fixture

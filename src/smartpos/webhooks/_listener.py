@@ -38,6 +38,8 @@ import weakref
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
+from ._store_errors import StoreError
+
 if TYPE_CHECKING:
     import psycopg
     import redis
@@ -46,10 +48,12 @@ if TYPE_CHECKING:
     from ._store import StoreBase
 
 __all__ = [
+    "SQLITE_INTERVAL",
     "AsyncOutcomeWaiter",
     "ChangeListener",
     "ChangeSource",
     "MemoryChanges",
+    "Notify",
     "OutcomeWaiter",
     "PollingChanges",
     "PostgresChanges",
@@ -286,8 +290,6 @@ class ChangeListener:
             self.checks += 1
         store = self._store()
         if store is None:  # pragma: no cover - a waiter's caller holds the store
-            from ._store import StoreError
-
             raise StoreError("the store was closed and garbage-collected")
         return store._outcome(referencia)
 

@@ -32,7 +32,6 @@ from typing import TYPE_CHECKING, Any, Final
 from smartpos._errors import ConfigurationError
 
 from ._outcomes import Answer, JournalEntry, State
-
 from ._seconds import check_seconds
 from ._store import (
     DEFAULT_MAX_ATTEMPTS,

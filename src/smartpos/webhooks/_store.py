@@ -33,13 +33,14 @@ from typing import TYPE_CHECKING, Any, ParamSpec, Protocol, TypeVar, runtime_che
 
 import attrs
 
-from smartpos._errors import ConfigurationError, SmartPOSError
+from smartpos._errors import ConfigurationError
 
 from ._events import envelope_problem, escape_lone_surrogates, utc_problem
 from ._journal import JournalBase
 from ._logsafe import configure_logging, loggable
 from ._outcomes import referencia_of
 from ._seconds import check_seconds
+from ._store_errors import StoreError, StoreFullError
 
 if TYPE_CHECKING:
     from ._events import Event
@@ -67,18 +68,6 @@ DEFAULT_MAX_ATTEMPTS = 10
 DEFAULT_RETENTION = _dt.timedelta(days=7)
 
 _logger = logging.getLogger("smartpos.webhooks")
-
-
-class StoreError(SmartPOSError):
-    """The store's backend failed (database locked too long, disk full, unreachable, corrupt).
-
-    A receiver answers 503 so that the service delivers the event again later; a worker backs
-    off and tries again. The message names the backend's error, never an event's contents.
-    """
-
-
-class StoreFullError(StoreError):
-    """A bounded store has no room: every slot holds an event that is not done yet."""
 
 
 class PutResult(enum.Enum):
