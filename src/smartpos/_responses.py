@@ -48,9 +48,11 @@ def _content_type(response: httpx.Response) -> str:
     return str(response.headers.get("content-type", "no content-type"))
 
 
-def _structured(data: Any, cls: type[T], response: httpx.Response, call: Call[Any]) -> T:
+def _structured(
+    data: Any, cls: type[T], response: httpx.Response, call: Call[Any], http: HTTPInfo
+) -> T:
     try:
-        return _wire.structure(data, cls)
+        return _wire.structure(data, cls, http=http)
     except _wire.WireError as exc:
         raise ResponseError(
             f"{call.method} {call.log_path or call.path} answered {response.status_code} with a "
@@ -75,17 +77,15 @@ def _check_echo(echoed: object, response: httpx.Response, call: Call[Any]) -> No
 
 def read_acceptance(response: httpx.Response, call: Call[Any], http: HTTPInfo) -> Acceptance:
     """Read the 202 of an operation on a terminal; it must name the referencia sent."""
-    result = _structured(_json_body(response, call), Acceptance, response, call)
+    result = _structured(_json_body(response, call), Acceptance, response, call, http)
     _check_echo(result.referencia, response, call)
-    object.__setattr__(result, "http", http)
     return result
 
 
 def read_qrcode(response: httpx.Response, call: Call[Any], http: HTTPInfo) -> QRCode:
     """Read the 201 of ``POST /qrcode``; it must name the referencia sent."""
-    result = _structured(_json_body(response, call), QRCode, response, call)
+    result = _structured(_json_body(response, call), QRCode, response, call, http)
     _check_echo(result.referencia, response, call)
-    object.__setattr__(result, "http", http)
     return result
 
 

@@ -1,22 +1,32 @@
-"""The one cattrs converter: the only module that knows the wire's camelCase names.
+"""The one home of the wire's names: every JSON key the SDK reads or writes comes from here.
 
-Every attrs class of the SDK is read from and written to JSON through here. A field's wire
-name is its snake_case name in camelCase (``documento_cliente`` -> ``documentoCliente``)
-unless the field declares an irregular one with ``metadata={"wire": "resultadoSmartPOS"}``.
+Every attrs class of the SDK is read from and written to JSON through this module: results
+and events are read (:func:`structure`), request bodies are written (:func:`unstructure`),
+and :func:`path` gives the wire name of a field, for ``ValidationError.campo`` and messages.
+A field's wire name is its snake_case name in camelCase (``documento_cliente`` ->
+``documentoCliente``) unless the field declares an irregular one with
+``metadata={"wire": "resultadoSmartPOS"}``; a dotted one (``"imprimir.cliente"``) writes the
+field into a nested object.
 
 Reading is lenient about *extra* keys (the service will grow) and strict about the *types* of
 the keys it knows: cattrs' defaults would turn ``5.7`` into ``5`` and ``"5"`` into ``5``; here
 they are errors. ``bool`` is not an ``int``. Writing never sends nulls.
 
-Two converters share the same rules: a fast one without detailed validation that serves every
-successful read, and a detailed one that only runs after a failure, to say *where* the input
-was wrong as a JSON path (``$.dados.valorCentavos: expected an integer``).
+Reading has two paths with the same rules. The fast path, a plain function generated per class
+(the last section of this module), serves every successful read: it is why ``parse_event``
+costs little more than ``json.loads``. cattrs serves the rest: the fast path delegates to it
+the types it has no rule for, and on any failure the detailed cattrs converter re-reads the
+input to say *where* it was wrong as a JSON path (``$.dados.valorCentavos: expected an
+integer``). The tests hold the two paths to the same results.
+
+Writing needs no cattrs (so a payment never imports it): a small writer per class.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 import enum
+import functools
 import types
 import typing
 from collections.abc import Callable, Mapping
@@ -32,6 +42,7 @@ __all__ = [
     "camel",
     "parse_datetime",
     "parse_unix_timestamp",
+    "path",
     "structure",
     "unstructure",
     "wire_name",
@@ -57,9 +68,47 @@ def camel(name: str) -> str:
 
 
 def wire_name(field: attrs.Attribute[Any]) -> str:
-    """Return the JSON key of an attrs field."""
+    """Return the JSON key of an attrs field (dotted when it is written into a nested object)."""
     explicit = field.metadata.get("wire")
     return explicit if explicit is not None else camel(field.name)
+
+
+def path(cls: type[Any], *steps: str | int) -> str:
+    """Return the wire path of a field of ``cls``, as ``ValidationError.campo`` names it.
+
+    Steps are field names, walked through nested attrs classes, and list indexes:
+    ``path(PaymentRequest, "comanda", "itens", 0, "titulo")`` is ``comanda.itens[0].titulo``.
+    """
+    text = ""
+    owner: Any = cls
+    previous: str | int | None = None
+    for step in steps:
+        if previous is not None:
+            owner = _step_type(owner, previous)
+        if isinstance(step, int):
+            text += f"[{step}]"
+        else:
+            name = wire_name(attrs.fields_dict(owner)[step])
+            text = f"{text}.{name}" if text else name
+        previous = step
+    return text
+
+
+@functools.cache
+def _hints(cls: type[Any]) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
+
+
+def _step_type(owner: Any, step: str | int) -> Any:
+    """The type reached from ``owner`` by one step of :func:`path`, ``X | None`` unwrapped."""
+    if isinstance(step, int):
+        (tp,) = typing.get_args(owner)[:1]
+    else:
+        tp = _hints(owner)[step]
+    args = typing.get_args(tp)
+    if typing.get_origin(tp) in (typing.Union, types.UnionType) and type(None) in args:
+        (tp,) = [a for a in args if a is not type(None)]
+    return tp
 
 
 # --- strict primitives -------------------------------------------------------------------
@@ -226,6 +275,15 @@ class _IndexNote(str):
 # --- attrs classes -------------------------------------------------------------------------
 
 
+def _check_readable(cls: type[Any]) -> None:
+    for field in attrs.fields(cls):
+        if "." in wire_name(field):
+            raise TypeError(
+                f"{cls.__qualname__} cannot be read from JSON: the nested wire name "
+                f"{wire_name(field)!r} of {field.name} is for writing only"
+            )
+
+
 def _field_hook(hook: Callable[[Any], Any]) -> Callable[[Any, Any], Any]:
     return lambda value, _: hook(value)
 
@@ -234,6 +292,7 @@ def _attrs_factory(conv: cattrs.Converter, detailed: bool) -> Callable[[Any], An
     from cattrs.gen import make_dict_structure_fn, override
 
     def factory(cls: type[Any]) -> Any:
+        _check_readable(cls)
         overrides: dict[str, Any] = {}
         has_raw = False
         for field in attrs.fields(cls):
@@ -259,9 +318,9 @@ def _attrs_factory(conv: cattrs.Converter, detailed: bool) -> Callable[[Any], An
             def hook(value: Any, _: Any) -> Any:
                 if not isinstance(value, Mapping):
                     raise TypeError("expected an object")
-                obj = base(value, cls)
-                object.__setattr__(obj, "raw", value)
-                return obj
+                # A second construction keeps the object frozen: this path only runs where
+                # the fast one delegated or failed, never on a successful event read.
+                return attrs.evolve(base(value, cls), raw=value)
 
         else:
 
@@ -269,27 +328,6 @@ def _attrs_factory(conv: cattrs.Converter, detailed: bool) -> Callable[[Any], An
                 if not isinstance(value, Mapping):
                     raise TypeError("expected an object")
                 return base(value, cls)
-
-        return hook
-
-    return factory
-
-
-def _attrs_unstructure_factory(conv: cattrs.Converter) -> Callable[[Any], Any]:
-    from cattrs.gen import make_dict_unstructure_fn, override
-
-    def factory(cls: type[Any]) -> Any:
-        overrides: dict[str, Any] = {}
-        for field in attrs.fields(cls):
-            if field.name == "raw" or field.metadata.get("wire_skip"):
-                overrides[field.name] = override(omit=True)
-            else:
-                overrides[field.name] = override(rename=wire_name(field))
-        base = make_dict_unstructure_fn(cls, conv, **overrides)
-
-        def hook(obj: Any) -> dict[str, Any]:
-            # Never send nulls: an absent optional field is omitted, not sent as null.
-            return {k: v for k, v in base(obj).items() if v is not None}
 
         return hook
 
@@ -310,32 +348,77 @@ def _make_converter(detailed: bool) -> cattrs.Converter:
     conv.register_structure_hook_factory(_is_union, _union_factory(conv, detailed))
     conv.register_structure_hook_factory(_is_sequence, _sequence_factory(conv, detailed))
     conv.register_structure_hook_factory(attrs.has, _attrs_factory(conv, detailed))
-    conv.register_unstructure_hook_factory(attrs.has, _attrs_unstructure_factory(conv))
-    conv.register_unstructure_hook(enum.Enum, lambda e: e.value)
     return conv
 
 
 # cattrs costs ~20 ms to import and more to set up: the converters are built on first use, so
-# `import smartpos` stays cheap and a payment (which only writes plain dicts) never pays it.
+# `import smartpos` stays cheap and a payment (which only writes) never pays it.
 _converters: dict[bool, cattrs.Converter] = {}
-_extra_unstructure_hooks: list[tuple[type[Any], Callable[[Any], Any]]] = []
 
 
 def _converter(detailed: bool) -> cattrs.Converter:
     conv = _converters.get(detailed)
     if conv is None:
         conv = _make_converter(detailed)
-        for cls, hook in _extra_unstructure_hooks:
-            conv.register_unstructure_hook(cls, hook)
         _converters[detailed] = conv
     return conv
 
 
-def register_unstructure_hook(cls: type[Any], hook: Callable[[Any], Any]) -> None:
-    """Register a hand-written writer for a class whose wire shape is not flat (Comprovante)."""
-    _extra_unstructure_hooks.append((cls, hook))
-    for conv in _converters.values():
-        conv.register_unstructure_hook(cls, hook)
+# --- writing -------------------------------------------------------------------------------
+
+_writers: dict[type[Any], Callable[[Any], dict[str, Any]]] = {}
+_PLAIN = frozenset({str, int, bool, float})
+
+
+def unstructure(obj: Any) -> Any:
+    """Write an attrs instance as JSON-ready data (camelCase keys, no nulls).
+
+    An absent optional field is omitted, never sent as null, and so is a nested object with
+    nothing in it (a ``Comprovante()`` without preferences). Enums are written as their values,
+    tuples as lists.
+    """
+    if type(obj) in _PLAIN:
+        return obj
+    if isinstance(obj, enum.Enum):
+        return obj.value
+    cls = type(obj)
+    if attrs.has(cls):
+        writer = _writers.get(cls)
+        if writer is None:
+            writer = _writers[cls] = _writer(cls)
+        return writer(obj)
+    if isinstance(obj, (list, tuple)):
+        return [unstructure(item) for item in obj]
+    if isinstance(obj, Mapping):
+        return {key: unstructure(item) for key, item in obj.items()}
+    return obj
+
+
+def _writer(cls: type[Any]) -> Callable[[Any], dict[str, Any]]:
+    fields = [
+        (field.name, tuple(wire_name(field).split(".")))
+        for field in attrs.fields(cls)
+        if field.name != "raw" and not field.metadata.get("wire_skip")
+    ]
+
+    def write(obj: Any) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for name, keys in fields:
+            value = getattr(obj, name)
+            if value is None:
+                continue
+            if type(value) not in _PLAIN:
+                written = unstructure(value)
+                if written == {} and attrs.has(type(value)):
+                    continue
+                value = written
+            target = out
+            for key in keys[:-1]:
+                target = target.setdefault(key, {})
+            target[keys[-1]] = value
+        return out
+
+    return write
 
 
 # --- the fast path: a structure function generated per attrs class ---------------------------
@@ -347,7 +430,7 @@ def register_unstructure_hook(cls: type[Any], hook: Callable[[Any], Any]) -> Non
 # Any type it has no rule for is delegated to the fast cattrs hook, and any failure re-runs the
 # detailed cattrs converter, which alone decides the error message.
 
-_fast_fns: dict[Any, Callable[[Any], Any]] = {}
+_fast_fns: dict[Any, Callable[..., Any]] = {}
 _FACTORY: type[Any] = type(attrs.Factory(list))
 _MISSING = object()
 
@@ -369,17 +452,18 @@ def _optional_inner(tp: Any) -> Any:
     return None
 
 
-def _fast_fn(cls: Any) -> Callable[[Any], Any]:
+def _fast_fn(cls: Any) -> Callable[..., Any]:
     """Return (and cache) the fast structure function of ``cls``."""
     fn = _fast_fns.get(cls)
     if fn is not None:
         return fn
     if isinstance(cls, type) and attrs.has(cls):
+        _check_readable(cls)
         fn = _generate(cls)
     else:
         hook = _converter(False).get_structure_hook(cls)
 
-        def fn(data: Any) -> Any:
+        def fn(data: Any, given: Any = None) -> Any:
             return hook(data, cls)
 
     _fast_fns[cls] = fn
@@ -453,7 +537,7 @@ def _default_code(field: attrs.Attribute[Any], ns: dict[str, Any], n: int) -> st
     return f"_default{n}"
 
 
-def _generate(cls: type[Any]) -> Callable[[Any], Any]:
+def _generate(cls: type[Any]) -> Callable[..., Any]:
     hints = typing.get_type_hints(cls)
     setters = _direct_setters(cls)
     ns: dict[str, Any] = {
@@ -465,7 +549,7 @@ def _generate(cls: type[Any]) -> Callable[[Any], Any]:
         "_parse_datetime": parse_datetime,
     }
     lines = [
-        "def structure(d):",
+        "def structure(d, given=None):",
         "    if type(d) is not dict and not isinstance(d, _Mapping): _fail()",
         "    g = d.get",
     ]
@@ -474,10 +558,14 @@ def _generate(cls: type[Any]) -> Callable[[Any], Any]:
         var = f"v{n}"
         if field.name == "raw":
             lines.append(f"    {var} = d")
-        elif not field.init or field.metadata.get("wire_skip"):
+        elif not field.init:
             if setters is None:
                 continue  # __init__ fills it in
             lines.append(f"    {var} = {_default_code(field, ns, n)}")
+        elif field.metadata.get("wire_skip"):
+            # Not on the wire: the caller's value (``structure(..., http=...)``) or the default.
+            lines.append(f"    {var} = given.get({field.name!r}, _MISSING) if given else _MISSING")
+            lines.append(f"    if {var} is _MISSING: {var} = {_default_code(field, ns, n)}")
         else:
             tp = hints.get(field.name, Any)
             hook = field.metadata.get("wire_hook")
@@ -518,31 +606,34 @@ def _generate(cls: type[Any]) -> Callable[[Any], Any]:
         lines.append(f"    return _cls({', '.join(args)})")
     source = "\n".join(lines) + "\n"
     exec(compile(source, f"<smartpos._wire structure {cls.__qualname__}>", "exec"), ns)  # noqa: S102
-    fn: Callable[[Any], Any] = ns["structure"]
+    fn: Callable[..., Any] = ns["structure"]
     fn.__doc__ = source  # inspectable: print(_wire._fast_fn(cls).__doc__)
     return fn
 
 
-def structure(data: Any, cls: type[T]) -> T:
-    """Read ``data`` (parsed JSON) as ``cls``; raise :class:`WireError` naming the JSON path."""
+def structure(data: Any, cls: type[T], **given: Any) -> T:
+    """Read ``data`` (parsed JSON) as ``cls``; raise :class:`WireError` naming the JSON path.
+
+    Args:
+        data: The parsed JSON.
+        cls: The class to build.
+        given: Values of fields that are not on the wire (``wire_skip``), such as a result's
+            ``http``: the object is built complete, never patched afterwards.
+    """
     fn = _fast_fns.get(cls)
     if fn is None:
         fn = _fast_fn(cls)
     try:
-        return fn(data)  # type: ignore[no-any-return]
+        return fn(data, given)  # type: ignore[no-any-return]
     except Exception:  # noqa: BLE001, S110 - any failure is re-run below to find where it is
         pass
     try:
-        result = _converter(True).structure(data, cls)
+        result: Any = _converter(True).structure(data, cls)
     except Exception as exc:  # noqa: BLE001
-        path, problem = _first_problem(exc, cls, "$")
-        raise WireError(path, problem) from None
-    return result  # pragma: no cover - the fast converter failed where the detailed did not
-
-
-def unstructure(obj: Any) -> Any:
-    """Write an attrs instance as JSON-ready data (camelCase keys, no nulls)."""
-    return _converter(False).unstructure(obj)
+        where, problem = _first_problem(exc, cls, "$")
+        raise WireError(where, problem) from None
+    # The fast function failed where the detailed converter did not (a bug of the former).
+    return attrs.evolve(result, **given) if given else result  # type: ignore[no-any-return]  # pragma: no cover
 
 
 def _note_of(exc: BaseException) -> Any:
