@@ -89,6 +89,14 @@ def read_qrcode(response: httpx.Response, call: Call[Any], http: HTTPInfo) -> QR
     return result
 
 
+# The refund answer and the listing are read key by key: their shapes are not specified, and
+# a key of an unexpected type is ignored rather than refused.
+_REFUND_REFERENCIA = _wire.path(Refund, "referencia")
+_REFUND_STATUS = _wire.path(Refund, "status")
+_REFUND_MENSAGEM = _wire.path(Refund, "mensagem")
+_SMARTPOS_ID = _wire.path(Terminal, "smartpos_id")
+
+
 def read_refund(response: httpx.Response, call: Call[Any], http: HTTPInfo) -> Refund:
     """Read the answer of ``POST /v1/refunds``, whose shape the spec leaves open."""
     data = _json_body(response, call, allow_empty=True)
@@ -99,13 +107,13 @@ def read_refund(response: httpx.Response, call: Call[Any], http: HTTPInfo) -> Re
             referencia=call.referencia,
         )
     assert call.referencia is not None
-    referencia = data.get("referencia")
+    referencia = data.get(_REFUND_REFERENCIA)
     # The refund answer is not specified: a missing or non-string referencia is tolerated, a
     # string that names another referencia is not.
     if isinstance(referencia, str) and referencia:
         _check_echo(referencia, response, call)
-    status = data.get("status")
-    mensagem = data.get("mensagem")
+    status = data.get(_REFUND_STATUS)
+    mensagem = data.get(_REFUND_MENSAGEM)
     return Refund(
         referencia=call.referencia,
         status=status if isinstance(status, str) else None,
@@ -113,9 +121,6 @@ def read_refund(response: httpx.Response, call: Call[Any], http: HTTPInfo) -> Re
         raw=data,
         http=http,
     )
-
-
-_LIST_KEYS = ("smartpos", "terminais", "terminals", "items", "data", "results")
 
 
 def read_terminals(response: httpx.Response, call: Call[Any], http: HTTPInfo) -> list[Terminal]:
@@ -126,7 +131,7 @@ def read_terminals(response: httpx.Response, call: Call[Any], http: HTTPInfo) ->
         items = data
     elif isinstance(data, Mapping):
         # The listing's shape is not specified: take the known key, else the only list.
-        for key in _LIST_KEYS:
+        for key in _wire.LISTING_KEYS:
             if isinstance(data.get(key), list):
                 items = data[key]
                 break
@@ -134,7 +139,7 @@ def read_terminals(response: httpx.Response, call: Call[Any], http: HTTPInfo) ->
             lists = [v for v in data.values() if isinstance(v, list)]
             if len(lists) == 1:
                 items = lists[0]
-            elif not lists and isinstance(data.get("smartposId"), str):
+            elif not lists and isinstance(data.get(_SMARTPOS_ID), str):
                 items = [data]
     if items is None or not all(isinstance(item, Mapping) for item in items):
         raise ResponseError(
@@ -144,7 +149,7 @@ def read_terminals(response: httpx.Response, call: Call[Any], http: HTTPInfo) ->
         )
     terminals = []
     for item in items:
-        ident = item.get("smartposId")
+        ident = item.get(_SMARTPOS_ID)
         terminals.append(Terminal(smartpos_id=ident if isinstance(ident, str) else None, raw=item))
     return terminals
 
@@ -163,7 +168,7 @@ def error_from_response(response: httpx.Response) -> APIError:
 
     An unknown ``codigo``, an HTML 502 page or an empty body still give the HTTP class.
     """
-    fields: dict[str, str | None] = {"codigo": None, "mensagem": None, "acao": None, "campo": None}
+    fields: dict[str, str | None] = dict.fromkeys(_wire.ERROR_FIELDS)
     try:
         content = response.content
     except httpx.ResponseNotRead:
@@ -174,12 +179,12 @@ def error_from_response(response: httpx.Response) -> APIError:
         data = json.loads(content) if content else None
     except (ValueError, RecursionError):  # RecursionError: JSON nested too deep
         data = None
-    erro = data.get("erro") if isinstance(data, Mapping) else None
+    erro = data.get(_wire.ERROR_OBJECT) if isinstance(data, Mapping) else None
     if isinstance(erro, Mapping):
-        for key in fields:
+        for name, key in _wire.ERROR_FIELDS.items():
             value = erro.get(key)
             if isinstance(value, str) and value:
-                fields[key] = value
+                fields[name] = value
     cls = error_class(response.status_code, fields["codigo"])
     return cls(
         response.status_code,

@@ -13,11 +13,12 @@ the keys it knows: cattrs' defaults would turn ``5.7`` into ``5`` and ``"5"`` in
 they are errors. ``bool`` is not an ``int``. Writing never sends nulls.
 
 Reading has two paths with the same rules. The fast path, a plain function generated per class
-(the last section of this module), serves every successful read: it is why ``parse_event``
-costs little more than ``json.loads``. cattrs serves the rest: the fast path delegates to it
-the types it has no rule for, and on any failure the detailed cattrs converter re-reads the
-input to say *where* it was wrong as a JSON path (``$.dados.valorCentavos: expected an
-integer``). The tests hold the two paths to the same results.
+by ``_fastread`` (which is told the wire names from here), serves every successful read: it is
+why ``parse_event`` costs little more than ``json.loads``. cattrs serves the rest: the fast
+path delegates to it the types it has no rule for, and on any failure the detailed cattrs
+converter re-reads the input to say *where* it was wrong as a JSON path
+(``$.dados.valorCentavos: expected an integer``). The tests hold the two paths to the same
+results.
 
 Writing needs no cattrs (so a payment never imports it): a small writer per class.
 """
@@ -34,10 +35,15 @@ from typing import Any, TypeVar
 
 import attrs
 
+from . import _fastread
+
 if typing.TYPE_CHECKING:
     import cattrs
 
 __all__ = [
+    "ERROR_FIELDS",
+    "ERROR_OBJECT",
+    "LISTING_KEYS",
     "WireError",
     "camel",
     "parse_datetime",
@@ -101,14 +107,23 @@ def _hints(cls: type[Any]) -> dict[str, Any]:
 
 def _step_type(owner: Any, step: str | int) -> Any:
     """The type reached from ``owner`` by one step of :func:`path`, ``X | None`` unwrapped."""
-    if isinstance(step, int):
-        (tp,) = typing.get_args(owner)[:1]
-    else:
-        tp = _hints(owner)[step]
-    args = typing.get_args(tp)
-    if typing.get_origin(tp) in (typing.Union, types.UnionType) and type(None) in args:
-        (tp,) = [a for a in args if a is not type(None)]
-    return tp
+    tp = typing.get_args(owner)[0] if isinstance(step, int) else _hints(owner)[step]
+    inner = _fastread.optional_inner(tp)
+    return tp if inner is None else inner
+
+
+# --- shapes read key by key ------------------------------------------------------------------
+#
+# An error answer is read key by key, each one optional and of any type (the HTTP status alone
+# still gives the exception's class), and so is the listing of terminals, whose shape the spec
+# leaves open: these are their keys.
+
+#: The object of an error answer that holds its fields (spec 5): ``{"erro": {...}}``.
+ERROR_OBJECT = "erro"
+#: The keys of that object, by the name of the exception attribute each one fills.
+ERROR_FIELDS = {"codigo": "codigo", "mensagem": "mensagem", "acao": "acao", "campo": "campo"}
+#: Keys a listing may hold its list of terminals under, most likely first.
+LISTING_KEYS = ("smartpos", "terminais", "terminals", "items", "data", "results")
 
 
 # --- strict primitives -------------------------------------------------------------------
@@ -421,45 +436,19 @@ def _writer(cls: type[Any]) -> Callable[[Any], dict[str, Any]]:
     return write
 
 
-# --- the fast path: a structure function generated per attrs class ---------------------------
-#
-# cattrs' generated hooks still dispatch through the converter for every field; on events this
-# cost ~9 µs per body, more than json.loads itself. Successful reads go through one plain
-# function per class instead, generated below from the same field list and the same rules
-# (strict primitives, optional = ``X | None``, wire names, ``wire_hook``, ``wire_skip``, ``raw``).
-# Any type it has no rule for is delegated to the fast cattrs hook, and any failure re-runs the
-# detailed cattrs converter, which alone decides the error message.
+# --- reading: the fast path first, cattrs when it fails -------------------------------------
 
 _fast_fns: dict[Any, Callable[..., Any]] = {}
-_FACTORY: type[Any] = type(attrs.Factory(list))
-_MISSING = object()
-
-
-class _Invalid(Exception):
-    """Raised by generated functions; the detailed converter then finds the path."""
-
-
-def _fail() -> typing.NoReturn:
-    raise _Invalid
-
-
-def _optional_inner(tp: Any) -> Any:
-    if _is_union(tp):
-        args = typing.get_args(tp)
-        others = [a for a in args if a is not type(None)]
-        if len(others) == 1 and len(args) == 2:
-            return others[0]
-    return None
 
 
 def _fast_fn(cls: Any) -> Callable[..., Any]:
-    """Return (and cache) the fast structure function of ``cls``."""
+    """Return (and cache) the fast structure function of ``cls`` (see ``_fastread``)."""
     fn = _fast_fns.get(cls)
     if fn is not None:
         return fn
     if isinstance(cls, type) and attrs.has(cls):
         _check_readable(cls)
-        fn = _generate(cls)
+        fn = _fastread.generate(cls, _FAST_RULES)
     else:
         hook = _converter(False).get_structure_hook(cls)
 
@@ -470,145 +459,12 @@ def _fast_fn(cls: Any) -> Callable[..., Any]:
     return fn
 
 
-def _value_code(tp: Any, var: str, ns: dict[str, Any], n: int) -> list[str]:
-    """Lines that check (and convert) ``var``, already known not to be ``None``/missing."""
-    if tp is str:
-        return [f"if type({var}) is not str: _fail()"]
-    if tp is int:
-        return [f"if type({var}) is not int: _fail()"]
-    if tp is bool:
-        return [f"if {var} is not True and {var} is not False: _fail()"]
-    if tp is float:
-        return [
-            f"if type({var}) is int: {var} = float({var})",
-            f"elif type({var}) is not float: _fail()",
-        ]
-    if tp is _dt.datetime:
-        return [f"{var} = _parse_datetime({var})"]
-    if tp is Any:
-        return []
-    if isinstance(tp, type) and attrs.has(tp):
-        ns[f"_sub{n}"] = _fast_fn(tp)
-        return [f"{var} = _sub{n}({var})"]
-    ns[f"_hook{n}"] = _converter(False).get_structure_hook(tp)
-    ns[f"_type{n}"] = tp
-    return [f"{var} = _hook{n}({var}, _type{n})"]
-
-
-def _direct_setters(cls: type[Any]) -> dict[str, Any] | None:
-    """Slot setters when an instance can be built without ``__init__`` (same result, faster).
-
-    Only for slotted classes whose ``__init__`` does nothing but assign: no validators, no
-    converters, no pre/post-init hooks, no cached hash, no ``Factory(takes_self=True)``.
-    """
-    if "__slots__" not in cls.__dict__ or any(
-        hasattr(cls, hook)
-        for hook in ("__attrs_pre_init__", "__attrs_post_init__", "__attrs_init_subclass__")
-    ):
-        return None
-    setters: dict[str, Any] = {}
-    for field in attrs.fields(cls):
-        default: Any = field.default
-        if (
-            field.validator is not None
-            or field.converter is not None
-            or (isinstance(default, _FACTORY) and default.takes_self)
-        ):
-            return None
-        descriptor: Any = getattr(cls, field.name, None)
-        if type(descriptor).__name__ != "member_descriptor":
-            return None
-        setters[field.name] = descriptor.__set__
-    slots = [slot for klass in cls.__mro__ for slot in klass.__dict__.get("__slots__", ())]
-    if any("cached_hash" in slot for slot in slots):
-        return None
-    return setters
-
-
-def _default_code(field: attrs.Attribute[Any], ns: dict[str, Any], n: int) -> str:
-    """An expression for the field's default; ``_fail()`` when it has none."""
-    default: Any = field.default
-    if default is attrs.NOTHING:
-        return "_fail()"
-    if isinstance(default, _FACTORY):
-        ns[f"_factory{n}"] = default.factory
-        return f"_factory{n}()"
-    ns[f"_default{n}"] = default
-    return f"_default{n}"
-
-
-def _generate(cls: type[Any]) -> Callable[..., Any]:
-    hints = typing.get_type_hints(cls)
-    setters = _direct_setters(cls)
-    ns: dict[str, Any] = {
-        "_cls": cls,
-        "_new": object.__new__,
-        "_Mapping": Mapping,
-        "_MISSING": _MISSING,
-        "_fail": _fail,
-        "_parse_datetime": parse_datetime,
-    }
-    lines = [
-        "def structure(d, given=None):",
-        "    if type(d) is not dict and not isinstance(d, _Mapping): _fail()",
-        "    g = d.get",
-    ]
-    values: list[tuple[attrs.Attribute[Any], str]] = []
-    for n, field in enumerate(attrs.fields(cls)):
-        var = f"v{n}"
-        if field.name == "raw":
-            lines.append(f"    {var} = d")
-        elif not field.init:
-            if setters is None:
-                continue  # __init__ fills it in
-            lines.append(f"    {var} = {_default_code(field, ns, n)}")
-        elif field.metadata.get("wire_skip"):
-            # Not on the wire: the caller's value (``structure(..., http=...)``) or the default.
-            lines.append(f"    {var} = given.get({field.name!r}, _MISSING) if given else _MISSING")
-            lines.append(f"    if {var} is _MISSING: {var} = {_default_code(field, ns, n)}")
-        else:
-            tp = hints.get(field.name, Any)
-            hook = field.metadata.get("wire_hook")
-            inner = None if hook is not None else _optional_inner(tp)
-            if hook is not None:
-                ns[f"_fieldhook{n}"] = hook
-                check = [f"{var} = _fieldhook{n}({var})"]
-            else:
-                check = _value_code(tp if inner is None else inner, var, ns, n)
-            key = wire_name(field)
-            if field.default is attrs.NOTHING and inner is None and check:
-                # Required: a missing key reads as None, which every check refuses.
-                lines.append(f"    {var} = g({key!r})")
-                lines.extend("    " + line for line in check)
-            elif field.default is None and inner is not None:
-                lines.append(f"    {var} = g({key!r})")
-                if check:
-                    lines.append(f"    if {var} is not None:")
-                    lines.extend("        " + line for line in check)
-            else:
-                lines.append(f"    {var} = g({key!r}, _MISSING)")
-                default = _default_code(field, ns, n)
-                lines.append(f"    if {var} is _MISSING: {var} = {default}")
-                if check:
-                    test = f"elif {var} is not None:" if inner is not None else "else:"
-                    lines.append("    " + test)
-                    lines.extend("        " + line for line in check)
-        values.append((field, var))
-    if setters is not None:
-        lines.append("    o = _new(_cls)")
-        for field, var in values:
-            ns[f"_set_{field.name}"] = setters[field.name]
-            lines.append(f"    _set_{field.name}(o, {var})")
-        lines.append("    return o")
-    else:
-        args = [var for field, var in values if not field.kw_only]
-        args += [f"{field.alias}={var}" for field, var in values if field.kw_only]
-        lines.append(f"    return _cls({', '.join(args)})")
-    source = "\n".join(lines) + "\n"
-    exec(compile(source, f"<smartpos._wire structure {cls.__qualname__}>", "exec"), ns)  # noqa: S102
-    fn: Callable[..., Any] = ns["structure"]
-    fn.__doc__ = source  # inspectable: print(_wire._fast_fn(cls).__doc__)
-    return fn
+_FAST_RULES = _fastread.Rules(
+    key=wire_name,
+    nested=_fast_fn,
+    delegate=lambda tp: _converter(False).get_structure_hook(tp),
+    parse_datetime=parse_datetime,
+)
 
 
 def structure(data: Any, cls: type[T], **given: Any) -> T:
