@@ -225,6 +225,12 @@ def test_builder_marks_operations_on_a_terminal(
     )
 
 
+def test_call_is_built_by_keyword_only() -> None:
+    """A Call names every field: a positional argument is refused."""
+    with pytest.raises(TypeError):
+        _core.Call("GET", "/v1/x", None)  # type: ignore[misc]
+
+
 def test_body_is_compact_utf8_json() -> None:
     """Bodies are compact JSON, UTF-8 encoded, non-ASCII kept as is."""
     call = build(

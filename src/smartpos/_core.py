@@ -10,7 +10,9 @@ sending the very same request again). ``Client`` and ``AsyncClient`` only send a
 Where each piece lives:
 
 - ``_config``: :class:`Config`, the settings read from the arguments and the environment;
-- ``_calls``: :class:`Call`, :func:`build_request` and one builder per endpoint;
+- ``_arguments``: the caller's arguments checked, into a request record of ``_requests``;
+- ``_calls``: :class:`Call`, :func:`build_request` and one builder per endpoint (its body is
+  the record, written by ``_wire``, the one module that knows the wire's names);
 - ``_responses``: a 2xx body into its result, an error answer into its exception;
 - this module: the retry and outcome state machine (:class:`Attempts`).
 
@@ -285,7 +287,13 @@ class Attempts(Generic[T]):
         request_id = request_id_of(response.headers)
         self._log(status, elapsed, request_id)
         if 200 <= status < 300:
-            http = HTTPInfo(status, response.headers, request_id, elapsed, self.attempt)
+            http = HTTPInfo(
+                status_code=status,
+                headers=response.headers,
+                request_id=request_id,
+                elapsed=elapsed,
+                attempts=self.attempt,
+            )
             try:
                 return self.call.parse(response, self.call, http)
             except ResponseError as exc:
