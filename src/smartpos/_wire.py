@@ -410,27 +410,36 @@ def unstructure(obj: Any) -> Any:
 
 
 def _writer(cls: type[Any]) -> Callable[[Any], dict[str, Any]]:
+    # (attribute, key, the groups of a dotted key or None): flat keys cost no loop.
     fields = [
-        (field.name, tuple(wire_name(field).split(".")))
+        (field.name, name.rpartition(".")[2], tuple(name.split(".")[:-1]) or None)
         for field in attrs.fields(cls)
         if field.name != "raw" and not field.metadata.get("wire_skip")
+        for name in [wire_name(field)]
     ]
 
     def write(obj: Any) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        for name, keys in fields:
+        for name, key, groups in fields:
             value = getattr(obj, name)
             if value is None:
                 continue
-            if type(value) not in _PLAIN:
+            if type(value) in _PLAIN:
+                pass
+            elif isinstance(value, enum.Enum):
+                value = value.value
+            else:
                 written = unstructure(value)
                 if written == {} and attrs.has(type(value)):
                     continue
                 value = written
-            target = out
-            for key in keys[:-1]:
-                target = target.setdefault(key, {})
-            target[keys[-1]] = value
+            if groups is None:
+                out[key] = value
+            else:
+                target = out
+                for group in groups:
+                    target = target.setdefault(group, {})
+                target[key] = value
         return out
 
     return write
