@@ -160,7 +160,7 @@ def generate(cls: type[Any], rules: Rules) -> Callable[..., Any]:
                 continue  # __init__ fills it in
             lines.append(f"    {var} = {_default_code(field, ns, n)}")
         elif field.metadata.get("wire_skip"):
-            # Not on the wire: the caller's value (``structure(..., http=...)``) or the default.
+            # Not on the wire: the value given by the caller (a result's http) or the default.
             lines.append(f"    {var} = given.get({field.name!r}, _MISSING) if given else _MISSING")
             lines.append(f"    if {var} is _MISSING: {var} = {_default_code(field, ns, n)}")
         else:

@@ -52,7 +52,7 @@ def _structured(
     data: Any, cls: type[T], response: httpx.Response, call: Call[Any], http: HTTPInfo
 ) -> T:
     try:
-        return _wire.structure(data, cls, http=http)
+        return _wire.structure(data, cls, {"http": http})
     except _wire.WireError as exc:
         raise ResponseError(
             f"{call.method} {call.log_path or call.path} answered {response.status_code} with a "

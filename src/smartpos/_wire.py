@@ -476,14 +476,14 @@ _FAST_RULES = _fastread.Rules(
 )
 
 
-def structure(data: Any, cls: type[T], **given: Any) -> T:
+def structure(data: Any, cls: type[T], given: Mapping[str, Any] | None = None) -> T:
     """Read ``data`` (parsed JSON) as ``cls``; raise :class:`WireError` naming the JSON path.
 
     Args:
         data: The parsed JSON.
         cls: The class to build.
-        given: Values of fields that are not on the wire (``wire_skip``), such as a result's
-            ``http``: the object is built complete, never patched afterwards.
+        given: Values of fields that are not on the wire (``wire_skip``) by name, such as a
+            result's ``{"http": ...}``: the object is built complete, never patched afterwards.
     """
     fn = _fast_fns.get(cls)
     if fn is None:
