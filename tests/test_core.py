@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import email.utils
 import json
-import logging
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -29,7 +28,7 @@ from client_cases import (
     Endpoint,
     Invalid,
 )
-from smartpos import _core
+from smartpos import _core, _transports
 
 # --- configuration -------------------------------------------------------------------------
 
@@ -156,7 +155,7 @@ def test_config_with_timeout() -> None:
 
 def test_shared_ssl_context_is_built_once() -> None:
     """Every client shares one SSL context."""
-    assert _core.shared_ssl_context() is _core.shared_ssl_context()
+    assert _transports.shared_ssl_context() is _transports.shared_ssl_context()
 
 
 # --- request building ----------------------------------------------------------------------
@@ -224,6 +223,12 @@ def test_builder_marks_operations_on_a_terminal(
     assert (REF if resource != "terminals" else None) == (
         call.referencia[:36] if call.referencia else None
     )
+
+
+def test_call_is_built_by_keyword_only() -> None:
+    """A Call names every field: a positional argument is refused."""
+    with pytest.raises(TypeError):
+        _core.Call("GET", "/v1/x", None)  # type: ignore[misc]
 
 
 def test_body_is_compact_utf8_json() -> None:
@@ -851,29 +856,3 @@ def test_parse_retry_after(value: str | None, expected: float | None) -> None:
 def test_request_id_of(headers: dict[str, str], expected: str | None) -> None:
     """The request id comes from x-request-id first, then the other usual headers."""
     assert expected == _core.request_id_of(httpx.Headers(headers))
-
-
-@pytest.mark.parametrize(("value", "level"), [("info", logging.INFO), ("DEBUG", logging.DEBUG)])
-def test_smartpos_log_attaches_one_stderr_handler(
-    monkeypatch: pytest.MonkeyPatch, value: str, level: int
-) -> None:
-    """SMARTPOS_LOG is read once, when the first client is configured, and adds one handler.
-
-    ``test_logging.py`` checks the output in a fresh interpreter; this in-process check resets
-    the once-only flag and restores the logger afterwards.
-    """
-    logger = logging.getLogger("smartpos")
-    handlers, old_level = list(logger.handlers), logger.level
-    monkeypatch.setattr(_core, "_log_configured", False)
-    monkeypatch.setenv("SMARTPOS_LOG", value)
-    try:
-        make_config()
-        make_config()  # a second client adds nothing
-
-        added = [h for h in logger.handlers if h not in handlers]
-        assert 1 == len(added)
-        assert isinstance(added[0], logging.StreamHandler)
-        assert level == logger.level
-    finally:
-        logger.handlers[:] = handlers
-        logger.setLevel(old_level)

@@ -15,7 +15,8 @@ import pytest
 from pytest_httpx import HTTPXMock
 
 import smartpos
-from client_cases import ACCEPTANCE_JSON, API_KEY, CPF, REF, SDK
+from client_cases import ACCEPTANCE_JSON, API_KEY, BASE_URL, CPF, REF, SDK
+from smartpos import _logging
 
 
 def smartpos_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
@@ -195,3 +196,33 @@ async def test_httpx_own_log_line_masks_the_document_of_the_listing(
     assert 1 == len(lines)
     assert "/v1/customers/123.***.***-09/smartpos" in lines[0]
     assert CPF not in caplog.text
+
+
+@pytest.mark.parametrize("flavour", [smartpos.Client, smartpos.AsyncClient])
+@pytest.mark.parametrize(("value", "level"), [("info", logging.INFO), ("DEBUG", logging.DEBUG)])
+def test_smartpos_log_attaches_one_stderr_handler(
+    monkeypatch: pytest.MonkeyPatch,
+    flavour: type[smartpos.Client | smartpos.AsyncClient],
+    value: str,
+    level: int,
+) -> None:
+    """SMARTPOS_LOG is read once, when the first client is built, and adds one handler.
+
+    The tests above check the output in a fresh interpreter; this in-process check resets
+    the once-only flag and restores the logger afterwards.
+    """
+    logger = logging.getLogger("smartpos")
+    handlers, old_level = list(logger.handlers), logger.level
+    monkeypatch.setattr(_logging, "_log_configured", False)
+    monkeypatch.setenv("SMARTPOS_LOG", value)
+    try:
+        flavour(api_key=API_KEY, base_url=BASE_URL)
+        flavour(api_key=API_KEY, base_url=BASE_URL)  # a second client adds nothing
+
+        added = [h for h in logger.handlers if h not in handlers]
+        assert 1 == len(added)
+        assert isinstance(added[0], logging.StreamHandler)
+        assert level == logger.level
+    finally:
+        logger.handlers[:] = handlers
+        logger.setLevel(old_level)

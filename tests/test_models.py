@@ -23,6 +23,7 @@ from smartpos import (
     Refund,
     Target,
     Terminal,
+    _models,
 )
 
 UTC = dt.timezone.utc
@@ -166,6 +167,10 @@ def test_qrcode_is_expired_defaults_to_the_current_time() -> None:
 
 
 def test_models_are_exported_from_the_package() -> None:
-    """The result and request classes are importable from smartpos itself."""
-    assert smartpos.Target is Target
-    assert smartpos.HTTPInfo is HTTPInfo
+    """Every class and enum of smartpos._models is exported by smartpos, as the same object."""
+    names = _models.__all__
+
+    assert [] == [name for name in names if name not in smartpos.__all__]
+    assert {name: getattr(_models, name) for name in names} == {
+        name: getattr(smartpos, name, None) for name in names
+    }

@@ -242,3 +242,30 @@ def test_generated_source_is_inspectable() -> None:
     assert source is not None
     assert "g('valorCentavos')" in source
     assert "g('resultadoSmartPOS')" in source
+
+
+@pytest.mark.parametrize(
+    ("cls", "data"),
+    [
+        pytest.param(Shapes, {"name": "n", "count": 1}, id="built-through-init"),
+        pytest.param(Direct, {"requiredOptional": "a"}, id="built-into-slots"),
+    ],
+)
+def test_given_values_fill_the_fields_not_on_the_wire(cls: type[Any], data: dict[str, Any]) -> None:
+    """structure(..., {field: value}) builds the object complete; the wire cannot set it."""
+    given = _wire.structure(data, cls, {"skipped": 5})
+    from_wire = _wire.structure({**data, "skipped": 5}, cls)
+
+    assert (5, attrs.fields_dict(cls)["skipped"].default) == (given.skipped, from_wire.skipped)
+
+
+def test_a_result_is_built_with_its_http_info() -> None:
+    """A result read with {"http": ...} carries it from construction (nothing patched later)."""
+    info = _models.HTTPInfo(status_code=202, headers={}, attempts=2)
+
+    result = _wire.structure(VALID[_models.Acceptance], _models.Acceptance, {"http": info})
+
+    assert (info, None) == (
+        result.http,
+        _wire.structure(VALID[_models.Acceptance], _models.Acceptance).http,
+    )

@@ -111,26 +111,12 @@ class Comanda:
 class Comprovante:
     """Receipt preferences (``comprovante``), sent as the nested ``imprimir``/``visualizar``."""
 
-    imprimir_cliente: bool | None = None
-    imprimir_loja: bool | None = None
-    visualizar_cliente: bool | None = None
-    visualizar_loja: bool | None = None
-
-
-def _unstructure_comprovante(value: Comprovante) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for group in ("imprimir", "visualizar"):
-        sub = {
-            who: flag
-            for who in ("cliente", "loja")
-            if (flag := getattr(value, f"{group}_{who}")) is not None
-        }
-        if sub:
-            out[group] = sub
-    return out
-
-
-_wire.register_unstructure_hook(Comprovante, _unstructure_comprovante)
+    imprimir_cliente: bool | None = attrs.field(default=None, metadata={"wire": "imprimir.cliente"})
+    imprimir_loja: bool | None = attrs.field(default=None, metadata={"wire": "imprimir.loja"})
+    visualizar_cliente: bool | None = attrs.field(
+        default=None, metadata={"wire": "visualizar.cliente"}
+    )
+    visualizar_loja: bool | None = attrs.field(default=None, metadata={"wire": "visualizar.loja"})
 
 
 @attrs.frozen(slots=True)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import httpx
 
-from . import _core, _transports
+from . import _core, _logging, _transports
 from ._errors import ConfigurationError
 from ._models import (
     Acceptance,
@@ -84,6 +84,7 @@ class Client:
         transport: httpx.BaseTransport | None = None,
         strict_referencia: bool = True,
     ) -> None:
+        _logging.set_up()
         self._config = _core.Config.create(
             api_key=api_key,
             base_url=base_url,

@@ -10,6 +10,7 @@ response hooks of a user's ``http_client``.
 
 from __future__ import annotations
 
+import ssl
 import sys
 import threading
 from types import TracebackType
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import httpx
 
-from ._core import OWN_REQUEST, shared_ssl_context
+from ._calls import OWN_REQUEST
 from ._errors import ConfigurationError
 
 if TYPE_CHECKING:
@@ -30,7 +31,21 @@ __all__ = [
     "UnownedTransport",
     "client_options",
     "read_before_hooks",
+    "shared_ssl_context",
 ]
+
+_ssl_lock = threading.Lock()
+_ssl_context: ssl.SSLContext | None = None
+
+
+def shared_ssl_context() -> ssl.SSLContext:
+    """Return one SSL context for every client (building one costs about 30 ms)."""
+    global _ssl_context
+    if _ssl_context is None:
+        with _ssl_lock:
+            if _ssl_context is None:
+                _ssl_context = httpx.create_ssl_context()
+    return _ssl_context
 
 
 class LazyTransport(httpx.BaseTransport):

@@ -1,22 +1,33 @@
-"""The one cattrs converter: the only module that knows the wire's camelCase names.
+"""The one home of the wire's names: every JSON key the SDK reads or writes comes from here.
 
-Every attrs class of the SDK is read from and written to JSON through here. A field's wire
-name is its snake_case name in camelCase (``documento_cliente`` -> ``documentoCliente``)
-unless the field declares an irregular one with ``metadata={"wire": "resultadoSmartPOS"}``.
+Every attrs class of the SDK is read from and written to JSON through this module: results
+and events are read (:func:`structure`), request bodies are written (:func:`unstructure`),
+and :func:`path` gives the wire name of a field, for ``ValidationError.campo`` and messages.
+A field's wire name is its snake_case name in camelCase (``documento_cliente`` ->
+``documentoCliente``) unless the field declares an irregular one with
+``metadata={"wire": "resultadoSmartPOS"}``; a dotted one (``"imprimir.cliente"``) writes the
+field into a nested object.
 
 Reading is lenient about *extra* keys (the service will grow) and strict about the *types* of
 the keys it knows: cattrs' defaults would turn ``5.7`` into ``5`` and ``"5"`` into ``5``; here
 they are errors. ``bool`` is not an ``int``. Writing never sends nulls.
 
-Two converters share the same rules: a fast one without detailed validation that serves every
-successful read, and a detailed one that only runs after a failure, to say *where* the input
-was wrong as a JSON path (``$.dados.valorCentavos: expected an integer``).
+Reading has two paths with the same rules. The fast path, a plain function generated per class
+by ``_fastread`` (which is told the wire names from here), serves every successful read: it is
+why ``parse_event`` costs little more than ``json.loads``. cattrs serves the rest: the fast
+path delegates to it the types it has no rule for, and on any failure the detailed cattrs
+converter re-reads the input to say *where* it was wrong as a JSON path
+(``$.dados.valorCentavos: expected an integer``). The tests hold the two paths to the same
+results.
+
+Writing needs no cattrs (so a payment never imports it): a small writer per class.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 import enum
+import functools
 import types
 import typing
 from collections.abc import Callable, Mapping
@@ -24,14 +35,20 @@ from typing import Any, TypeVar
 
 import attrs
 
+from . import _fastread
+
 if typing.TYPE_CHECKING:
     import cattrs
 
 __all__ = [
+    "ERROR_FIELDS",
+    "ERROR_OBJECT",
+    "LISTING_KEYS",
     "WireError",
     "camel",
     "parse_datetime",
     "parse_unix_timestamp",
+    "path",
     "structure",
     "unstructure",
     "wire_name",
@@ -57,9 +74,56 @@ def camel(name: str) -> str:
 
 
 def wire_name(field: attrs.Attribute[Any]) -> str:
-    """Return the JSON key of an attrs field."""
+    """Return the JSON key of an attrs field (dotted when it is written into a nested object)."""
     explicit = field.metadata.get("wire")
     return explicit if explicit is not None else camel(field.name)
+
+
+def path(cls: type[Any], *steps: str | int) -> str:
+    """Return the wire path of a field of ``cls``, as ``ValidationError.campo`` names it.
+
+    Steps are field names, walked through nested attrs classes, and list indexes:
+    ``path(PaymentRequest, "comanda", "itens", 0, "titulo")`` is ``comanda.itens[0].titulo``.
+    """
+    text = ""
+    owner: Any = cls
+    previous: str | int | None = None
+    for step in steps:
+        if previous is not None:
+            owner = _step_type(owner, previous)
+        if isinstance(step, int):
+            text += f"[{step}]"
+        else:
+            name = wire_name(attrs.fields_dict(owner)[step])
+            text = f"{text}.{name}" if text else name
+        previous = step
+    return text
+
+
+@functools.cache
+def _hints(cls: type[Any]) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
+
+
+def _step_type(owner: Any, step: str | int) -> Any:
+    """The type reached from ``owner`` by one step of :func:`path`, ``X | None`` unwrapped."""
+    tp = typing.get_args(owner)[0] if isinstance(step, int) else _hints(owner)[step]
+    inner = _fastread.optional_inner(tp)
+    return tp if inner is None else inner
+
+
+# --- shapes read key by key ------------------------------------------------------------------
+#
+# An error answer is read key by key, each one optional and of any type (the HTTP status alone
+# still gives the exception's class), and so is the listing of terminals, whose shape the spec
+# leaves open: these are their keys.
+
+#: The object of an error answer that holds its fields (spec 5): ``{"erro": {...}}``.
+ERROR_OBJECT = "erro"
+#: The keys of that object, by the name of the exception attribute each one fills.
+ERROR_FIELDS = {"codigo": "codigo", "mensagem": "mensagem", "acao": "acao", "campo": "campo"}
+#: Keys a listing may hold its list of terminals under, most likely first.
+LISTING_KEYS = ("smartpos", "terminais", "terminals", "items", "data", "results")
 
 
 # --- strict primitives -------------------------------------------------------------------
@@ -226,6 +290,15 @@ class _IndexNote(str):
 # --- attrs classes -------------------------------------------------------------------------
 
 
+def _check_readable(cls: type[Any]) -> None:
+    for field in attrs.fields(cls):
+        if "." in wire_name(field):
+            raise TypeError(
+                f"{cls.__qualname__} cannot be read from JSON: the nested wire name "
+                f"{wire_name(field)!r} of {field.name} is for writing only"
+            )
+
+
 def _field_hook(hook: Callable[[Any], Any]) -> Callable[[Any, Any], Any]:
     return lambda value, _: hook(value)
 
@@ -234,6 +307,7 @@ def _attrs_factory(conv: cattrs.Converter, detailed: bool) -> Callable[[Any], An
     from cattrs.gen import make_dict_structure_fn, override
 
     def factory(cls: type[Any]) -> Any:
+        _check_readable(cls)
         overrides: dict[str, Any] = {}
         has_raw = False
         for field in attrs.fields(cls):
@@ -259,9 +333,9 @@ def _attrs_factory(conv: cattrs.Converter, detailed: bool) -> Callable[[Any], An
             def hook(value: Any, _: Any) -> Any:
                 if not isinstance(value, Mapping):
                     raise TypeError("expected an object")
-                obj = base(value, cls)
-                object.__setattr__(obj, "raw", value)
-                return obj
+                # A second construction keeps the object frozen: this path only runs where
+                # the fast one delegated or failed, never on a successful event read.
+                return attrs.evolve(base(value, cls), raw=value)
 
         else:
 
@@ -269,27 +343,6 @@ def _attrs_factory(conv: cattrs.Converter, detailed: bool) -> Callable[[Any], An
                 if not isinstance(value, Mapping):
                     raise TypeError("expected an object")
                 return base(value, cls)
-
-        return hook
-
-    return factory
-
-
-def _attrs_unstructure_factory(conv: cattrs.Converter) -> Callable[[Any], Any]:
-    from cattrs.gen import make_dict_unstructure_fn, override
-
-    def factory(cls: type[Any]) -> Any:
-        overrides: dict[str, Any] = {}
-        for field in attrs.fields(cls):
-            if field.name == "raw" or field.metadata.get("wire_skip"):
-                overrides[field.name] = override(omit=True)
-            else:
-                overrides[field.name] = override(rename=wire_name(field))
-        base = make_dict_unstructure_fn(cls, conv, **overrides)
-
-        def hook(obj: Any) -> dict[str, Any]:
-            # Never send nulls: an absent optional field is omitted, not sent as null.
-            return {k: v for k, v in base(obj).items() if v is not None}
 
         return hook
 
@@ -310,239 +363,142 @@ def _make_converter(detailed: bool) -> cattrs.Converter:
     conv.register_structure_hook_factory(_is_union, _union_factory(conv, detailed))
     conv.register_structure_hook_factory(_is_sequence, _sequence_factory(conv, detailed))
     conv.register_structure_hook_factory(attrs.has, _attrs_factory(conv, detailed))
-    conv.register_unstructure_hook_factory(attrs.has, _attrs_unstructure_factory(conv))
-    conv.register_unstructure_hook(enum.Enum, lambda e: e.value)
     return conv
 
 
 # cattrs costs ~20 ms to import and more to set up: the converters are built on first use, so
-# `import smartpos` stays cheap and a payment (which only writes plain dicts) never pays it.
+# `import smartpos` stays cheap and a payment (which only writes) never pays it.
 _converters: dict[bool, cattrs.Converter] = {}
-_extra_unstructure_hooks: list[tuple[type[Any], Callable[[Any], Any]]] = []
 
 
 def _converter(detailed: bool) -> cattrs.Converter:
     conv = _converters.get(detailed)
     if conv is None:
         conv = _make_converter(detailed)
-        for cls, hook in _extra_unstructure_hooks:
-            conv.register_unstructure_hook(cls, hook)
         _converters[detailed] = conv
     return conv
 
 
-def register_unstructure_hook(cls: type[Any], hook: Callable[[Any], Any]) -> None:
-    """Register a hand-written writer for a class whose wire shape is not flat (Comprovante)."""
-    _extra_unstructure_hooks.append((cls, hook))
-    for conv in _converters.values():
-        conv.register_unstructure_hook(cls, hook)
+# --- writing -------------------------------------------------------------------------------
+
+_writers: dict[type[Any], Callable[[Any], dict[str, Any]]] = {}
+_PLAIN = frozenset({str, int, bool, float})
 
 
-# --- the fast path: a structure function generated per attrs class ---------------------------
-#
-# cattrs' generated hooks still dispatch through the converter for every field; on events this
-# cost ~9 µs per body, more than json.loads itself. Successful reads go through one plain
-# function per class instead, generated below from the same field list and the same rules
-# (strict primitives, optional = ``X | None``, wire names, ``wire_hook``, ``wire_skip``, ``raw``).
-# Any type it has no rule for is delegated to the fast cattrs hook, and any failure re-runs the
-# detailed cattrs converter, which alone decides the error message.
+def unstructure(obj: Any) -> Any:
+    """Write an attrs instance as JSON-ready data (camelCase keys, no nulls).
 
-_fast_fns: dict[Any, Callable[[Any], Any]] = {}
-_FACTORY: type[Any] = type(attrs.Factory(list))
-_MISSING = object()
-
-
-class _Invalid(Exception):
-    """Raised by generated functions; the detailed converter then finds the path."""
-
-
-def _fail() -> typing.NoReturn:
-    raise _Invalid
-
-
-def _optional_inner(tp: Any) -> Any:
-    if _is_union(tp):
-        args = typing.get_args(tp)
-        others = [a for a in args if a is not type(None)]
-        if len(others) == 1 and len(args) == 2:
-            return others[0]
-    return None
+    An absent optional field is omitted, never sent as null, and so is a nested object with
+    nothing in it (a ``Comprovante()`` without preferences). Enums are written as their values,
+    tuples as lists.
+    """
+    if type(obj) in _PLAIN:
+        return obj
+    if isinstance(obj, enum.Enum):
+        return obj.value
+    cls = type(obj)
+    if attrs.has(cls):
+        writer = _writers.get(cls)
+        if writer is None:
+            writer = _writers[cls] = _writer(cls)
+        return writer(obj)
+    if isinstance(obj, (list, tuple)):
+        return [unstructure(item) for item in obj]
+    if isinstance(obj, Mapping):
+        return {key: unstructure(item) for key, item in obj.items()}
+    return obj
 
 
-def _fast_fn(cls: Any) -> Callable[[Any], Any]:
-    """Return (and cache) the fast structure function of ``cls``."""
+def _writer(cls: type[Any]) -> Callable[[Any], dict[str, Any]]:
+    # (attribute, key, the groups of a dotted key or None): flat keys cost no loop.
+    fields = [
+        (field.name, name.rpartition(".")[2], tuple(name.split(".")[:-1]) or None)
+        for field in attrs.fields(cls)
+        if field.name != "raw" and not field.metadata.get("wire_skip")
+        for name in [wire_name(field)]
+    ]
+
+    def write(obj: Any) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for name, key, groups in fields:
+            value = getattr(obj, name)
+            if value is None:
+                continue
+            if type(value) in _PLAIN:
+                pass
+            elif isinstance(value, enum.Enum):
+                value = value.value
+            else:
+                written = unstructure(value)
+                if written == {} and attrs.has(type(value)):
+                    continue
+                value = written
+            if groups is None:
+                out[key] = value
+            else:
+                target = out
+                for group in groups:
+                    target = target.setdefault(group, {})
+                target[key] = value
+        return out
+
+    return write
+
+
+# --- reading: the fast path first, cattrs when it fails -------------------------------------
+
+_fast_fns: dict[Any, Callable[..., Any]] = {}
+
+
+def _fast_fn(cls: Any) -> Callable[..., Any]:
+    """Return (and cache) the fast structure function of ``cls`` (see ``_fastread``)."""
     fn = _fast_fns.get(cls)
     if fn is not None:
         return fn
     if isinstance(cls, type) and attrs.has(cls):
-        fn = _generate(cls)
+        _check_readable(cls)
+        fn = _fastread.generate(cls, _FAST_RULES)
     else:
         hook = _converter(False).get_structure_hook(cls)
 
-        def fn(data: Any) -> Any:
+        def fn(data: Any, given: Any = None) -> Any:
             return hook(data, cls)
 
     _fast_fns[cls] = fn
     return fn
 
 
-def _value_code(tp: Any, var: str, ns: dict[str, Any], n: int) -> list[str]:
-    """Lines that check (and convert) ``var``, already known not to be ``None``/missing."""
-    if tp is str:
-        return [f"if type({var}) is not str: _fail()"]
-    if tp is int:
-        return [f"if type({var}) is not int: _fail()"]
-    if tp is bool:
-        return [f"if {var} is not True and {var} is not False: _fail()"]
-    if tp is float:
-        return [
-            f"if type({var}) is int: {var} = float({var})",
-            f"elif type({var}) is not float: _fail()",
-        ]
-    if tp is _dt.datetime:
-        return [f"{var} = _parse_datetime({var})"]
-    if tp is Any:
-        return []
-    if isinstance(tp, type) and attrs.has(tp):
-        ns[f"_sub{n}"] = _fast_fn(tp)
-        return [f"{var} = _sub{n}({var})"]
-    ns[f"_hook{n}"] = _converter(False).get_structure_hook(tp)
-    ns[f"_type{n}"] = tp
-    return [f"{var} = _hook{n}({var}, _type{n})"]
+_FAST_RULES = _fastread.Rules(
+    key=wire_name,
+    nested=_fast_fn,
+    delegate=lambda tp: _converter(False).get_structure_hook(tp),
+    parse_datetime=parse_datetime,
+)
 
 
-def _direct_setters(cls: type[Any]) -> dict[str, Any] | None:
-    """Slot setters when an instance can be built without ``__init__`` (same result, faster).
+def structure(data: Any, cls: type[T], given: Mapping[str, Any] | None = None) -> T:
+    """Read ``data`` (parsed JSON) as ``cls``; raise :class:`WireError` naming the JSON path.
 
-    Only for slotted classes whose ``__init__`` does nothing but assign: no validators, no
-    converters, no pre/post-init hooks, no cached hash, no ``Factory(takes_self=True)``.
+    Args:
+        data: The parsed JSON.
+        cls: The class to build.
+        given: Values of fields that are not on the wire (``wire_skip``) by name, such as a
+            result's ``{"http": ...}``: the object is built complete, never patched afterwards.
     """
-    if "__slots__" not in cls.__dict__ or any(
-        hasattr(cls, hook)
-        for hook in ("__attrs_pre_init__", "__attrs_post_init__", "__attrs_init_subclass__")
-    ):
-        return None
-    setters: dict[str, Any] = {}
-    for field in attrs.fields(cls):
-        default: Any = field.default
-        if (
-            field.validator is not None
-            or field.converter is not None
-            or (isinstance(default, _FACTORY) and default.takes_self)
-        ):
-            return None
-        descriptor: Any = getattr(cls, field.name, None)
-        if type(descriptor).__name__ != "member_descriptor":
-            return None
-        setters[field.name] = descriptor.__set__
-    slots = [slot for klass in cls.__mro__ for slot in klass.__dict__.get("__slots__", ())]
-    if any("cached_hash" in slot for slot in slots):
-        return None
-    return setters
-
-
-def _default_code(field: attrs.Attribute[Any], ns: dict[str, Any], n: int) -> str:
-    """An expression for the field's default; ``_fail()`` when it has none."""
-    default: Any = field.default
-    if default is attrs.NOTHING:
-        return "_fail()"
-    if isinstance(default, _FACTORY):
-        ns[f"_factory{n}"] = default.factory
-        return f"_factory{n}()"
-    ns[f"_default{n}"] = default
-    return f"_default{n}"
-
-
-def _generate(cls: type[Any]) -> Callable[[Any], Any]:
-    hints = typing.get_type_hints(cls)
-    setters = _direct_setters(cls)
-    ns: dict[str, Any] = {
-        "_cls": cls,
-        "_new": object.__new__,
-        "_Mapping": Mapping,
-        "_MISSING": _MISSING,
-        "_fail": _fail,
-        "_parse_datetime": parse_datetime,
-    }
-    lines = [
-        "def structure(d):",
-        "    if type(d) is not dict and not isinstance(d, _Mapping): _fail()",
-        "    g = d.get",
-    ]
-    values: list[tuple[attrs.Attribute[Any], str]] = []
-    for n, field in enumerate(attrs.fields(cls)):
-        var = f"v{n}"
-        if field.name == "raw":
-            lines.append(f"    {var} = d")
-        elif not field.init or field.metadata.get("wire_skip"):
-            if setters is None:
-                continue  # __init__ fills it in
-            lines.append(f"    {var} = {_default_code(field, ns, n)}")
-        else:
-            tp = hints.get(field.name, Any)
-            hook = field.metadata.get("wire_hook")
-            inner = None if hook is not None else _optional_inner(tp)
-            if hook is not None:
-                ns[f"_fieldhook{n}"] = hook
-                check = [f"{var} = _fieldhook{n}({var})"]
-            else:
-                check = _value_code(tp if inner is None else inner, var, ns, n)
-            key = wire_name(field)
-            if field.default is attrs.NOTHING and inner is None and check:
-                # Required: a missing key reads as None, which every check refuses.
-                lines.append(f"    {var} = g({key!r})")
-                lines.extend("    " + line for line in check)
-            elif field.default is None and inner is not None:
-                lines.append(f"    {var} = g({key!r})")
-                if check:
-                    lines.append(f"    if {var} is not None:")
-                    lines.extend("        " + line for line in check)
-            else:
-                lines.append(f"    {var} = g({key!r}, _MISSING)")
-                default = _default_code(field, ns, n)
-                lines.append(f"    if {var} is _MISSING: {var} = {default}")
-                if check:
-                    test = f"elif {var} is not None:" if inner is not None else "else:"
-                    lines.append("    " + test)
-                    lines.extend("        " + line for line in check)
-        values.append((field, var))
-    if setters is not None:
-        lines.append("    o = _new(_cls)")
-        for field, var in values:
-            ns[f"_set_{field.name}"] = setters[field.name]
-            lines.append(f"    _set_{field.name}(o, {var})")
-        lines.append("    return o")
-    else:
-        args = [var for field, var in values if not field.kw_only]
-        args += [f"{field.alias}={var}" for field, var in values if field.kw_only]
-        lines.append(f"    return _cls({', '.join(args)})")
-    source = "\n".join(lines) + "\n"
-    exec(compile(source, f"<smartpos._wire structure {cls.__qualname__}>", "exec"), ns)  # noqa: S102
-    fn: Callable[[Any], Any] = ns["structure"]
-    fn.__doc__ = source  # inspectable: print(_wire._fast_fn(cls).__doc__)
-    return fn
-
-
-def structure(data: Any, cls: type[T]) -> T:
-    """Read ``data`` (parsed JSON) as ``cls``; raise :class:`WireError` naming the JSON path."""
     fn = _fast_fns.get(cls)
     if fn is None:
         fn = _fast_fn(cls)
     try:
-        return fn(data)  # type: ignore[no-any-return]
+        return fn(data, given)  # type: ignore[no-any-return]
     except Exception:  # noqa: BLE001, S110 - any failure is re-run below to find where it is
         pass
     try:
-        result = _converter(True).structure(data, cls)
+        result: Any = _converter(True).structure(data, cls)
     except Exception as exc:  # noqa: BLE001
-        path, problem = _first_problem(exc, cls, "$")
-        raise WireError(path, problem) from None
-    return result  # pragma: no cover - the fast converter failed where the detailed did not
-
-
-def unstructure(obj: Any) -> Any:
-    """Write an attrs instance as JSON-ready data (camelCase keys, no nulls)."""
-    return _converter(False).unstructure(obj)
+        where, problem = _first_problem(exc, cls, "$")
+        raise WireError(where, problem) from None
+    # The fast function failed where the detailed converter did not (a bug of the former).
+    return attrs.evolve(result, **given) if given else result  # type: ignore[no-any-return]  # pragma: no cover
 
 
 def _note_of(exc: BaseException) -> Any:

@@ -1,0 +1,516 @@
+"""The caller's arguments, checked: each endpoint's arguments become its request record.
+
+What the service would refuse for the request's content alone is refused here, before anything
+is sent, with the ``codigo`` the service would answer and the ``campo`` it would name: the wire
+name of the field, which only ``_wire`` knows. A payment's checks run in the order the service
+applies them. Messages name a document only masked, and never the API key.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import TYPE_CHECKING, TypeVar
+
+import attrs
+
+from . import _wire
+from ._config import Config
+from ._documents import mask_documento, normalize_documento
+from ._errors import ValidationError
+from ._models import (
+    Comanda,
+    Comprovante,
+    FormaPagamento,
+    ItemComanda,
+    ModoExecucao,
+    PagamentoOriginal,
+    Parcelamento,
+)
+from ._referencia import is_valid_referencia, new_referencia, same_first_characters
+from ._requests import (
+    Conteudo,
+    PaymentRequest,
+    PrintJobRequest,
+    QRCodeRequest,
+    RefundRequest,
+)
+
+if TYPE_CHECKING:
+    from .webhooks import PagamentoAprovado
+
+__all__ = [
+    "documento",
+    "payment_request",
+    "print_job_request",
+    "qrcode_request",
+    "refund_request",
+    "refund_request_for",
+]
+
+T = TypeVar("T")
+
+# The campo of each argument: the wire name of the field it fills (the shared ones are the
+# same in every request).
+_REFERENCIA = _wire.path(PaymentRequest, "referencia")
+_DOCUMENTO = _wire.path(PaymentRequest, "documento_cliente")
+_VALOR = _wire.path(PaymentRequest, "valor_centavos")
+_MODO = _wire.path(PaymentRequest, "modo_execucao")
+_SMARTPOS_ID = _wire.path(PaymentRequest, "smartpos_id")
+_FORMA = _wire.path(PaymentRequest, "forma_pagamento")
+_PARCELAS = _wire.path(PaymentRequest, "parcelas")
+_PARCELAMENTO = _wire.path(PaymentRequest, "parcelamento")
+_COMANDA = _wire.path(PaymentRequest, "comanda")
+_IDENTIFICACAO = _wire.path(PaymentRequest, "comanda", "identificacao")
+_ITENS = _wire.path(PaymentRequest, "comanda", "itens")
+_ENDERECO = _wire.path(PaymentRequest, "comanda", "endereco")
+_COMPROVANTE = _wire.path(PaymentRequest, "comprovante")
+_ORIGINAL = _wire.path(RefundRequest, "pagamento_original")
+_ORIGINAL_FIELDS = [
+    (field.name, _wire.path(RefundRequest, "pagamento_original", field.name))
+    for field in attrs.fields(PagamentoOriginal)
+]
+_CONTEUDO = _wire.path(PrintJobRequest, "conteudo", "base64")
+
+# --- one value -----------------------------------------------------------------------------
+
+
+def _missing(campo: str) -> ValidationError:
+    return ValidationError(
+        "CAMPO_OBRIGATORIO", f"{campo} is required and cannot be empty", campo=campo
+    )
+
+
+def _not_a_string(value: object, campo: str) -> ValidationError:
+    return ValidationError(
+        "CAMPO_INVALIDO", f"{campo} must be a string, not {type(value).__name__}", campo=campo
+    )
+
+
+def _require_str(value: object, campo: str) -> str:
+    if value is None or value == "":
+        raise _missing(campo)
+    if not isinstance(value, str):
+        raise _not_a_string(value, campo)
+    if not value.strip():
+        raise _missing(campo)
+    return value
+
+
+def _optional_str(value: object, campo: str) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise _not_a_string(value, campo)
+    return value
+
+
+def documento(value: object) -> str:
+    """Return the customer's CPF or CNPJ normalized (digits and capital letters only).
+
+    Raises:
+        ValidationError: missing, not a string, or not a valid CPF or CNPJ.
+    """
+    raw = _require_str(value, _DOCUMENTO)
+    doc = normalize_documento(raw)
+    if doc is None:
+        raise ValidationError(
+            "DOCUMENTO_CLIENTE_INVALIDO",
+            f"{_DOCUMENTO} {mask_documento(raw)} is not a valid CPF (11 digits) or CNPJ "
+            "(14 characters, numeric or alphanumeric): check the digits",
+            campo=_DOCUMENTO,
+        )
+    return doc
+
+
+def _referencia(config: Config, value: object) -> str:
+    if value is None:
+        return new_referencia()
+    ref = _require_str(value, _REFERENCIA)
+    if config.strict_referencia and not is_valid_referencia(ref):
+        raise ValidationError(
+            "CAMPO_INVALIDO",
+            f"{_REFERENCIA} {ref[:60]!r} must start with a UUID version 4 or 5 at its first "
+            "character (optionally followed by -suffix), because some acquirers read only its "
+            "first 10 characters, which time-ordered UUIDs (versions 1, 6, 7) and the nil UUID "
+            "repeat: use smartpos.new_referencia() or smartpos.referencia_for(key), or build "
+            "the client with strict_referencia=False for a legacy system",
+            campo=_REFERENCIA,
+        )
+    return ref
+
+
+#: What each positive integer field holds, for the message that refuses a bad value.
+_POSITIVE_INT = {
+    _VALOR: "a positive integer number of cents (1590 for R$ 15,90; never a float)",
+    _PARCELAS: "a positive integer number of installments (never a float)",
+}
+
+
+def _positive_int(value: object, campo: str) -> int:
+    if value is None:
+        raise _missing(campo)
+    # bool is an int in Python, and 5.0 or "5" are not integers on the wire.
+    if type(value) is not int or value <= 0:
+        what = _POSITIVE_INT.get(campo, "a positive integer")
+        raise ValidationError(
+            "VALOR_INVALIDO", f"{campo} must be {what}; got {value!r}", campo=campo
+        )
+    return value
+
+
+def _optional_positive_int(value: object, campo: str) -> int | None:
+    return None if value is None else _positive_int(value, campo)
+
+
+_E = TypeVar("_E", FormaPagamento, Parcelamento, ModoExecucao)
+
+
+def _enum(cls: type[_E], value: object, campo: str, codigo: str) -> _E | None:
+    if value is None:
+        return None
+    member = cls.parse(value, campo)
+    if member is None:
+        allowed = ", ".join(m.value for m in cls)
+        raise ValidationError(
+            codigo, f"{campo} must be one of {allowed}; got {value!r}", campo=campo
+        )
+    return member  # type: ignore[return-value]
+
+
+def _instance(value: object, cls: type[T], campo: str) -> T | None:
+    if value is None or isinstance(value, cls):
+        return value
+    raise ValidationError(
+        "CAMPO_INVALIDO",
+        f"{campo} must be a smartpos.{cls.__name__}, not {type(value).__name__}",
+        campo=campo,
+    )
+
+
+# --- the objects of a payment --------------------------------------------------------------
+
+
+def _check_comanda(card: Comanda) -> None:
+    # attrs classes do not check types: a list of str, or a number, would reach the wire.
+    _optional_str(card.endereco, _ENDERECO)
+    itens = card.itens
+    if not isinstance(itens, tuple):
+        raise ValidationError(
+            "CAMPO_INVALIDO",
+            f"{_ITENS} must be a sequence of smartpos.ItemComanda, not {type(itens).__name__}",
+            campo=_ITENS,
+        )
+    for index, item in enumerate(itens):
+        if not isinstance(item, ItemComanda):
+            raise _not_an_item(item, _wire.path(PaymentRequest, "comanda", "itens", index))
+        for field in attrs.fields(ItemComanda):
+            value = getattr(item, field.name)
+            if value is not None and not isinstance(value, str):
+                campo = _wire.path(PaymentRequest, "comanda", "itens", index, field.name)
+                raise _not_a_string(value, campo)
+
+
+def _not_an_item(item: object, campo: str) -> ValidationError:
+    return ValidationError(
+        "CAMPO_INVALIDO",
+        f"{campo} must be a smartpos.ItemComanda(titulo=..., descricao=...), not "
+        f"{type(item).__name__}",
+        campo=campo,
+    )
+
+
+def _check_comprovante(receipt: Comprovante) -> None:
+    for field in attrs.fields(Comprovante):
+        flag = getattr(receipt, field.name)
+        if flag is not None and not isinstance(flag, bool):
+            raise ValidationError(
+                "CAMPO_INVALIDO",
+                f"Comprovante.{field.name} must be True, False or None, not "
+                f"{type(flag).__name__} {flag!r}",
+                campo=_wire.path(PaymentRequest, "comprovante", field.name),
+            )
+
+
+def _combination(
+    forma: FormaPagamento | None, parcelas: int | None, parcelamento: Parcelamento | None
+) -> None:
+    installments = parcelas is not None and parcelas > 1
+    if forma is not None and forma is not FormaPagamento.CREDITO and installments:
+        raise ValidationError(
+            "FORMA_PAGAMENTO_INVALIDA",
+            f"{forma.value} does not take installments: send parcelas=1 or omit it",
+            campo=_PARCELAS,
+        )
+    if forma is FormaPagamento.CREDITO and installments and parcelamento is None:
+        raise ValidationError(
+            "FORMA_PAGAMENTO_INVALIDA",
+            "credito with parcelas > 1 needs parcelamento (estabelecimento or administradora)",
+            campo=_PARCELAMENTO,
+        )
+
+
+# --- one request per endpoint --------------------------------------------------------------
+
+
+def qrcode_request(
+    config: Config, *, documento_cliente: object, referencia: object
+) -> QRCodeRequest:
+    """Check the arguments of ``POST /qrcode``."""
+    ref = _referencia(config, referencia)
+    return QRCodeRequest(referencia=ref, documento_cliente=documento(documento_cliente))
+
+
+def payment_request(
+    config: Config,
+    *,
+    documento_cliente: object,
+    valor_centavos: object,
+    smartpos_id: object,
+    referencia: object,
+    forma_pagamento: object,
+    parcelas: object,
+    parcelamento: object,
+    modo_execucao: object,
+    comanda: object,
+    comprovante: object,
+) -> PaymentRequest:
+    """Check the arguments of ``POST /v1/payments``.
+
+    The checks run in the order the service applies them, so that a request with several
+    problems is refused locally with the code the service would have answered first:
+    required fields, referencia, amounts, enumerated values, their combination, the
+    mode's requirements, and last the document's check digits.
+    """
+    if isinstance(referencia, str) and not referencia.strip():
+        raise _missing(_REFERENCIA)
+    if documento_cliente is None or documento_cliente == "":
+        raise _missing(_DOCUMENTO)
+    if valor_centavos is None:
+        raise _missing(_VALOR)
+    if modo_execucao is None or modo_execucao == "":
+        raise _missing(_MODO)
+    ref = _referencia(config, referencia)
+    valor = _positive_int(valor_centavos, _VALOR)
+    modo = _enum(ModoExecucao, modo_execucao, _MODO, "CAMPO_INVALIDO")
+    terminal = _optional_str(smartpos_id, _SMARTPOS_ID)
+    n_parcelas = _optional_positive_int(parcelas, _PARCELAS)
+    forma = _enum(FormaPagamento, forma_pagamento, _FORMA, "FORMA_PAGAMENTO_INVALIDA")
+    financing = _enum(Parcelamento, parcelamento, _PARCELAMENTO, "FORMA_PAGAMENTO_INVALIDA")
+    _combination(forma, n_parcelas, financing)
+    card = _instance(comanda, Comanda, _COMANDA)
+    receipt = _instance(comprovante, Comprovante, _COMPROVANTE)
+    if card is not None:
+        _check_comanda(card)
+    if receipt is not None:
+        _check_comprovante(receipt)
+    if modo is ModoExecucao.MANUAL and terminal and not terminal.strip():
+        raise ValidationError(
+            "CAMPO_INVALIDO",
+            f"{_SMARTPOS_ID} is blank: pass the terminal's id, or omit smartpos_id to publish "
+            "the card to the customer's terminals",
+            campo=_SMARTPOS_ID,
+        )
+    if modo is ModoExecucao.IMEDIATO and not (terminal and terminal.strip()):
+        raise ValidationError(
+            "SMARTPOS_OBRIGATORIO_MODO_IMEDIATO",
+            f"{_MODO} imediato needs smartpos_id (the terminal that charges); use "
+            "modo_execucao='manual' with a comanda to queue the charge for an operator instead",
+            campo=_SMARTPOS_ID,
+        )
+    has_label = card is not None and isinstance(card.identificacao, str)
+    if card is not None and not (has_label and card.identificacao.strip()):
+        if modo is ModoExecucao.MANUAL:
+            raise ValidationError(
+                "COMANDA_OBRIGATORIA_MODO_MANUAL",
+                f"{_MODO} manual needs a comanda with identificacao (name, table, ticket)",
+                campo=_IDENTIFICACAO,
+            )
+        raise _missing(_IDENTIFICACAO)
+    if modo is ModoExecucao.MANUAL and card is None:
+        raise ValidationError(
+            "COMANDA_OBRIGATORIA_MODO_MANUAL",
+            f"{_MODO} manual needs comanda=smartpos.Comanda(identificacao=...) for the "
+            "operator's queue",
+            campo=_COMANDA,
+        )
+    assert modo is not None  # refused above when missing
+    return PaymentRequest(
+        referencia=ref,
+        documento_cliente=documento(documento_cliente),
+        valor_centavos=valor,
+        modo_execucao=modo,
+        smartpos_id=terminal or None,
+        forma_pagamento=forma,
+        parcelas=n_parcelas,
+        parcelamento=financing,
+        comanda=card,
+        comprovante=receipt,
+    )
+
+
+def refund_request(
+    config: Config,
+    *,
+    documento_cliente: object,
+    smartpos_id: object,
+    valor_centavos: object,
+    pagamento_original: object,
+    referencia: object,
+    payment_referencia: str | None = None,
+) -> RefundRequest:
+    """Check the arguments of ``POST /v1/refunds``.
+
+    ``payment_referencia`` is the refunded payment's referencia when it is known (``create_for``
+    reads it from the event): the refund's must not share its first 10 characters.
+    """
+    if documento_cliente is None or documento_cliente == "":
+        raise _missing(_DOCUMENTO)
+    terminal = _require_str(smartpos_id, _SMARTPOS_ID)
+    valor = _positive_int(valor_centavos, _VALOR)
+    if pagamento_original is None:
+        raise _missing(_ORIGINAL)
+    original = _instance(pagamento_original, PagamentoOriginal, _ORIGINAL)
+    assert original is not None  # refused above when missing
+    for name, campo in _ORIGINAL_FIELDS:
+        _require_str(getattr(original, name), campo)
+    ref = _referencia(config, referencia)
+    if payment_referencia is not None and same_first_characters(ref, payment_referencia):
+        if referencia is not None:
+            raise ValidationError(
+                "CAMPO_INVALIDO",
+                f"a refund's {_REFERENCIA} must not share its first 10 characters with the "
+                "payment's (some acquirers read only those, and would take the refund for the "
+                "payment): use smartpos.new_referencia() or smartpos.referencia_for(key)",
+                campo=_REFERENCIA,
+            )
+        while same_first_characters(ref, payment_referencia):  # 1 in 2**36: nearly never
+            ref = new_referencia()
+    return RefundRequest(
+        referencia=ref,
+        documento_cliente=documento(documento_cliente),
+        smartpos_id=terminal,
+        valor_centavos=valor,
+        pagamento_original=original,
+    )
+
+
+#: The fields of a refund's ``pagamento_original``, and where the approved event has each.
+_FROM_AUTORIZACAO = (
+    ("codigo_autorizacao", "codigo"),
+    ("numero_transacao", "numero_transacao"),
+    ("dados_finalizacao", "dados_finalizacao"),
+    ("tipo_pagamento", "tipo_pagamento"),
+)
+
+
+def _event_path(*steps: str) -> str:
+    """The wire path of a field of the ``pagamento.aprovado`` event (for messages only)."""
+    from .webhooks._events import PagamentoAprovado
+
+    return _wire.path(PagamentoAprovado, *steps)
+
+
+def refund_request_for(
+    config: Config,
+    evento: PagamentoAprovado,
+    *,
+    valor_centavos: object,
+    referencia: object,
+) -> RefundRequest:
+    """Check an approved payment's event, and the arguments, for a refund of that payment."""
+    dados = getattr(evento, "dados", None)
+    if getattr(evento, "tipo", None) != "pagamento.aprovado" or dados is None:
+        raise ValidationError(
+            "CAMPO_INVALIDO",
+            "refunds.create_for needs the PagamentoAprovado event of the payment "
+            f"(tipo pagamento.aprovado); got {type(evento).__name__}",
+            campo=_ORIGINAL,
+        )
+    autorizacao = dados.autorizacao
+    values = {}
+    for name, attr in _FROM_AUTORIZACAO:
+        value = getattr(autorizacao, attr, None) if autorizacao is not None else None
+        if not value:
+            raise ValidationError(
+                "CAMPO_OBRIGATORIO",
+                f"the event {evento.id} has no {_event_path('dados', 'autorizacao', attr)}: it "
+                "cannot be refunded through create_for; use refunds.create with the "
+                "authorization data",
+                campo=_wire.path(RefundRequest, "pagamento_original", name),
+            )
+        values[name] = value
+    if not dados.smartpos_id:
+        raise ValidationError(
+            "CAMPO_OBRIGATORIO",
+            f"the event {evento.id} has no {_event_path('dados', 'smartpos_id')}: use "
+            "refunds.create with the terminal that executed the payment",
+            campo=_SMARTPOS_ID,
+        )
+    approved = dados.valor_centavos
+    if valor_centavos is None:
+        valor_centavos = approved
+        if valor_centavos is None:
+            raise ValidationError(
+                "CAMPO_OBRIGATORIO",
+                f"the event {evento.id} has no {_event_path('dados', 'valor_centavos')}: pass "
+                "valor_centavos",
+                campo=_VALOR,
+            )
+    elif type(valor_centavos) is int and type(approved) is int and 0 < approved < valor_centavos:
+        raise ValidationError(
+            "VALOR_INVALIDO",
+            f"{_VALOR} {valor_centavos} is more than the approved amount of the payment "
+            f"({approved} cents): a refund cannot return more than was charged",
+            campo=_VALOR,
+        )
+    payment_referencia = dados.referencia if isinstance(dados.referencia, str) else None
+    return refund_request(
+        config,
+        documento_cliente=dados.documento_cliente,
+        smartpos_id=dados.smartpos_id,
+        valor_centavos=valor_centavos,
+        pagamento_original=PagamentoOriginal(**values),
+        referencia=referencia,
+        payment_referencia=payment_referencia,
+    )
+
+
+def print_job_request(
+    config: Config,
+    *,
+    documento_cliente: object,
+    smartpos_id: object,
+    conteudo: object,
+    referencia: object,
+) -> PrintJobRequest:
+    """Check the arguments of ``POST /v1/print-jobs``; the content is Base64-encoded here."""
+    if documento_cliente is None or documento_cliente == "":
+        raise _missing(_DOCUMENTO)
+    terminal = _require_str(smartpos_id, _SMARTPOS_ID)
+    if conteudo is None or (hasattr(conteudo, "__len__") and len(conteudo) == 0):
+        raise _missing(_CONTEUDO)
+    if isinstance(conteudo, str):
+        try:
+            data = conteudo.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise ValidationError(
+                "CAMPO_INVALIDO",
+                f"conteudo holds a character UTF-8 cannot encode at position {exc.start} (a "
+                "lone surrogate such as '\\ud800'): fix the text, or pass the bytes to print",
+                campo=_CONTEUDO,
+            ) from None
+    elif isinstance(conteudo, (bytes, bytearray, memoryview)):
+        data = bytes(conteudo)
+    else:
+        raise ValidationError(
+            "CAMPO_INVALIDO",
+            f"conteudo must be bytes or str, not {type(conteudo).__name__}",
+            campo=_CONTEUDO,
+        )
+    ref = _referencia(config, referencia)
+    return PrintJobRequest(
+        referencia=ref,
+        documento_cliente=documento(documento_cliente),
+        smartpos_id=terminal,
+        conteudo=Conteudo(tipo="base64", base64=base64.b64encode(data).decode("ascii")),
+    )

@@ -1,0 +1,291 @@
+"""What to send: the :class:`Call` of each endpoint, built from the caller's checked arguments.
+
+A builder has ``_arguments`` check the arguments (refusing locally, with the service's
+``codigo`` and ``campo``, what the service would refuse) and build the request record, and
+returns a :class:`Call`: method, path, the record written by ``_wire`` as compact JSON, and the
+reader of the answer. :func:`build_request` turns a call into the one ``httpx.Request`` every
+attempt sends.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+import attrs
+import httpx
+
+from . import _arguments, _wire
+from ._config import Config
+from ._documents import mask_documento
+from ._errors import ValidationError
+from ._models import (
+    Acceptance,
+    Comanda,
+    Comprovante,
+    FormaPagamento,
+    HTTPInfo,
+    ModoExecucao,
+    PagamentoOriginal,
+    Parcelamento,
+    QRCode,
+    Refund,
+    Terminal,
+)
+from ._requests import RefundRequest
+from ._responses import read_acceptance, read_qrcode, read_refund, read_terminals
+
+if TYPE_CHECKING:
+    from .webhooks import PagamentoAprovado
+
+__all__ = [
+    "OWN_REQUEST",
+    "Call",
+    "build_request",
+    "payment_call",
+    "print_call",
+    "qrcode_call",
+    "refund_call",
+    "refund_for_call",
+    "terminals_call",
+]
+
+T = TypeVar("T")
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class Call(Generic[T]):
+    """One API call, ready to send: what to send and how to read the answer."""
+
+    method: str
+    path: str
+    parse: Callable[[httpx.Response, Call[T], HTTPInfo], T] = attrs.field(repr=False)
+    body: bytes | None = attrs.field(default=None, repr=False)
+    referencia: str | None = None
+    starts_operation: bool = False
+    """Starts something on a terminal (payment, refund, print): any doubt is an unknown outcome."""
+    log_path: str | None = None
+    """The path as logged, when ``path`` carries personal data."""
+    referencia_supplied: bool = False
+    """The caller chose the referencia: only then can a first-attempt 409 be the caller's own
+    earlier request, and so prove that *this* call started nothing."""
+
+
+#: Marks the SDK's own requests, so that the body reader added to a user's ``http_client``
+#: (see ``_transports.read_before_hooks``) leaves every other request alone.
+OWN_REQUEST = "smartpos"
+
+
+def build_request(
+    config: Config,
+    call: Call[Any],
+    http_client: httpx.Client | httpx.AsyncClient | None = None,
+) -> httpx.Request:
+    """Build the ``httpx.Request`` of a call; the same object is resent on every retry.
+
+    With a user's ``http_client``, the client builds it: its default headers, cookies and
+    query parameters are merged in (ours win for the headers the SDK sets). Building is pure
+    in httpx: nothing is sent.
+    """
+    headers = {
+        "x-api-key": config.api_key,
+        "accept": "application/json",
+        "user-agent": config.user_agent,
+    }
+    if call.body is not None:
+        headers["content-type"] = "application/json"
+    extensions = {"timeout": config.timeout.as_dict()}
+    if http_client is not None:
+        return http_client.build_request(
+            call.method,
+            config.base_url + call.path,
+            headers=headers,
+            content=call.body,
+            extensions={**extensions, OWN_REQUEST: True},
+        )
+    return httpx.Request(
+        call.method,
+        config.base_url + call.path,
+        headers=headers,
+        content=call.body,
+        extensions=extensions,
+    )
+
+
+def _body(request: object) -> bytes:
+    """The request record as compact UTF-8 JSON, exactly the bytes every attempt sends."""
+    data = _wire.unstructure(request)
+    try:
+        return json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        campo = _unencodable(data) or "body"
+        raise ValidationError(
+            "CAMPO_INVALIDO",
+            f"{campo} holds text that cannot be encoded as UTF-8 (a lone surrogate such as "
+            "'\\ud800', often from bytes decoded with errors='surrogateescape'): fix the text",
+            campo=campo,
+        ) from None
+
+
+def _unencodable(value: Any, path: str = "") -> str | None:
+    """The wire path of the first string that UTF-8 cannot encode (only on the error path)."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return path
+        return None
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            found = _unencodable(item, f"{path}.{key}" if path else str(key))
+            if found is not None:
+                return found
+    elif isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            found = _unencodable(item, f"{path}[{index}]")
+            if found is not None:
+                return found
+    return None
+
+
+# --- builders ------------------------------------------------------------------------------
+
+
+def qrcode_call(config: Config, *, documento_cliente: str, referencia: str | None) -> Call[QRCode]:
+    """Validate and build ``POST /qrcode``."""
+    request = _arguments.qrcode_request(
+        config, documento_cliente=documento_cliente, referencia=referencia
+    )
+    return Call(
+        method="POST",
+        path="/qrcode",
+        parse=read_qrcode,
+        body=_body(request),
+        referencia=request.referencia,
+        referencia_supplied=referencia is not None,
+    )
+
+
+def payment_call(
+    config: Config,
+    *,
+    documento_cliente: str,
+    valor_centavos: int,
+    smartpos_id: str | None,
+    referencia: str | None,
+    forma_pagamento: FormaPagamento | str | None,
+    parcelas: int | None,
+    parcelamento: Parcelamento | str | None,
+    modo_execucao: ModoExecucao | str,
+    comanda: Comanda | None,
+    comprovante: Comprovante | None,
+) -> Call[Acceptance]:
+    """Validate and build ``POST /v1/payments``."""
+    request = _arguments.payment_request(
+        config,
+        documento_cliente=documento_cliente,
+        valor_centavos=valor_centavos,
+        smartpos_id=smartpos_id,
+        referencia=referencia,
+        forma_pagamento=forma_pagamento,
+        parcelas=parcelas,
+        parcelamento=parcelamento,
+        modo_execucao=modo_execucao,
+        comanda=comanda,
+        comprovante=comprovante,
+    )
+    return Call(
+        method="POST",
+        path="/v1/payments",
+        parse=read_acceptance,
+        body=_body(request),
+        referencia=request.referencia,
+        starts_operation=True,
+        referencia_supplied=referencia is not None,
+    )
+
+
+def refund_call(
+    config: Config,
+    *,
+    documento_cliente: str,
+    smartpos_id: str,
+    valor_centavos: int,
+    pagamento_original: PagamentoOriginal,
+    referencia: str | None,
+) -> Call[Refund]:
+    """Validate and build ``POST /v1/refunds``."""
+    request = _arguments.refund_request(
+        config,
+        documento_cliente=documento_cliente,
+        smartpos_id=smartpos_id,
+        valor_centavos=valor_centavos,
+        pagamento_original=pagamento_original,
+        referencia=referencia,
+    )
+    return _refund(request, referencia_supplied=referencia is not None)
+
+
+def refund_for_call(
+    config: Config,
+    evento: PagamentoAprovado,
+    *,
+    valor_centavos: int | None,
+    referencia: str | None,
+) -> Call[Refund]:
+    """Build the refund of an approved payment from its ``pagamento.aprovado`` event."""
+    request = _arguments.refund_request_for(
+        config, evento, valor_centavos=valor_centavos, referencia=referencia
+    )
+    return _refund(request, referencia_supplied=referencia is not None)
+
+
+def _refund(request: RefundRequest, *, referencia_supplied: bool) -> Call[Refund]:
+    return Call(
+        method="POST",
+        path="/v1/refunds",
+        parse=read_refund,
+        body=_body(request),
+        referencia=request.referencia,
+        starts_operation=True,
+        referencia_supplied=referencia_supplied,
+    )
+
+
+def print_call(
+    config: Config,
+    *,
+    documento_cliente: str,
+    smartpos_id: str,
+    conteudo: bytes | str,
+    referencia: str | None,
+) -> Call[Acceptance]:
+    """Validate and build ``POST /v1/print-jobs``; the content is Base64-encoded."""
+    request = _arguments.print_job_request(
+        config,
+        documento_cliente=documento_cliente,
+        smartpos_id=smartpos_id,
+        conteudo=conteudo,
+        referencia=referencia,
+    )
+    return Call(
+        method="POST",
+        path="/v1/print-jobs",
+        parse=read_acceptance,
+        body=_body(request),
+        referencia=request.referencia,
+        starts_operation=True,
+        referencia_supplied=referencia is not None,
+    )
+
+
+def terminals_call(config: Config, *, documento_cliente: str) -> Call[list[Terminal]]:
+    """Validate and build ``GET /v1/customers/{documentoCliente}/smartpos``."""
+    doc = _arguments.documento(documento_cliente)
+    return Call(
+        method="GET",
+        path=f"/v1/customers/{doc}/smartpos",
+        parse=read_terminals,
+        log_path=f"/v1/customers/{mask_documento(doc)}/smartpos",
+    )
