@@ -68,7 +68,19 @@ def test_every_module_declares_all() -> None:
 
 def test_the_simulator_does_not_import_the_sdk_it_checks() -> None:
     """No sandbox module imports the SDK's wire converter, models, core or clients."""
-    forbidden = ("_wire", "_models", "_core", "_client", "_sync_client", "_async_client")
+    forbidden = (
+        "_wire",
+        "_fastread",
+        "_models",
+        "_core",
+        "_calls",
+        "_arguments",
+        "_requests",
+        "_responses",
+        "_client",
+        "_sync_client",
+        "_async_client",
+    )
     for info in pkgutil.iter_modules(smartpos.testing.__path__, "smartpos.testing."):
         module = importlib.import_module(info.name)
         source = Path(module.__file__ or "").read_text(encoding="utf-8")
