@@ -141,3 +141,43 @@ def test_open_store_refuses_with_what_to_do(
 def test_store_schemes_are_listed() -> None:
     """STORE_SCHEMES names every scheme open_store takes."""
     assert {"sqlite", "redis", "rediss", "postgresql", "memory"} <= set(STORE_SCHEMES)
+
+
+# --- docs/integrations.md -------------------------------------------------------------------
+
+DOC = (ROOT / "docs" / "integrations.md").read_text(encoding="utf-8")
+
+
+def test_every_python_block_of_the_recipes_parses() -> None:
+    """The copy-paste recipes are valid Python."""
+    import ast
+    import re
+
+    blocks = re.findall(r"```python\n(.*?)```", DOC, re.DOTALL)
+
+    assert len(blocks) >= 6
+    for block in blocks:
+        ast.parse(block)
+
+
+def test_the_recipes_list_every_setting_and_check() -> None:
+    """Every SMARTPOS key, Flask config key and check id of the code is in the docs."""
+    import re
+
+    pytest.importorskip("django")
+    pytest.importorskip("flask")
+    from smartpos.integrations import flask as flask_integration
+    from smartpos.integrations.django import checks, conf
+
+    check_ids = set(re.findall(r"smartpos\.[EW]\d{3}", Path(checks.__file__).read_text()))
+
+    assert [] == [key for key in conf.KEYS if f"`{key}`" not in DOC]
+    assert [] == [k for k in flask_integration._CONFIG_KEYS if f"`{k}`" not in DOC]
+    assert len(check_ids) >= 10
+    assert [] == sorted(i for i in check_ids if f"`{i.split('.')[1]}`" not in DOC and i not in DOC)
+
+
+def test_the_readme_lists_the_integrations_guide() -> None:
+    """The README's documentation list links docs/integrations.md."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "- [docs/integrations.md](docs/integrations.md)" in readme
