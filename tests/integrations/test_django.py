@@ -43,13 +43,14 @@ async def record_async(event: webhooks.Event) -> None:
 
 
 @pytest.fixture(scope="module", autouse=True)
-def django_shop() -> None:
+def django_shop(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Configure Django with the example shop's settings, once for this process."""
     from django.conf import settings
 
     if not settings.configured:
         sys.path.insert(0, str(SHOP))
         os.environ["DJANGO_SETTINGS_MODULE"] = "shop.settings"
+        os.environ["DJANGO_DB"] = str(tmp_path_factory.mktemp("django") / "shop.sqlite3")
         django.setup()
 
 
@@ -366,7 +367,11 @@ def test_runserver_process_stores_deliveries_for_the_worker(tmp_path: Path) -> N
     """python manage.py runserver on 127.0.0.1: deliveries answered and stored in the SQLite
     inbox; smartpos_worker --once in its own process then processes them."""
     inbox = tmp_path / "inbox.sqlite3"
-    env = {"SMARTPOS_STORE": str(inbox), "SMARTPOS_WEBHOOK_SECRET": SECRET}
+    env = {
+        "SMARTPOS_STORE": str(inbox),
+        "SMARTPOS_WEBHOOK_SECRET": SECRET,
+        "DJANGO_DB": str(tmp_path / "shop.sqlite3"),
+    }
     port = free_port()
     args = ["manage.py", "runserver", f"127.0.0.1:{port}", "--noreload", "--skip-checks"]
     log = tmp_path / "server.log"
@@ -402,7 +407,11 @@ def test_uvicorn_process_serves_the_async_view(tmp_path: Path) -> None:
     """The shop's ASGI application under a real uvicorn: the async view stores deliveries."""
     pytest.importorskip("uvicorn")
     inbox = tmp_path / "inbox.sqlite3"
-    env = {"SMARTPOS_STORE": str(inbox), "SMARTPOS_WEBHOOK_SECRET": SECRET}
+    env = {
+        "SMARTPOS_STORE": str(inbox),
+        "SMARTPOS_WEBHOOK_SECRET": SECRET,
+        "DJANGO_DB": str(tmp_path / "shop.sqlite3"),
+    }
     port = free_port()
     args = ["-m", "uvicorn", "shop.asgi:application", "--host", "127.0.0.1", "--port", str(port)]
     log = tmp_path / "server.log"

@@ -32,7 +32,12 @@ MIDDLEWARE = [
 ROOT_URLCONF = "shop.urls"
 WSGI_APPLICATION = "shop.wsgi.application"
 ASGI_APPLICATION = "shop.asgi.application"
-DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": BASE_DIR / "shop.sqlite3"}}
+DATABASES = {
+    "default": {
+        "ENGINE": "django.db.backends.sqlite3",
+        "NAME": os.environ.get("DJANGO_DB", str(BASE_DIR / "shop.sqlite3")),
+    }
+}
 USE_TZ = True
 
 SMARTPOS = {
