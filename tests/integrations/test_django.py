@@ -51,7 +51,11 @@ def django_shop(tmp_path_factory: pytest.TempPathFactory) -> None:
         sys.path.insert(0, str(SHOP))
         os.environ["DJANGO_SETTINGS_MODULE"] = "shop.settings"
         os.environ["DJANGO_DB"] = str(tmp_path_factory.mktemp("django") / "shop.sqlite3")
-        django.setup()
+        try:
+            django.setup()  # reads both variables: the rest of the suite needs neither
+        finally:
+            os.environ.pop("DJANGO_SETTINGS_MODULE", None)
+            os.environ.pop("DJANGO_DB", None)
 
 
 @pytest.fixture
