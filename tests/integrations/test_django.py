@@ -10,6 +10,7 @@ import logging
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -51,11 +52,19 @@ def django_shop(tmp_path_factory: pytest.TempPathFactory) -> None:
         sys.path.insert(0, str(SHOP))
         os.environ["DJANGO_SETTINGS_MODULE"] = "shop.settings"
         os.environ["DJANGO_DB"] = str(tmp_path_factory.mktemp("django") / "shop.sqlite3")
+        tz = os.environ.get("TZ")
         try:
             django.setup()  # reads both variables: the rest of the suite needs neither
         finally:
             os.environ.pop("DJANGO_SETTINGS_MODULE", None)
             os.environ.pop("DJANGO_DB", None)
+            # Django sets the process's TZ to TIME_ZONE; servers the suite starts later
+            # (PostgreSQL) would inherit it.
+            if tz is None:
+                os.environ.pop("TZ", None)
+            else:
+                os.environ["TZ"] = tz
+            time.tzset()
 
 
 @pytest.fixture

@@ -39,6 +39,7 @@ DATABASES = {
     }
 }
 USE_TZ = True
+TIME_ZONE = "America/Sao_Paulo"
 
 SMARTPOS = {
     # API_KEY and BASE_URL default to the environment (SMARTPOS_API_KEY, SMARTPOS_BASE_URL).
