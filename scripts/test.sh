@@ -49,6 +49,9 @@ echo "== lint and types ($newest)"
 "$newest/bin/python" scripts/unasync.py --check
 "$newest/bin/mypy" --strict
 "$newest/bin/mypy" --strict tests/typing
+# The integration examples, type-checked as a user's app would be.
+"$newest/bin/mypy" --strict examples/fastapi_app.py examples/flask_app.py examples/celery_app.py
+(cd examples/django_shop && "../../$newest/bin/mypy" --strict manage.py shop)
 "$newest/bin/pyright" --pythonpath "$newest/bin/python" tests/typing
 
 for venv in "${venvs[@]}"; do

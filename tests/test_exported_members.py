@@ -71,9 +71,12 @@ EXTRA_NAMES = {
     "ClientClosedError",
     "HTTPInfo",
     "__version__",
+    "format_reais",
     "is_valid_documento",
     "mask_documento",
     "normalize_documento",
+    "to_centavos",
+    "to_reais",
 }
 #: Modules that need an optional dependency (an extra); skipped when it is not installed.
 OPTIONAL_MODULES = {"_redis", "_postgres"}

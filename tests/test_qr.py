@@ -265,3 +265,109 @@ def test_bad_content_or_sizes(call: Any, message: str) -> None:
         call()
 
     assert message == str(info.value)
+
+
+# --- web pages: SVG text and data: URIs ----------------------------------------------------
+
+
+def decode_web_svg(text: str) -> tuple[Matrix, int, str]:
+    """Read the web SVG: its modules (from the stroked path), its width and its background."""
+    root = ElementTree.fromstring(text)
+    assert "{http://www.w3.org/2000/svg}svg" == root.tag
+    width = int(root.attrib["width"])
+    groups = list(root.iter("{http://www.w3.org/2000/svg}g"))  # none at scale 1
+    transform = groups[0].attrib["transform"] if groups else "scale(1)"
+    scale = int(re.fullmatch(r"scale\((\d+)\)", transform).group(1))  # type: ignore[union-attr]
+    background, path = root.iter("{http://www.w3.org/2000/svg}path")
+    assert "#000" == path.attrib["stroke"]
+    size = width // scale
+    modules = [[False] * size for _ in range(size)]
+    x = y = 0.0
+    for command, args in re.findall(r"([MmHhVv])([-\d.\s]+)", path.attrib["d"]):
+        numbers = [float(n) for n in args.split()]
+        if command == "M":
+            x, y = numbers
+        elif command == "m":
+            x, y = x + numbers[0], y + numbers[1]
+        elif command == "h":
+            for column in range(int(x), int(x + numbers[0])):
+                modules[int(y)][column] = True
+            x += numbers[0]
+        else:
+            raise AssertionError(f"unexpected path command {command}")
+    return modules, width, background.attrib["fill"]
+
+
+@pytest.mark.parametrize(("scale", "border"), [(1, 4), (6, 4), (3, 0)])
+def test_to_svg_draws_the_modules_on_white(scale: int, border: int) -> None:
+    """to_svg() is a standalone SVG (xmlns, no XML declaration): black modules on opaque white."""
+    text = QR.to_svg(scale=scale, border=border)
+
+    modules, width, background = decode_web_svg(text)
+    expected = segno_matrix(VALUE, border)
+    assert text.startswith("<svg xmlns=")
+    assert (expected, len(expected) * scale, "#fff") == (modules, width, background)
+
+
+def test_to_svg_title() -> None:
+    """A title becomes the SVG's accessible name."""
+    root = ElementTree.fromstring(QR.to_svg(title="Pair the terminal"))
+
+    (title,) = root.iter("{http://www.w3.org/2000/svg}title")
+    assert "Pair the terminal" == title.text
+
+
+def test_to_data_uri_svg() -> None:
+    """The default data: URI is the same SVG, URL-encoded, for <img src>."""
+    from urllib.parse import unquote
+
+    uri = QR.to_data_uri(scale=2)
+
+    prefix = "data:image/svg+xml;charset=utf-8,"
+    assert uri.startswith(prefix)
+    assert segno_matrix(VALUE, 4) == decode_web_svg(unquote(uri[len(prefix) :]))[0]
+
+
+@pytest.mark.parametrize("kind", ["png", "PNG"])
+def test_to_data_uri_png(kind: str) -> None:
+    """kind="png" gives a base64 PNG whose pixels are the modules."""
+    import base64
+
+    uri = QR.to_data_uri(kind, scale=3, border=2)
+
+    prefix = "data:image/png;base64,"
+    assert uri.startswith(prefix)
+    pixels = decode_png(base64.b64decode(uri[len(prefix) :]))
+    assert segno_matrix(VALUE, 2) == sample(pixels, 3)
+
+
+def test_to_data_uri_scans_with_a_real_decoder() -> None:
+    """The PNG data: URI decodes back to the QR value with zxing-cpp."""
+    import base64
+
+    zxingcpp = pytest.importorskip("zxingcpp")
+    image_module = pytest.importorskip("PIL.Image")
+
+    data = base64.b64decode(QR.to_data_uri("png").split(",", 1)[1])
+    image = image_module.open(io.BytesIO(data))
+
+    assert [VALUE] == [result.text for result in zxingcpp.read_barcodes(image)]
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: QR.to_data_uri("gif"), "unsupported QR image kind 'gif': use 'png' or 'svg'"),
+        (lambda: QR.to_data_uri(None), "unsupported QR image kind None: use 'png' or 'svg'"),
+        (lambda: QR.to_data_uri("png", scale=0), "scale must be an int >= 1, not 0"),
+        (lambda: QR.to_svg(border=-1), "border must be an int >= 0, not -1"),
+        (lambda: QR.to_svg(title=3), "title must be a str or None, not int"),
+        (lambda: _qr.to_svg(""), "a QR code needs a non-empty str to encode"),
+    ],
+)
+def test_web_renderings_refuse_bad_options(call: Any, message: str) -> None:
+    """Unknown kinds and bad sizes raise ValueError saying which."""
+    with pytest.raises(ValueError) as info:
+        call()
+
+    assert message == str(info.value)

@@ -55,6 +55,7 @@ from ._models import (
     Target,
     Terminal,
 )
+from ._money import format_reais, to_centavos, to_reais
 from ._referencia import is_valid_referencia, new_referencia, referencia_for
 from ._version import __version__
 
@@ -109,12 +110,15 @@ __all__ = [
     "ValorInvalidoError",
     "WebhookNaoConfiguradoError",
     "__version__",
+    "format_reais",
     "is_valid_documento",
     "is_valid_referencia",
     "mask_documento",
     "new_referencia",
     "normalize_documento",
     "referencia_for",
+    "to_centavos",
+    "to_reais",
 ]
 
 

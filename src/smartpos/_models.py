@@ -180,7 +180,8 @@ class Acceptance:
 class QRCode:
     """A QR code that pairs a terminal with the customer (HTTP 201 of ``POST /qrcode``).
 
-    Show it on screen with :meth:`to_terminal` or :meth:`save`, or render ``qr_code`` yourself.
+    Show it with :meth:`to_svg` or :meth:`to_data_uri` in a web page, :meth:`to_terminal` in a
+    terminal or :meth:`save` as an image file, or render ``qr_code`` yourself.
     When the terminal reads it, the ``smartpos.identificado`` event carries the terminal's id.
     """
 
@@ -223,6 +224,30 @@ class QRCode:
         from ._qr import save
 
         save(self.qr_code, target, kind=kind, scale=scale)
+
+    def to_svg(self, *, scale: int = 8, border: int = 4, title: str | None = None) -> str:
+        """Return the QR code as an SVG document (a str) to put inline in a web page.
+
+        Args:
+            scale: CSS pixels per module.
+            border: Quiet-zone width in modules.
+            title: An accessible name for screen readers.
+        """
+        from ._qr import to_svg
+
+        return to_svg(self.qr_code, scale=scale, border=border, title=title)
+
+    def to_data_uri(self, kind: str = "svg", *, scale: int = 8, border: int = 4) -> str:
+        """Return the QR code as a ``data:`` URI for ``<img src="...">``.
+
+        Args:
+            kind: ``"svg"`` (``data:image/svg+xml``) or ``"png"`` (``data:image/png;base64``).
+            scale: Pixels (PNG) or CSS pixels (SVG) per module.
+            border: Quiet-zone width in modules.
+        """
+        from ._qr import to_data_uri
+
+        return to_data_uri(self.qr_code, kind=kind, scale=scale, border=border)
 
 
 @attrs.frozen(slots=True)

@@ -7,6 +7,8 @@ rendering has to scan on the first try:
   scratched screen) and never a Micro QR code, which terminal readers often do not support;
 - a quiet zone (border) of 4 modules in images, as the standard asks, and 2 in a terminal,
   where the window's own margin adds to it;
+- on a web page the code is drawn black on an opaque white square (the quiet zone included),
+  so it still reads dark-on-light on a page with a dark theme or a coloured background;
 - in a terminal the polarity must be dark-on-light. Block characters are drawn in the
   terminal's foreground colour, so on the usual light-on-dark terminal the *light* modules are
   drawn as blocks; ``invert=True`` is for dark-on-light terminals, and ``colour=True`` sets
@@ -18,7 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import IO, Any, Final, Literal
 
-__all__ = ["ImageKind", "matrix", "save", "to_terminal"]
+__all__ = ["ImageKind", "matrix", "save", "to_data_uri", "to_svg", "to_terminal"]
 
 ImageKind = Literal["png", "svg"]
 """The image formats :func:`save` writes."""
@@ -157,3 +159,69 @@ def save(
     _check_size("scale", scale, 1)
     _check_size("border", border, 0)
     _make(content).save(target, kind=image_kind, scale=scale, border=border)
+
+
+def _svg_options(scale: int, border: int, title: str | None) -> dict[str, Any]:
+    _check_size("scale", scale, 1)
+    _check_size("border", border, 0)
+    if title is not None and not isinstance(title, str):
+        raise ValueError(f"title must be a str or None, not {type(title).__name__}")
+    # Opaque white behind black modules: dark-on-light on any page theme.
+    options: dict[str, Any] = {"scale": scale, "border": border, "dark": "#000", "light": "#fff"}
+    if title:
+        options["title"] = title
+    return options
+
+
+def to_svg(content: str, *, scale: int = 8, border: int = 4, title: str | None = None) -> str:
+    """Return the QR code as a standalone SVG document (a str), ready to put in a page.
+
+    The SVG has its ``xmlns`` and no XML declaration, so the same text works inline in HTML
+    and saved as an ``.svg`` file; black modules on an opaque white square.
+
+    Args:
+        content: The text to encode (``QRCode.qr_code``).
+        scale: User units (CSS pixels) per module.
+        border: Quiet-zone width in modules (the standard asks for 4).
+        title: An accessible name (an SVG ``<title>``), e.g. "QR code to pair the terminal".
+
+    Raises:
+        ValueError: Empty content, or a bad scale, border or title.
+    """
+    import io
+
+    options = _svg_options(scale, border, title)
+    buffer = io.BytesIO()
+    _make(content).save(buffer, kind="svg", xmldecl=False, nl=False, **options)
+    return buffer.getvalue().decode("utf-8")
+
+
+def to_data_uri(
+    content: str,
+    *,
+    kind: str = "svg",
+    scale: int = 8,
+    border: int = 4,
+) -> str:
+    """Return the QR code as a ``data:`` URI for an ``<img src=...>``: SVG or PNG.
+
+    Args:
+        content: The text to encode (``QRCode.qr_code``).
+        kind: ``"svg"`` (``data:image/svg+xml``, small and sharp at any size) or ``"png"``
+            (``data:image/png;base64``, for e-mail clients and PDFs that refuse SVG).
+        scale: Pixels (PNG) or user units (SVG) per module.
+        border: Quiet-zone width in modules.
+
+    Raises:
+        ValueError: An unknown kind, empty content, or a bad scale or border.
+    """
+    image_kind = _kind_of("", kind) if isinstance(kind, str) else None
+    if image_kind is None:
+        raise ValueError(f"unsupported QR image kind {kind!r}: use 'png' or 'svg'")
+    code = _make(content)
+    if image_kind == "png":
+        _check_size("scale", scale, 1)
+        _check_size("border", border, 0)
+        return str(code.png_data_uri(scale=scale, border=border, dark="#000", light="#fff"))
+    options = _svg_options(scale, border, None)
+    return str(code.svg_data_uri(xmldecl=False, nl=False, **options))

@@ -1,0 +1,57 @@
+"""Settings of the example shop; everything that differs per machine comes from the environment.
+
+Run it::
+
+    pip install "smartpos[django]"
+    export SMARTPOS_API_KEY=... SMARTPOS_BASE_URL=... SMARTPOS_WEBHOOK_SECRET=change-me
+    python manage.py runserver                 # the shop and its webhook URL
+    python manage.py smartpos_worker           # another terminal: processes the events
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "insecure-example-key-change-me")
+DEBUG = os.environ.get("DJANGO_DEBUG", "") == "1"
+ALLOWED_HOSTS = ["127.0.0.1", "localhost", "testserver"]
+
+INSTALLED_APPS = [
+    "django.contrib.contenttypes",
+    "smartpos.integrations.django",  # checks, smartpos_worker, smartpos_migrate
+    "shop",
+]
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+]
+ROOT_URLCONF = "shop.urls"
+WSGI_APPLICATION = "shop.wsgi.application"
+ASGI_APPLICATION = "shop.asgi.application"
+DATABASES = {
+    "default": {
+        "ENGINE": "django.db.backends.sqlite3",
+        "NAME": os.environ.get("DJANGO_DB", str(BASE_DIR / "shop.sqlite3")),
+    }
+}
+USE_TZ = True
+TIME_ZONE = "America/Sao_Paulo"
+
+SMARTPOS = {
+    # API_KEY and BASE_URL default to the environment (SMARTPOS_API_KEY, SMARTPOS_BASE_URL).
+    "STORE": os.environ.get("SMARTPOS_STORE", str(BASE_DIR / "smartpos-inbox.sqlite3")),
+    "WEBHOOK_SECRET": os.environ.get("SMARTPOS_WEBHOOK_SECRET"),
+    "HANDLER": "shop.payments.handle_event",
+    "WORKER_OPTIONS": {"poll_interval": 0.5},
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "loggers": {"shop": {"handlers": ["console"], "level": "INFO"}},
+}

@@ -1,0 +1,19 @@
+"""The shop's URLs; the webhook URL to configure in the partner portal is /webhooks/smartpos/."""
+
+from __future__ import annotations
+
+from django.urls import include, path
+
+from smartpos.integrations.django.views import async_webhook
+
+from . import payments
+
+urlpatterns = [
+    # Under a WSGI server (runserver, gunicorn): the sync view.
+    path("webhooks/smartpos/", include("smartpos.integrations.django.urls")),
+    # Under an ASGI server (uvicorn shop.asgi:application): the async view does not block
+    # the event loop. A real project routes only the one that matches its server.
+    path("webhooks/smartpos-async/", async_webhook),
+    path("pair/<str:documento>/", payments.pair_terminal),
+    path("charge/", payments.charge),
+]

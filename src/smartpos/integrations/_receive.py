@@ -1,0 +1,171 @@
+"""What every framework's webhook endpoint shares: reading the body, the async store path.
+
+A framework gives the body and headers; these helpers refuse a body that is too large or cut
+short exactly as the receiver's own ASGI and WSGI apps do, and store admitted events:
+
+- from synchronous code with ``WebhookReceiver.receive`` (one ``store.put``);
+- from an event loop through :class:`AsyncReceive`: the checks run on the loop (they cost time
+  linear in the body), the store call runs in a worker thread, and deliveries that arrive
+  while a commit is in flight are stored together by the next one (the receiver's own group
+  commit), so a burst of webhooks never blocks the loop or pays one fsync per event.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import weakref
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from smartpos._errors import ConfigurationError
+from smartpos.webhooks import (
+    Receipt,
+    SharedSecretVerifier,
+    Store,
+    Verifier,
+    WebhookReceiver,
+)
+from smartpos.webhooks._adapters import GroupCommit
+from smartpos.webhooks._receiver import HeadersLike, error_body
+
+__all__ = [
+    "DEFAULT_SECRET_HEADER",
+    "AsyncReceive",
+    "build_receiver",
+    "check_length",
+    "declared_too_large",
+    "response_headers",
+]
+
+#: The header a ``SharedSecretVerifier`` reads by default.
+DEFAULT_SECRET_HEADER: Final = "x-webhook-secret"  # noqa: S105 - a header name
+
+
+def build_receiver(
+    store: Store,
+    *,
+    secret: str | bytes | Sequence[str | bytes] | None = None,
+    secret_header: str = DEFAULT_SECRET_HEADER,
+    verifier: Verifier | None = None,
+    options: Mapping[str, Any] | None = None,
+) -> WebhookReceiver:
+    """A ``WebhookReceiver`` from the settings every integration takes.
+
+    Args:
+        store: The inbox.
+        secret: Deliveries must carry it (or one of several, while rotating) in
+            ``secret_header``; ``None`` with no ``verifier``: no check (development only).
+        secret_header: The header that carries the secret.
+        verifier: A ``Verifier`` of your own (an HMAC scheme); not with ``secret``.
+        options: More ``WebhookReceiver`` arguments (``max_body_bytes``, ``store_timeout``).
+
+    Raises:
+        ConfigurationError: Both ``secret`` and ``verifier``, an empty secret, or options the
+            receiver does not take. Secrets never appear in the message.
+    """
+    if secret is not None and verifier is not None:
+        raise ConfigurationError("give a webhook secret or a verifier, not both")
+    if secret is not None:
+        try:
+            verifier = SharedSecretVerifier(secret_header, secret=secret)
+        except ValueError as exc:
+            raise ConfigurationError(f"unusable webhook secret setting: {exc}") from None
+    try:
+        return WebhookReceiver(store, verifier=verifier, **dict(options or {}))
+    except (TypeError, ValueError) as exc:
+        raise ConfigurationError(f"bad webhook receiver options: {exc}") from None
+
+
+def _too_large(limit: int) -> Receipt:
+    message = f"the body has more than {limit} bytes"
+    return Receipt(status_code=413, body=error_body("CORPO_MUITO_GRANDE", message), error=message)
+
+
+def declared_too_large(content_length: str | None, limit: int) -> Receipt | None:
+    """The 413 answer when ``Content-Length`` already says the body is over ``limit``."""
+    too_large = (
+        content_length is not None
+        and content_length.strip().isdigit()
+        and int(content_length) > limit
+    )
+    return _too_large(limit) if too_large else None
+
+
+def check_length(body: bytes, content_length: str | None, limit: int) -> Receipt | None:
+    """The answer refusing a body read in full: 413 over ``limit``, 400 when cut short.
+
+    Args:
+        body: What was read: at most ``limit + 1`` bytes, so that "too large" shows.
+        content_length: The ``Content-Length`` header, if any.
+        limit: The receiver's ``max_body_bytes``.
+    """
+    if len(body) > limit:
+        return _too_large(limit)
+    if content_length is not None and content_length.strip().isdigit():
+        declared = int(content_length)
+        if len(body) < declared:
+            # The sender went away: half an event is no event, and it will deliver again.
+            message = f"the body is incomplete: {len(body)} of {declared} bytes arrived"
+            return Receipt(
+                status_code=400, body=error_body("CORPO_INCOMPLETO", message), error=message
+            )
+    return None
+
+
+def response_headers(receipt: Receipt) -> dict[str, str]:
+    """The headers of the answer: JSON, and ``Retry-After`` with a 503."""
+    headers = {"Content-Type": "application/json"}
+    if receipt.status_code == 503:
+        headers["Retry-After"] = "1"
+    return headers
+
+
+class AsyncReceive:
+    """Receive deliveries from an event loop without blocking it (see the module docstring).
+
+    One per receiver, shared by every request; it keeps one group commit per event loop, so
+    it also serves a framework that runs each request on a loop of its own.
+    """
+
+    def __init__(self, receiver: WebhookReceiver) -> None:
+        self.receiver = receiver
+        self._commits: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, GroupCommit] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._lock = threading.Lock()
+
+    def _commit(self) -> GroupCommit:
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            commit = self._commits.get(loop)
+            if commit is None:
+                receiver = self.receiver
+                commit = GroupCommit(receiver.store, timeout=receiver.store_timeout)
+                self._commits[loop] = commit
+            return commit
+
+    async def __call__(
+        self,
+        body: bytes,
+        headers: Mapping[str, str] | HeadersLike | None = None,
+    ) -> Receipt:
+        """Check and store one delivery; the receipt says what to answer. Never raises for
+        a bad delivery or a failed store (those are status codes)."""
+        receiver = self.receiver
+        admitted = receiver.admit(body, headers)
+        if isinstance(admitted, Receipt):
+            return admitted
+        try:
+            result = await self._commit().put(admitted.stored)
+        except Exception as exc:  # noqa: BLE001 - any store failure must become a 503
+            return receiver.store_failed(admitted, exc)
+        return receiver.stored(admitted, result)
+
+    async def drain(self) -> None:
+        """Wait for the commits of this loop still in flight (at shutdown)."""
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            commit = self._commits.get(loop)
+        if commit is not None:
+            await commit.drain()

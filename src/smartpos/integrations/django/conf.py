@@ -1,0 +1,147 @@
+"""The ``SMARTPOS`` setting: one dict in ``settings.py``, read and checked in one place.
+
+::
+
+    SMARTPOS = {
+        "API_KEY": env("SMARTPOS_API_KEY"),        # default: env SMARTPOS_API_KEY
+        "BASE_URL": env("SMARTPOS_BASE_URL"),      # default: env SMARTPOS_BASE_URL
+        "STORE": "sqlite:////var/lib/shop/smartpos-inbox.sqlite3",
+        "WEBHOOK_SECRET": env("SMARTPOS_WEBHOOK_SECRET"),
+        "HANDLER": "shop.payments.handle_event",   # what smartpos_worker runs
+    }
+
+Every key is optional except ``STORE`` (for the webhook views and the worker); an unknown key
+is an error of ``manage.py check`` (a typo such as ``WEBHOOK_SECRETS`` must not silently turn
+verification off).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+import attrs
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+
+from smartpos.integrations._receive import DEFAULT_SECRET_HEADER
+
+__all__ = ["KEYS", "SmartPOSSettings", "get_settings", "raw_settings", "unknown_keys"]
+
+#: Every key ``SMARTPOS`` may hold, with what it means.
+KEYS: Final[Mapping[str, str]] = {
+    "API_KEY": "the integration key (default: env SMARTPOS_API_KEY)",
+    "BASE_URL": "the service's base address (default: env SMARTPOS_BASE_URL)",
+    "CLIENT_OPTIONS": "more Client/AsyncClient arguments: timeout, max_retries, retry_backoff",
+    "STORE": "the webhook inbox: a path, sqlite:///, redis://, postgresql:// or memory://",
+    "STORE_OPTIONS": "more arguments of the store (max_attempts, retention, ...)",
+    "WEBHOOK_SECRET": "the secret deliveries carry (a str, or a list while rotating)",
+    "WEBHOOK_SECRET_HEADER": f"the header that carries it (default {DEFAULT_SECRET_HEADER})",
+    "WEBHOOK_VERIFIER": "a Verifier object instead of the secret (an HMAC scheme)",
+    "RECEIVER_OPTIONS": "more WebhookReceiver arguments: max_body_bytes, store_timeout",
+    "HANDLER": "dotted path of the function smartpos_worker calls with each event",
+    "WORKER_OPTIONS": "more Worker arguments: lease, batch, base_backoff, poll_interval, ...",
+}
+
+_OPTION_KEYS: Final = ("CLIENT_OPTIONS", "STORE_OPTIONS", "RECEIVER_OPTIONS", "WORKER_OPTIONS")
+
+
+def _options(raw: Mapping[str, Any], key: str) -> dict[str, Any]:
+    value = raw.get(key) or {}
+    if not isinstance(value, Mapping) or not all(isinstance(k, str) for k in value):
+        raise ImproperlyConfigured(f"SMARTPOS[{key!r}] must be a dict of keyword arguments")
+    return dict(value)
+
+
+def _secret(value: object) -> str | bytes | tuple[str | bytes, ...] | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, (str, bytes)):
+        return value
+    if isinstance(value, Sequence) and value and all(isinstance(v, (str, bytes)) for v in value):
+        return tuple(value)
+    raise ImproperlyConfigured(
+        "SMARTPOS['WEBHOOK_SECRET'] must be a str, or a list of str while rotating secrets"
+    )
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class SmartPOSSettings:
+    """``settings.SMARTPOS``, checked. The secrets are left out of the repr."""
+
+    api_key: str | None = attrs.field(default=None, repr=False)
+    base_url: str | None = None
+    client_options: dict[str, Any] = attrs.Factory(dict)
+    store: Any = None
+    store_options: dict[str, Any] = attrs.Factory(dict)
+    webhook_secret: str | bytes | tuple[str | bytes, ...] | None = attrs.field(
+        default=None, repr=False
+    )
+    webhook_secret_header: str = DEFAULT_SECRET_HEADER
+    webhook_verifier: Any = None
+    receiver_options: dict[str, Any] = attrs.Factory(dict)
+    handler: str | None = None
+    worker_options: dict[str, Any] = attrs.Factory(dict)
+
+    @property
+    def store_setting(self) -> str | os.PathLike[str] | Any:
+        """``STORE``, or ``ImproperlyConfigured`` saying how to set it."""
+        if self.store is None or self.store == "":
+            raise ImproperlyConfigured(
+                "SMARTPOS['STORE'] is not set: the webhook inbox needs one, e.g. "
+                "'sqlite:////var/lib/shop/smartpos-inbox.sqlite3' (one host), "
+                "'redis://...' or 'postgresql://...' (several hosts)"
+            )
+        return self.store
+
+
+def unknown_keys(raw: Mapping[str, Any]) -> list[str]:
+    """The keys of ``SMARTPOS`` that mean nothing here (typos)."""
+    return sorted(str(key) for key in raw if key not in KEYS)
+
+
+def raw_settings() -> Mapping[str, Any]:
+    """``settings.SMARTPOS`` as given (``{}`` when absent).
+
+    Raises:
+        ImproperlyConfigured: It is not a dict.
+    """
+    raw = getattr(settings, "SMARTPOS", None)
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        raise ImproperlyConfigured(
+            f"settings.SMARTPOS must be a dict, not {type(raw).__name__}; see KEYS in "
+            "smartpos.integrations.django.conf"
+        )
+    return raw
+
+
+def get_settings() -> SmartPOSSettings:
+    """Read and check ``settings.SMARTPOS``.
+
+    Raises:
+        ImproperlyConfigured: It is not a dict, holds an unknown key, or a value of the wrong
+            type. The message names the key and never holds a secret.
+    """
+    raw = raw_settings()
+    unknown = unknown_keys(raw)
+    if unknown:
+        raise ImproperlyConfigured(
+            f"SMARTPOS has unknown keys {unknown}: the keys are {sorted(KEYS)}"
+        )
+    for key in ("API_KEY", "BASE_URL", "HANDLER", "WEBHOOK_SECRET_HEADER"):
+        if raw.get(key) is not None and not isinstance(raw[key], str):
+            raise ImproperlyConfigured(f"SMARTPOS[{key!r}] must be a str")
+    options = {key.lower(): _options(raw, key) for key in _OPTION_KEYS}
+    return SmartPOSSettings(
+        api_key=raw.get("API_KEY") or None,
+        base_url=raw.get("BASE_URL") or None,
+        store=raw.get("STORE"),
+        webhook_secret=_secret(raw.get("WEBHOOK_SECRET")),
+        webhook_secret_header=raw.get("WEBHOOK_SECRET_HEADER") or DEFAULT_SECRET_HEADER,
+        webhook_verifier=raw.get("WEBHOOK_VERIFIER"),
+        handler=raw.get("HANDLER") or None,
+        **options,
+    )

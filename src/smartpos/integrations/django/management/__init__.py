@@ -1,0 +1,3 @@
+"""Management commands of the smartpos Django application."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""The management commands of the smartpos Django application."""
+
+__all__: list[str] = []

@@ -1,0 +1,17 @@
+"""Fixtures of the framework integration tests: an SQLite inbox path, real Redis servers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from framework_helpers import ROOT  # noqa: F401 - puts tests/webhooks on sys.path first
+from servers import redis_server, redis_server_unsafe
+
+__all__ = ["redis_server", "redis_server_unsafe", "tmp_inbox"]
+
+
+@pytest.fixture
+def tmp_inbox(tmp_path: Path) -> Path:
+    """A path for an SQLite inbox."""
+    return tmp_path / "inbox.sqlite3"
