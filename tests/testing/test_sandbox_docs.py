@@ -1,4 +1,4 @@
-"""The code on docs/testing.md really runs: each Python block is a pytest module that passes."""
+"""The code on docs/en/testing.md really runs: each Python block is a pytest module that passes."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "testing.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "en" / "testing.md"
 
 
 @pytest.mark.slow
 def test_every_python_block_of_the_testing_docs_passes(tmp_path: Path) -> None:
-    """Every ```python block of docs/testing.md, run by pytest with the plugin, passes."""
+    """Every ```python block of docs/en/testing.md, run by pytest with the plugin, passes."""
     blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(encoding="utf-8"), re.DOTALL)
     assert len(blocks) >= 8
     (tmp_path / "pytest.ini").write_text(
