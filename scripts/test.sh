@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite, on a fresh clone: installs what it needs into .venvs/<version>, then
 # runs ruff, mypy --strict, pyright on the typing checks, the unasync check, pytest on the
-# oldest and the newest supported Python, and the benchmarks in quick mode (they prove the
-# scripts work; timings are never judged here).
+# oldest and the newest supported Python (tests/test_docs_site.py builds the documentation
+# site with `mkdocs build --strict` and checks it), and the benchmarks in quick mode (they
+# prove the scripts work; timings are never judged here).
 #
 #   bash scripts/test.sh                          # everything
 #   SMARTPOS_TEST_PYTHONS="3.12" bash scripts/test.sh   # other interpreters
@@ -36,9 +37,10 @@ for version in $PYTHONS; do
     echo "== creating $venv with $python"
     "$python" -m venv "$venv"
   fi
-  echo "== installing smartpos and its test tools into $venv"
+  echo "== installing smartpos and its test, lint and docs tools into $venv"
   "$venv/bin/python" -m pip install -q --disable-pip-version-check -U "pip>=25.1"
-  "$venv/bin/python" -m pip install -q --disable-pip-version-check -e . --group test --group lint
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check -e . \
+    --group test --group lint --group docs
   venvs+=("$venv")
 done
 
