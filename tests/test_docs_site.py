@@ -64,6 +64,14 @@ EXAMPLE_RUNNERS = {
 }
 
 
+URL_HOST = re.compile(r"\b[a-z][a-z0-9+.-]*://(?:[^@/\s\"']*@)?(\[[^\]]*\]|[^:/\s\"'?#]+)")
+
+
+def _local(host: str) -> bool:
+    """A host a doc block may reach while it runs: loopback, or one that cannot resolve."""
+    return host in ("localhost", "[::1]") or host.startswith("127.") or host.endswith(".invalid")
+
+
 @dataclass(frozen=True)
 class Block:
     """A fenced code block of a Markdown file."""
@@ -211,7 +219,14 @@ def test_python_fragment_parses(block: Block) -> None:
 
 @pytest.mark.parametrize("block", [b for b in BLOCKS if runner(b) == RUNNERS["here"]], ids=str)
 def test_python_block_runs(block: Block, tmp_path: Path) -> None:
-    """A Python block that no other test runs runs here, as a script, with warnings as errors."""
+    """A Python block that no other test runs runs here, as a script, with warnings as errors.
+
+    A block that names a host other than a loopback or ``.invalid`` one is not run at all: it
+    needs a server this machine does not have (and tests only ever talk to loopback), so it is
+    a fragment to be marked.
+    """
+    hosts = {h for h in URL_HOST.findall(block.body) if not _local(h)}
+    assert not hosts, f"{block} names {sorted(hosts)}: mark it <!-- fragment: why -->"
     result = subprocess.run(
         [sys.executable, "-W", "error", "-c", block.body],
         cwd=tmp_path,
@@ -219,10 +234,20 @@ def test_python_block_runs(block: Block, tmp_path: Path) -> None:
         capture_output=True,
         text=True,
         encoding="utf-8",
-        timeout=120,
+        timeout=60,
         check=False,
     )
     assert result.returncode == 0, f"{block}:\n{result.stdout}{result.stderr}"
+
+
+def test_a_block_that_names_a_remote_host_is_never_run() -> None:
+    """The guard above: the stores' examples name hosts that only a fragment may name."""
+    assert URL_HOST.findall('webhooks.RedisStore("redis://inbox.internal:6379/0")') == [
+        "inbox.internal"
+    ]
+    assert URL_HOST.findall('dsn = "postgresql://inbox@db.internal/shop"') == ["db.internal"]
+    assert all(_local(h) for h in ("127.0.0.1", "localhost", "sandbox.invalid", "[::1]"))
+    assert not _local("db.internal")
 
 
 # ------------------------------------------------------------------------------- languages
