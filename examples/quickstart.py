@@ -1,8 +1,8 @@
 """Five-minute quickstart: pair a terminal, charge, wait for the event, refund, print.
 
-Runs against the sandbox, over real HTTP on 127.0.0.1; ``docs/quickstart.md`` walks through it.
+Runs against the sandbox, over real HTTP on 127.0.0.1; ``docs/en/quickstart.md`` walks through it.
 For the real service, pass your key and base URL to ``Client`` and mount ``receiver`` at the
-webhook URL of the partner portal (see ``docs/webhooks.md``).
+webhook URL of the partner portal (see ``docs/en/webhooks.md``).
 
     pip install smartpos
     python quickstart.py

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The whole test suite, on a fresh clone: installs what it needs into .venvs/<version>, then
 # runs ruff, mypy --strict, pyright on the typing checks, the unasync check, pytest on the
-# oldest and the newest supported Python, and the benchmarks in quick mode (they prove the
-# scripts work; timings are never judged here).
+# oldest and the newest supported Python (tests/test_docs_site.py builds the documentation
+# site with `mkdocs build --strict` and checks it), the release check (sdist and wheel built
+# and installed in clean venvs: scripts/release_check.py), and the benchmarks in quick mode
+# (they prove the scripts work; timings are never judged here).
 #
 #   bash scripts/test.sh                          # everything
 #   SMARTPOS_TEST_PYTHONS="3.12" bash scripts/test.sh   # other interpreters
@@ -36,9 +38,10 @@ for version in $PYTHONS; do
     echo "== creating $venv with $python"
     "$python" -m venv "$venv"
   fi
-  echo "== installing smartpos and its test tools into $venv"
+  echo "== installing smartpos and its test, lint, docs and release tools into $venv"
   "$venv/bin/python" -m pip install -q --disable-pip-version-check -U "pip>=25.1"
-  "$venv/bin/python" -m pip install -q --disable-pip-version-check -e . --group test --group lint
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check -e . \
+    --group test --group lint --group docs --group release
   venvs+=("$venv")
 done
 
@@ -66,6 +69,9 @@ for venv in "${venvs[@]}"; do
     "$venv/bin/python" -m pytest -q "$@"
   fi
 done
+
+echo "== release check: build, twine check, clean installs ($newest)"
+"$newest/bin/python" scripts/release_check.py ${SMARTPOS_TEST_PYTHONS:+--pythons $SMARTPOS_TEST_PYTHONS}
 
 echo "== benchmarks, quick mode ($newest)"
 "$newest/bin/python" benchmarks/run_all.py --quick

@@ -1,7 +1,7 @@
 """Every documented ``smartpos`` command line runs, against a sandbox, as documented.
 
 The lines are read from the docs, not copied here: every ``$ `` line of a ``console`` block of
-README.md and docs/*.md that runs ``smartpos`` (pipes included, ``\\`` continuations joined),
+README.md and docs/**/*.md that runs ``smartpos`` (pipes included, ``\\`` continuations joined),
 every example in the ``--help`` epilogs, and the command lines the command itself tells the
 user to run next (``resend it: smartpos trigger ...``, the ``smartpos pay`` and ``smartpos
 trigger`` that ``sandbox`` and ``listen`` suggest). A line that is added, changed or broken in
@@ -44,7 +44,10 @@ from smartpos.cli._samples import sample
 from smartpos.testing import Approve, Sandbox
 from smartpos.webhooks import SQLiteStore, WebhookReceiver, parse_envelope
 
-DOCS = ["README.md", *sorted(str(p.relative_to(REPO)) for p in (REPO / "docs").glob("*.md"))]
+DOCS = [
+    "README.md",
+    *sorted(str(p.relative_to(REPO).as_posix()) for p in (REPO / "docs").rglob("*.md")),
+]
 UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
 LOOPBACK_URL = re.compile(r"http://127\.0\.0\.1:(\d+)(/\S*)?")
 # Lines where the command tells the user what to run next.
@@ -299,9 +302,9 @@ def test_the_docs_are_read() -> None:
     assert "smartpos pay 52998224725 1990 --smartpos-id SP-SANDBOX-1 --api-key wrong" in commands
     assert any(line.status == 1 for line in LINES)  # from `echo $?`
     assert {line.source.split(":")[0] for line in LINES} >= {
-        "docs/cli.md",
-        "docs/quickstart.md",
-        "docs/testing.md",
+        "docs/en/cli.md",
+        "docs/en/quickstart.md",
+        "docs/en/testing.md",
         "smartpos refund --help",
     }
     parser = build_parser()

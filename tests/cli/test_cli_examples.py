@@ -58,8 +58,8 @@ def test_checkout_async_goes_through_every_outcome() -> None:
 
 
 def test_quickstart_doc_shows_the_tested_program() -> None:
-    """docs/quickstart.md contains examples/quickstart.py's program verbatim."""
-    doc = (REPO / "docs" / "quickstart.md").read_text(encoding="utf-8")
+    """docs/en/quickstart.md contains examples/quickstart.py's program verbatim."""
+    doc = (REPO / "docs" / "en" / "quickstart.md").read_text(encoding="utf-8")
     example = (EXAMPLES / "quickstart.py").read_text(encoding="utf-8")
     program = example[example.index("from __future__") :]
     blocks = re.findall(r"```python\n(.*?)```", doc, flags=re.DOTALL)
@@ -67,10 +67,10 @@ def test_quickstart_doc_shows_the_tested_program() -> None:
 
 
 def test_cli_doc_covers_every_command() -> None:
-    """docs/cli.md has a section with an example for every command of the parser."""
+    """docs/en/cli.md has a section with an example for every command of the parser."""
     from smartpos.cli._app import build_parser
 
-    doc = (REPO / "docs" / "cli.md").read_text(encoding="utf-8")
+    doc = (REPO / "docs" / "en" / "cli.md").read_text(encoding="utf-8")
     parser = build_parser()
     commands = parser._subparsers._group_actions[0].choices  # type: ignore[union-attr]
     for command in commands:

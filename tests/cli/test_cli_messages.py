@@ -127,7 +127,7 @@ def test_json_error_keys_are_spelled_like_the_success_output(env: Sandbox) -> No
 
 
 def test_text_errors_show_the_keys_as_words(env: Sandbox) -> None:
-    """In text, ``request_id`` reads ``request id``, as in docs/cli.md."""
+    """In text, ``request_id`` reads ``request id``, as in docs/en/cli.md."""
     result = invoke("pay", DOC, "1990", "--smartpos-id", TERMINAL, "--api-key", "wrong")
     assert result.returncode == 1
     assert re.search(r"^  request id  \S+$", result.stderr, flags=re.MULTILINE), result.stderr

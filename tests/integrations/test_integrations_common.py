@@ -143,9 +143,9 @@ def test_store_schemes_are_listed() -> None:
     assert {"sqlite", "redis", "rediss", "postgresql", "memory"} <= set(STORE_SCHEMES)
 
 
-# --- docs/integrations.md -------------------------------------------------------------------
+# --- docs/en/integrations.md ----------------------------------------------------------------
 
-DOC = (ROOT / "docs" / "integrations.md").read_text(encoding="utf-8")
+DOC = (ROOT / "docs" / "en" / "integrations.md").read_text(encoding="utf-8")
 
 
 def test_every_python_block_of_the_recipes_parses() -> None:
@@ -178,6 +178,6 @@ def test_the_recipes_list_every_setting_and_check() -> None:
 
 
 def test_the_readme_lists_the_integrations_guide() -> None:
-    """The README's documentation list links docs/integrations.md."""
+    """The README's documentation list links docs/en/integrations.md."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert "- [docs/integrations.md](docs/integrations.md)" in readme
+    assert "- [docs/en/integrations.md](docs/en/integrations.md)" in readme

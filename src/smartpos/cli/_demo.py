@@ -576,7 +576,7 @@ def _summary(
             out.line(f"Inspect the inbox: smartpos events list --store {store_path}")
         out.line(
             out.style("Done.", "bold", "green")
-            + " Next: docs/quickstart.md, or 'smartpos sandbox' + 'smartpos listen' to try your "
+            + " Next: docs/en/quickstart.md, or 'smartpos sandbox' + 'smartpos listen' to try your "
             "own code."
         )
     if not ok:

@@ -53,7 +53,7 @@ def check_inbox(path: str) -> None:
     except sqlite3.Error as exc:
         raise CommandError(f"cannot open {path}: {exc}") from exc
     try:
-        # The table named in docs/stores.md; SQLiteStore would create it in any other file.
+        # The table named in docs/en/stores.md; SQLiteStore would create it in any other file.
         conn.execute("SELECT seq FROM smartpos_inbox LIMIT 0")
     except sqlite3.Error as exc:
         raise CommandError(

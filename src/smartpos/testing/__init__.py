@@ -4,7 +4,7 @@
 >>> sandbox = Sandbox()          # a ready world: Sandbox.API_KEY, DOCUMENTO, SMARTPOS_ID
 >>> transport = sandbox.transport()   # for smartpos.Client / AsyncClient(transport=...)
 
-See ``docs/testing.md``.
+See ``docs/en/testing.md``.
 """
 
 from typing import TYPE_CHECKING, Any

@@ -71,6 +71,6 @@ class Control:
             return json_response(reject.status, reject.body())
         except SandboxError as exc:
             codigo = "QR_CODE_EXPIRADO" if isinstance(exc, QRCodeExpiredError) else "SANDBOX"
-            erro = {"codigo": codigo, "mensagem": str(exc), "acao": "Veja docs/testing.md."}
+            erro = {"codigo": codigo, "mensagem": str(exc), "acao": "Veja docs/en/testing.md."}
             return json_response(409 if codigo == "QR_CODE_EXPIRADO" else 400, {"erro": erro})
         return json_response(200, {"event": envelope})

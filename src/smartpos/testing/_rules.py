@@ -133,7 +133,7 @@ _MESSAGES: dict[str, tuple[int, str, str]] = {
         "Falha inesperada.",
         "Aguarde o evento da operação antes de tentar de novo com a mesma referencia.",
     ),
-    # Not in the spec: the sandbox's own codes where the spec shows none (docs/testing.md).
+    # Not in the spec: the sandbox's own codes where the spec shows none (docs/en/testing.md).
     "PAGAMENTO_ORIGINAL_NAO_ENCONTRADO": (
         404,
         "Nenhum pagamento aprovado corresponde a pagamentoOriginal neste cliente e terminal.",
