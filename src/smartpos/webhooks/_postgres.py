@@ -45,14 +45,16 @@ from ._store import (
     _LEASE_EXPIRED_ERROR,
     DEFAULT_MAX_ATTEMPTS,
     DEFAULT_RETENTION,
+    StoreBase,
+    _translating,
+)
+from ._store_errors import StoreError
+from ._store_interface import (
     Claim,
     EventState,
-    StoreBase,
     StoredEvent,
-    StoreError,
     _Encoded,
     _stored_event,
-    _translating,
     _utc,
     canonical_json,
 )
