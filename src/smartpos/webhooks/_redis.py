@@ -22,11 +22,11 @@ of a store's keys live in one slot and every Lua script can touch them atomicall
     {P}:opseq     string  journal counter
     {P}:changes   channel (pub/sub) where the put script publishes each new event's referencia
 
-Every operation is one Lua script (registered once, run with EVALSHA), so each is atomic on
-the server. ``claim`` first moves due members of ``timer`` into ``ready``, then pops from
-``ready``. Times are the client's clock, passed in as arguments: the server's ``TIME`` is never
-read, which makes the store testable with a fake clock, and means that the hosts sharing a
-store need synchronised clocks (NTP): a host whose clock runs ahead sees leases expire early.
+Every operation is one Lua script (``_redis_scripts.py``; registered once, run with EVALSHA), so
+each is atomic on the server. ``claim`` first moves due members of ``timer`` into ``ready``, then
+pops from ``ready``. Times are the client's clock, passed in as arguments: the server's ``TIME``
+is never read, which makes the store testable with a fake clock, and means that the hosts sharing
+a store need synchronised clocks (NTP): a host whose clock runs ahead sees leases expire early.
 """
 
 from __future__ import annotations

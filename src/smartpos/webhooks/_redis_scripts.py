@@ -2,9 +2,9 @@
 
 The keys they touch (``ready``, ``timer``, ``dead``, ``done``, ``refs``, the journal's ``op`` and
 ``ops`` keys, ...) are drawn in ``_redis.py``'s docstring, which is where ``RedisStore`` registers
-and runs them (EVALSHA). The comment above each script gives its KEYS, its ARGV and its answer.
-The scripts are ``RedisStore``'s own, private names that ``_redis.py`` imports: nothing here is
-public.
+and runs them (EVALSHA). The ``#:`` comment above each script says what it does, and gives its
+KEYS, its ARGV and its answer. The scripts are ``RedisStore``'s own, private names that
+``_redis.py`` imports: nothing here is public.
 """
 
 from __future__ import annotations
@@ -16,7 +16,9 @@ __all__ = []
 # absent) when None: clearing them in the same HSET saves the server an HDEL per operation.
 # Times travel as strings (Python's repr of a float) and are never formatted by Lua.
 
-# held(): the event's fields when ``token`` holds an unexpired lease, else nil.
+#: Lua functions that the lease-holding scripts share.
+#: held(): the event's fields when ``token`` holds an unexpired lease, else nil.
+#: to_dead(): the event to the dead state with ``err``, out of ``timer``, into ``dead``.
 _LUA_HELPERS = """
 local function held(k, token, now)
   local f = redis.call('HMGET', k, 'st', 'tk', 'le', 'id', 'at', 'sk', 'rm')
@@ -30,10 +32,11 @@ local function to_dead(k, id, sk, rm, err, timer, dead)
 end
 """
 
-# KEYS: ready, seq, refs, event keys...
-# ARGV: now, changes channel, then (id, body, hash, tipo, criado, referencia or '') per event.
-# Answers per event: 0 when new, else the body hash already stored under its id. Each new
-# event's referencia is published on the channel (the change listeners' wake-up).
+#: ``put`` and ``put_many``: store each event whose id is new.
+#: KEYS: ready, seq, refs, event keys...
+#: ARGV: now, changes channel, then (id, body, hash, tipo, criado, referencia or '') per event.
+#: Answers per event: 0 when new, else the body hash already stored under its id. Each new
+#: event's referencia is published on the channel (the change listeners' wake-up).
 _PUT = """
 local now = ARGV[1]
 local out = {}
@@ -64,11 +67,12 @@ end
 return out
 """
 
-# KEYS: ready, timer, dead, done.  ARGV: now, lease expiry, owner, limit, event key prefix,
-# max_attempts, promote max, expired-error prefix, expired-error suffix, "(<oldest done_at
-# whose TTL has surely fired>", tokens...
-# Answers (id, body, tipo, attempts) per claimed event, flattened; the n-th one got the n-th
-# token.
+#: ``claim``: move due timers to ``ready``, then lease events in claim order.
+#: KEYS: ready, timer, dead, done.  ARGV: now, lease expiry, owner, limit, event key prefix,
+#: max_attempts, promote max, expired-error prefix, expired-error suffix, "(<oldest done_at
+#: whose TTL has surely fired>", tokens...
+#: Answers (id, body, tipo, attempts) per claimed event, flattened; the n-th one got the n-th
+#: token.
 _CLAIM = (
     _LUA_HELPERS
     + """
@@ -121,8 +125,9 @@ return out
 """
 )
 
-# KEYS: timer, done, event keys...  ARGV: now, ttl seconds, tokens...
-# Answers 1 (acked) or 0 per event.
+#: ``ack`` and ``ack_many``: mark each event done while its token holds the lease.
+#: KEYS: timer, done, event keys...  ARGV: now, ttl seconds, tokens...
+#: Answers 1 (acked) or 0 per event.
 _ACK = (
     _LUA_HELPERS
     + """
@@ -146,7 +151,9 @@ return out
 """
 )
 
-# KEYS: event, timer, dead.  ARGV: now, token, error, available_at, max_attempts.
+#: ``nack``: back to pending after a delay, or to dead at ``max_attempts``.
+#: KEYS: event, timer, dead.  ARGV: now, token, error, available_at, max_attempts.
+#: Answers 0 (lease lost), 1 (pending again) or 2 (dead).
 _NACK = (
     _LUA_HELPERS
     + """
@@ -164,7 +171,9 @@ return 1
 """
 )
 
-# KEYS: event, timer, dead.  ARGV: now, token, error.
+#: ``dead_letter``: straight to the dead state.
+#: KEYS: event, timer, dead.  ARGV: now, token, error.
+#: Answers 1, or 0 when the lease was lost.
 _DEAD_LETTER = (
     _LUA_HELPERS
     + """
@@ -175,8 +184,10 @@ return 1
 """
 )
 
-# KEYS: event, timer, ready.  ARGV: now, token.
-# Back to pending and ready at once, the claim's attempt taken back; 'err' is kept.
+#: ``release``: give an unprocessed claim back.
+#: KEYS: event, timer, ready.  ARGV: now, token.
+#: Back to pending and ready at once, the claim's attempt taken back; 'err' is kept.
+#: Answers 1, or 0 when the lease was lost.
 _RELEASE = (
     _LUA_HELPERS
     + """
@@ -190,7 +201,9 @@ return 1
 """
 )
 
-# KEYS: event, timer, ready.  ARGV: now, token, new expiry.
+#: ``extend``: push the lease expiry (and the event's timer) later.
+#: KEYS: event, timer, ready.  ARGV: now, token, new expiry.
+#: Answers 1, or 0 when the lease was lost.
 _EXTEND = (
     _LUA_HELPERS
     + """
@@ -204,7 +217,9 @@ return 1
 """
 )
 
-# KEYS: event, ready, dead, done.  ARGV: now.
+#: ``requeue``: a dead or done event back to pending, its attempts reset.
+#: KEYS: event, ready, dead, done.  ARGV: now.
+#: Answers 1, or 0 when the event is not dead or done.
 _REQUEUE = """
 local k = KEYS[1]
 local f = redis.call('HMGET', k, 'st', 'sk', 'rm', 'id')
@@ -218,8 +233,9 @@ redis.call('ZADD', KEYS[2], f[2], f[3])
 return 1
 """
 
-# KEYS: done, refs.  ARGV: exclusive cutoff ("(<seconds>"), batch size, event key prefix.
-# Answers {deleted, entries looked at}.
+#: ``purge``, one batch: delete done events finished before the cutoff.
+#: KEYS: done, refs.  ARGV: exclusive cutoff ("(<seconds>"), batch size, event key prefix.
+#: Answers {deleted, entries looked at}.
 _PURGE = """
 local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
 local cutoff = tonumber(string.sub(ARGV[1], 2))
@@ -241,11 +257,12 @@ end
 return {deleted, #ids}
 """
 
-# KEYS: ready, timer, done, dead.  ARGV: state ('' for any), limit, event key prefix.
-# Answers the HGETALL of up to ``limit`` events of that state, in claim order. ``ready`` and
-# ``dead`` are in claim order already, so their walk stops after ``limit`` matches; ``timer``
-# and ``done`` are not, so each of their members is looked at (for done events, or any state,
-# the script's time grows with the done events kept: purge() keeps that bounded).
+#: ``list``: the events of one state (or all), in claim order.
+#: KEYS: ready, timer, done, dead.  ARGV: state ('' for any), limit, event key prefix.
+#: Answers the HGETALL of up to ``limit`` events of that state, in claim order. ``ready`` and
+#: ``dead`` are in claim order already, so their walk stops after ``limit`` matches; ``timer``
+#: and ``done`` are not, so each of their members is looked at (for done events, or any state,
+#: the script's time grows with the done events kept: purge() keeps that bounded).
 _LIST = """
 local want, limit, prefix = ARGV[1], tonumber(ARGV[2]), ARGV[3]
 local rows, seen = {}, {}
@@ -293,8 +310,9 @@ return out
 # m method, p path, b body, c created, u updated, n journal number, a answer JSON, fe the
 # recorded outcome's envelope.
 
-# KEYS: op, ops, waiting, opseq.  ARGV: referencia, kind, method, path, body, now.
-# Answers the existing operation's HGETALL, or an empty list when it journaled this one.
+#: The journal's insert: journal an operation unless its referencia already is.
+#: KEYS: op, ops, waiting, opseq.  ARGV: referencia, kind, method, path, body, now.
+#: Answers the existing operation's HGETALL, or an empty list when it journaled this one.
 _J_BEGIN = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('HGETALL', KEYS[1]) end
 local n = redis.call('INCR', KEYS[4])
@@ -305,7 +323,9 @@ redis.call('ZADD', KEYS[3], n, ARGV[1])
 return {}
 """
 
-# KEYS: op, waiting, ended.  ARGV: state, now, answer JSON or '', states it may replace...
+#: The journal's update: a new state (and answer) when the current state allows it.
+#: KEYS: op, waiting, ended.  ARGV: state, now, answer JSON or '', states it may replace...
+#: Answers 1, or 0 when unknown or not allowed.
 _J_UPDATE = """
 local f = redis.call('HMGET', KEYS[1], 'st', 'n', 'r')
 if not f[1] then return 0 end
@@ -326,7 +346,9 @@ end
 return 1
 """
 
-# KEYS: op, waiting, ended.  ARGV: the outcome's envelope (JSON), now.
+#: The journal's finalize: record the outcome's envelope, once.
+#: KEYS: op, waiting, ended.  ARGV: the outcome's envelope (JSON), now.
+#: Answers 1, or 0 when unknown or final already.
 _J_FINALIZE = """
 local f = redis.call('HMGET', KEYS[1], 'st', 'r')
 if not f[1] or f[1] == 'final' then return 0 end
@@ -336,7 +358,8 @@ redis.call('ZADD', KEYS[3], ARGV[2], f[2])
 return 1
 """
 
-# KEYS: ops or waiting.  ARGV: after (journal number), limit, op key prefix.
+#: The journal's list: operations after a journal number, in journal order.
+#: KEYS: ops or waiting.  ARGV: after (journal number), limit, op key prefix.
 _J_LIST = """
 local refs = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. ARGV[1], '+inf', 'LIMIT', 0,
                         tonumber(ARGV[2]))
@@ -345,9 +368,10 @@ for _, r in ipairs(refs) do out[#out + 1] = redis.call('HGETALL', ARGV[3] .. r) 
 return out
 """
 
-# KEYS: refs.  ARGV: range start, range end, event key prefix, byte length of the member
-# prefix. Answers the bodies in arrival order; drops members whose event is gone (expired by
-# TTL) or was stored again since.
+#: The envelopes stored for one referencia (the journal's link to the inbox).
+#: KEYS: refs.  ARGV: range start, range end, event key prefix, byte length of the member
+#: prefix. Answers the bodies in arrival order; drops members whose event is gone (expired by
+#: TTL) or was stored again since.
 _J_EVENTS = """
 local out = {}
 local skip = tonumber(ARGV[4])
@@ -359,7 +383,9 @@ end
 return out
 """
 
-# KEYS: ended, ops, waiting.  ARGV: exclusive cutoff, batch size, op key prefix.
+#: The journal's purge, one batch: forget ended operations updated before the cutoff.
+#: KEYS: ended, ops, waiting.  ARGV: exclusive cutoff, batch size, op key prefix.
+#: Answers how many it forgot.
 _J_PURGE = """
 local refs = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
 for _, r in ipairs(refs) do
