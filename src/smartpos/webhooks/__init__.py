@@ -40,16 +40,9 @@ from ._memory import MemoryStore
 from ._outcomes import Operation
 from ._receiver import Receipt, WebhookReceiver
 from ._sqlite import SQLiteStore
-from ._store import (
-    Claim,
-    EventState,
-    PutResult,
-    Store,
-    StoreBase,
-    StoredEvent,
-    StoreError,
-    StoreFullError,
-)
+from ._store import StoreBase
+from ._store_errors import StoreError, StoreFullError
+from ._store_interface import Claim, EventState, PutResult, Store, StoredEvent
 from ._verify import HmacSignatureVerifier, SharedSecretVerifier, VerificationError, Verifier
 from ._worker import AsyncWorker, Worker
 

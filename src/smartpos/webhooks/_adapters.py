@@ -33,7 +33,8 @@ from typing import Any, TypeAlias
 
 from ._logsafe import loggable
 from ._receipt import Admitted, Receipt, ReceiverSteps, error_body, takes_timeout
-from ._store import EventLike, PutResult, StoreError
+from ._store_errors import StoreError
+from ._store_interface import EventLike, PutResult
 
 __all__ = [
     "ASGIApp",

@@ -34,18 +34,9 @@ if TYPE_CHECKING:
     from ._listener import ChangeSource
 
 from ._outcomes import ENDED_STATES, WAITING_STATES, Answer, JournalEntry, State
-from ._store import (
-    DEFAULT_MAX_ATTEMPTS,
-    DEFAULT_RETENTION,
-    Claim,
-    EventState,
-    StoreBase,
-    StoredEvent,
-    StoreFullError,
-    _Encoded,
-    _stored_event,
-    _utc,
-)
+from ._store import DEFAULT_MAX_ATTEMPTS, DEFAULT_RETENTION, StoreBase
+from ._store_errors import StoreFullError
+from ._store_interface import Claim, EventState, StoredEvent, _Encoded, _stored_event, _utc
 
 __all__ = ["MemoryStore"]
 

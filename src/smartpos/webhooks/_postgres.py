@@ -10,7 +10,8 @@ back by themselves.
 The schema is created and upgraded only by ``store.migrate()``, which is versioned and takes a
 transaction-scoped advisory lock, so several processes may run it at once. ``ack``, ``nack`` and
 ``dead_letter`` accept ``conn=``: a connection inside the partner's own transaction, so that the
-ack commits (or rolls back) together with the handler's writes.
+ack commits (or rolls back) together with the handler's writes. The schema's migrations and every
+statement are in ``_postgres_sql.py``.
 
 Times come from the store's ``clock`` and are sent as parameters; the server's ``now()`` is never
 used, which makes the store testable with a fake clock and means that the hosts sharing a table
@@ -22,7 +23,6 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import logging
-import re
 import time
 import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -32,7 +32,6 @@ from typing import TYPE_CHECKING, Any
 import psycopg
 import psycopg.errors
 import psycopg_pool
-from psycopg import sql
 
 from smartpos._errors import ConfigurationError
 
@@ -41,18 +40,20 @@ from ._outcomes import Answer, JournalEntry, State
 
 if TYPE_CHECKING:
     from ._listener import ChangeSource
+from ._postgres_sql import _MIGRATIONS, SCHEMA_VERSION, _check_name, _journal_entry, _stored, render
 from ._store import (
     _LEASE_EXPIRED_ERROR,
     DEFAULT_MAX_ATTEMPTS,
     DEFAULT_RETENTION,
+    StoreBase,
+    _translating,
+)
+from ._store_errors import StoreError
+from ._store_interface import (
     Claim,
     EventState,
-    StoreBase,
     StoredEvent,
-    StoreError,
     _Encoded,
-    _stored_event,
-    _translating,
     _utc,
     canonical_json,
 )
@@ -61,194 +62,8 @@ __all__ = ["SCHEMA_VERSION", "MigrationRequiredError", "PostgresStore"]
 
 _logger = logging.getLogger("smartpos.webhooks")
 
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,47}")
 _PURGE_BATCH = 1000
 _EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
-
-# Each migration is a list of statement templates for ``psycopg.sql``: ``{t}`` is the table,
-# ``{claim_idx}`` and the like its indexes. Never edit a released migration: append a new one.
-_MIGRATIONS: list[list[str]] = [
-    [
-        """CREATE TABLE {t} (
-            id text PRIMARY KEY,
-            seq bigint GENERATED ALWAYS AS IDENTITY,
-            tipo text NOT NULL,
-            criado_em timestamptz,
-            body json NOT NULL,
-            body_hash text NOT NULL,
-            state text NOT NULL DEFAULT 'pending'
-                CHECK (state IN ('pending', 'claimed', 'done', 'dead')),
-            attempts integer NOT NULL DEFAULT 0,
-            received_at timestamptz NOT NULL,
-            available_at timestamptz,
-            owner text,
-            token text,
-            lease_expires_at timestamptz,
-            last_error text,
-            done_at timestamptz
-        )""",
-        # Serves claim: walked in claim order, over the rows that can still be claimed only.
-        """CREATE INDEX {claim_idx} ON {t} (criado_em, seq)
-            WHERE state IN ('pending', 'claimed')""",
-        "CREATE INDEX {dead_idx} ON {t} (criado_em, seq) WHERE state = 'dead'",
-        "CREATE INDEX {done_idx} ON {t} (done_at) WHERE state = 'done'",
-    ],
-    # 2: the outcome journal, and a column with each event's dados.referencia, written by
-    # put() from the envelope Python already parsed: PostgreSQL's json operators unescape
-    # strings and fail on a lone surrogate or a \u0000 escape, which an index expression on
-    # the body would turn into a failed put (or an event no waiter finds). Events stored
-    # before the migration are back-filled where PostgreSQL can read them (this blocks puts
-    # meanwhile: run it at deploy).
-    [
-        "ALTER TABLE {t} ADD COLUMN referencia text",
-        """UPDATE {t} SET referencia = body -> 'dados' ->> 'referencia'
-            WHERE CASE WHEN body::text !~* '\\\\u(0000|d[89a-f])'
-                THEN json_typeof(body -> 'dados' -> 'referencia') = 'string' ELSE false END""",
-        """CREATE TABLE {ops} (
-            referencia text PRIMARY KEY,
-            seq bigint GENERATED ALWAYS AS IDENTITY,
-            kind text NOT NULL,
-            state text NOT NULL
-                CHECK (state IN ('sending', 'accepted', 'rejected', 'unknown', 'final')),
-            method text NOT NULL,
-            path text NOT NULL,
-            body bytea NOT NULL,
-            answer json,
-            final_event json,
-            created_at timestamptz NOT NULL,
-            updated_at timestamptz NOT NULL
-        )""",
-        """CREATE INDEX {ops_waiting_idx} ON {ops} (seq)
-            WHERE state IN ('sending', 'accepted', 'unknown')""",
-        """CREATE INDEX {ops_ended_idx} ON {ops} (updated_at)
-            WHERE state IN ('final', 'rejected')""",
-        "CREATE INDEX {ref_idx} ON {t} ({referencia}, seq) WHERE {referencia} IS NOT NULL",
-    ],
-    # 3: every insert NOTIFYs its event's referencia, inside the insert's transaction, for the
-    # change listeners (one LISTEN connection per process). A payload too long for NOTIFY is
-    # sent empty: "something changed", every listener's waiters re-check.
-    [
-        """CREATE FUNCTION {notify_fn}() RETURNS trigger LANGUAGE plpgsql AS $fn$
-        DECLARE
-            ref text := NEW.referencia;
-        BEGIN
-            IF ref IS NOT NULL THEN
-                IF octet_length(ref) < 7000 THEN
-                    PERFORM pg_notify({channel}, ref);
-                ELSE
-                    PERFORM pg_notify({channel}, '');
-                END IF;
-            END IF;
-            RETURN NULL;
-        END
-        $fn$""",
-        """CREATE TRIGGER {notify_trg} AFTER INSERT ON {t}
-            FOR EACH ROW EXECUTE FUNCTION {notify_fn}()""",
-    ],
-]
-
-#: The schema version this code needs; ``migrate()`` brings a table to it.
-SCHEMA_VERSION = len(_MIGRATIONS)
-
-# SQL fragments shared by several statements.
-_FRAGMENTS = {
-    "columns": "id, tipo, criado_em, body, body_hash, state, attempts, received_at, "
-    "available_at, owner, lease_expires_at, last_error, done_at",
-    # The guard of every operation on a claim: its token still holds an unexpired lease.
-    "held": "id = %(id)s AND state = 'claimed' AND token = %(token)s "
-    "AND lease_expires_at > %(now)s",
-    "release": "owner = NULL, token = NULL, lease_expires_at = NULL",
-    "done": "state = 'done', done_at = %(now)s, available_at = NULL, owner = NULL, "
-    "token = NULL, lease_expires_at = NULL",
-    # A claimed row whose lease ran out at max_attempts goes to dead instead of to a new owner.
-    "dying": "t.state = 'claimed' AND t.attempts >= %(max)s",
-    # An event's dados.referencia (migration 2 says why it is a column).
-    "referencia": "referencia",
-    "j_columns": "referencia, kind, state, method, path, body, created_at, updated_at, seq, "
-    "answer, final_event",
-}
-
-# Statement templates for ``psycopg.sql``, rendered once per store with its quoted names.
-_QUERIES = {
-    "version": "SELECT max(version) FROM {versions}",
-    "create_schema": "CREATE SCHEMA IF NOT EXISTS {schema}",
-    "create_versions": "CREATE TABLE IF NOT EXISTS {versions} (version integer PRIMARY KEY, "
-    "applied_at timestamptz NOT NULL DEFAULT now())",
-    "current_version": "SELECT coalesce(max(version), 0) FROM {versions}",
-    "add_version": "INSERT INTO {versions} (version) VALUES (%s)",
-    "put": "INSERT INTO {t} "
-    "(id, tipo, criado_em, body, body_hash, received_at, available_at, referencia) "
-    "VALUES (%s, %s, %s, %s::json, %s, %s, %s, %s) ON CONFLICT (id) DO NOTHING",
-    "put_many": "INSERT INTO {t} "
-    "(id, tipo, criado_em, body, body_hash, received_at, available_at, referencia) "
-    "SELECT u.id, u.tipo, u.criado_em, u.body::json, u.h, %(now)s, %(now)s, u.ref "
-    "FROM unnest(%(ids)s::text[], %(tipos)s::text[], %(criados)s::timestamptz[], "
-    "%(bodies)s::text[], %(hashes)s::text[], %(refs)s::text[]) "
-    "WITH ORDINALITY AS u(id, tipo, criado_em, body, h, ref, n) "
-    "ORDER BY u.n ON CONFLICT (id) DO NOTHING RETURNING id",
-    "hash": "SELECT body_hash FROM {t} WHERE id = %s",
-    "hashes": "SELECT id, body_hash FROM {t} WHERE id = ANY(%s::text[])",
-    "claim": "WITH picked AS (SELECT id FROM {t} "
-    "WHERE state IN ('pending', 'claimed') AND available_at <= %(now)s "
-    "ORDER BY criado_em, seq LIMIT %(limit)s FOR UPDATE SKIP LOCKED) "
-    "UPDATE {t} AS t SET "
-    "state = CASE WHEN {dying} THEN 'dead' ELSE 'claimed' END, "
-    "attempts = CASE WHEN {dying} THEN t.attempts ELSE t.attempts + 1 END, "
-    "owner = CASE WHEN {dying} THEN NULL ELSE %(owner)s END, "
-    "token = CASE WHEN {dying} THEN NULL ELSE gen_random_uuid()::text END, "
-    "lease_expires_at = CASE WHEN {dying} THEN NULL ELSE %(exp)s END, "
-    "available_at = CASE WHEN {dying} THEN NULL ELSE %(exp)s END, "
-    "last_error = CASE WHEN {dying} THEN %(head)s || t.attempts || %(tail)s "
-    "ELSE t.last_error END "
-    "FROM picked WHERE t.id = picked.id "
-    "RETURNING t.id, t.tipo, t.body, t.attempts, t.token, t.state, t.criado_em, t.seq",
-    "ack": "UPDATE {t} SET {done} WHERE {held}",
-    "ack_many": "UPDATE {t} AS t SET {done} "
-    "FROM unnest(%(ids)s::text[], %(tokens)s::text[]) AS a(id, token) "
-    "WHERE t.id = a.id AND t.state = 'claimed' AND t.token = a.token "
-    "AND t.lease_expires_at > %(now)s RETURNING t.id",
-    "nack": "UPDATE {t} SET "
-    "state = CASE WHEN attempts >= %(max)s THEN 'dead' ELSE 'pending' END, "
-    "available_at = CASE WHEN attempts >= %(max)s THEN NULL ELSE %(avail)s END, "
-    "last_error = %(error)s, {release} WHERE {held}",
-    "release": "UPDATE {t} SET state = 'pending', attempts = attempts - 1, "
-    "available_at = %(now)s, {release} WHERE {held}",
-    "dead_letter": "UPDATE {t} SET state = 'dead', available_at = NULL, "
-    "last_error = %(error)s, {release} WHERE {held}",
-    "extend": "UPDATE {t} SET lease_expires_at = %(exp)s, available_at = %(exp)s WHERE {held}",
-    "get": "SELECT {columns} FROM {t} WHERE id = %s",
-    # One statement per state, the state written out so that the partial indexes apply.
-    "list": "SELECT {columns} FROM {t} ORDER BY criado_em, seq LIMIT %s",
-    "list_pending": "SELECT {columns} FROM {t} WHERE state = 'pending' "
-    "ORDER BY criado_em, seq LIMIT %s",
-    "list_claimed": "SELECT {columns} FROM {t} WHERE state = 'claimed' "
-    "ORDER BY criado_em, seq LIMIT %s",
-    "list_done": "SELECT {columns} FROM {t} WHERE state = 'done' ORDER BY criado_em, seq LIMIT %s",
-    "list_dead": "SELECT {columns} FROM {t} WHERE state = 'dead' ORDER BY criado_em, seq LIMIT %s",
-    "requeue": "UPDATE {t} SET state = 'pending', attempts = 0, done_at = NULL, "
-    "available_at = %(now)s, {release} WHERE id = %(id)s AND state IN ('dead', 'done')",
-    "purge": "DELETE FROM {t} WHERE id IN "
-    "(SELECT id FROM {t} WHERE state = 'done' AND done_at < %s LIMIT %s)",
-    "settings": "SELECT current_setting('fsync'), current_setting('synchronous_commit'), "
-    "current_setting('full_page_writes')",
-    # The outcome journal (see _journal.py).
-    "j_get": "SELECT {j_columns} FROM {ops} WHERE referencia = %s",
-    "j_insert": "INSERT INTO {ops} "
-    "(referencia, kind, state, method, path, body, created_at, updated_at) "
-    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (referencia) DO NOTHING",
-    "j_update": "UPDATE {ops} SET state = %(state)s, updated_at = %(now)s, "
-    "answer = coalesce(%(answer)s::json, answer) "
-    "WHERE referencia = %(referencia)s AND state = ANY(%(allowed)s::text[])",
-    "j_finalize": "UPDATE {ops} SET state = 'final', final_event = %s::json, updated_at = %s "
-    "WHERE referencia = %s AND state <> 'final'",
-    "j_list_waiting": "SELECT {j_columns} FROM {ops} "
-    "WHERE state IN ('sending', 'accepted', 'unknown') AND seq > %s ORDER BY seq LIMIT %s",
-    "j_list": "SELECT {j_columns} FROM {ops} WHERE seq > %s ORDER BY seq LIMIT %s",
-    "j_events": "SELECT body FROM {t} WHERE {referencia} = %s ORDER BY seq",
-    "j_purge": "DELETE FROM {ops} WHERE referencia IN (SELECT referencia FROM {ops} "
-    "WHERE state IN ('final', 'rejected') AND updated_at < %s LIMIT %s)",
-}
-
 
 # A connection whose statement_timeout this store has not set (or lost track of).
 _UNKNOWN = object()
@@ -274,28 +89,10 @@ def _store_error(exc: Exception) -> StoreError:
 _translate = _translating(psycopg.Error, _store_error)
 
 
-def _check_name(name: str, what: str) -> None:
-    # Plain identifiers only, short enough that "<table>_schema" and the index names fit in
-    # PostgreSQL's 63 bytes; psycopg.sql quotes them anyway.
-    if not isinstance(name, str) or not _NAME.fullmatch(name):
-        raise ConfigurationError(
-            f"{what} must be a plain SQL identifier (letters, digits, _; at most 48), not {name!r}"
-        )
-
-
 def _ref(item: _Encoded) -> str | None:
     # text cannot hold NUL: such a referencia is never journaled either (see _journal_get).
     ref = item.referencia
     return None if ref is None or "\x00" in ref else ref
-
-
-def _to_utc(value: _dt.datetime) -> _dt.datetime:
-    return value.astimezone(_dt.timezone.utc)
-
-
-def _parsed(body: Mapping[str, Any]) -> Mapping[str, Any]:
-    # psycopg has already parsed the json column.
-    return body
 
 
 class PostgresStore(StoreBase):
@@ -384,34 +181,7 @@ class PostgresStore(StoreBase):
     def _render(self, conn: psycopg.Connection[Any]) -> dict[str, str]:
         """Render every statement once with this store's quoted names."""
         if not self._sql:
-
-            def name(bare: str) -> sql.Identifier:
-                if self._schema is None:
-                    return sql.Identifier(bare)
-                return sql.Identifier(self._schema, bare)
-
-            names: dict[str, sql.Composable] = {
-                "t": name(self._table),
-                "versions": name(f"{self._table}_schema"),
-                "schema": sql.Identifier(self._schema or "public"),
-                "claim_idx": sql.Identifier(f"{self._table}_claim_idx"),
-                "dead_idx": sql.Identifier(f"{self._table}_dead_idx"),
-                "done_idx": sql.Identifier(f"{self._table}_done_idx"),
-                "ops": name(f"{self._table}_operations"),
-                "ops_waiting_idx": sql.Identifier(f"{self._table}_ops_waiting_idx"),
-                "ops_ended_idx": sql.Identifier(f"{self._table}_ops_ended_idx"),
-                "ref_idx": sql.Identifier(f"{self._table}_ref_idx"),
-                "notify_fn": name(f"{self._table}_notify"),
-                "notify_trg": sql.Identifier(f"{self._table}_notify"),
-                "channel": sql.Literal(self._channel),
-                **{k: sql.SQL(v) for k, v in _FRAGMENTS.items()},
-            }
-            rendered = {k: sql.SQL(v).format(**names).as_string(conn) for k, v in _QUERIES.items()}
-            for version, statements in enumerate(_MIGRATIONS, start=1):
-                for i, statement in enumerate(statements):
-                    template = sql.SQL(statement)
-                    rendered[f"migration{version}.{i}"] = template.format(**names).as_string(conn)
-            self._sql = rendered
+            self._sql = render(conn, table=self._table, schema=self._schema, channel=self._channel)
         return self._sql
 
     @contextmanager
@@ -869,24 +639,3 @@ class PostgresStore(StoreBase):
         with self._connection() as conn:
             rows = conn.execute(self._sql["j_events"], (referencia,)).fetchall()
         return [body for (body,) in rows]
-
-
-def _journal_entry(row: Sequence[Any]) -> JournalEntry:
-    referencia, kind, state, method, path, body, created, updated, seq, answer, final = row
-    return JournalEntry(
-        referencia=referencia,
-        kind=kind,
-        state=state,
-        method=method,
-        path=path,
-        body=bytes(body),
-        created_at=created.timestamp(),
-        updated_at=updated.timestamp(),
-        seq=seq,
-        answer=None if answer is None else Answer.from_json(answer),
-        final_event=final,
-    )
-
-
-def _stored(row: tuple[Any, ...]) -> StoredEvent:
-    return _stored_event(row, to_datetime=_to_utc, to_raw=_parsed)

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 import attrs
 
 from ._events import Envelope, Event
-from ._store import EventLike, PutResult, Store
+from ._store_interface import EventLike, PutResult, Store
 
 __all__ = [
     "Admitted",

@@ -50,7 +50,8 @@ from ._events import (
 from ._logsafe import configure_logging, loggable
 from ._receipt import Admitted, HeadersLike, Receipt, error_body, takes_timeout
 from ._seconds import check_seconds
-from ._store import PutResult, Store, StoreError
+from ._store_errors import StoreError
+from ._store_interface import PutResult, Store
 from ._verify import VerificationError, Verifier
 
 # Admitted, HeadersLike, Receipt, error_body and takes_timeout live in the leaf ``_receipt``

@@ -22,11 +22,11 @@ of a store's keys live in one slot and every Lua script can touch them atomicall
     {P}:opseq     string  journal counter
     {P}:changes   channel (pub/sub) where the put script publishes each new event's referencia
 
-Every operation is one Lua script (registered once, run with EVALSHA), so each is atomic on
-the server. ``claim`` first moves due members of ``timer`` into ``ready``, then pops from
-``ready``. Times are the client's clock, passed in as arguments: the server's ``TIME`` is never
-read, which makes the store testable with a fake clock, and means that the hosts sharing a
-store need synchronised clocks (NTP): a host whose clock runs ahead sees leases expire early.
+Every operation is one Lua script (``_redis_scripts.py``; registered once, run with EVALSHA), so
+each is atomic on the server. ``claim`` first moves due members of ``timer`` into ``ready``, then
+pops from ``ready``. Times are the client's clock, passed in as arguments: the server's ``TIME``
+is never read, which makes the store testable with a fake clock, and means that the hosts sharing
+a store need synchronised clocks (NTP): a host whose clock runs ahead sees leases expire early.
 """
 
 from __future__ import annotations
@@ -52,18 +52,38 @@ from ._outcomes import Answer, JournalEntry, State
 
 if TYPE_CHECKING:
     from ._listener import ChangeSource
+from ._redis_scripts import (
+    _ACK,
+    _CLAIM,
+    _DEAD_LETTER,
+    _EXTEND,
+    _J_BEGIN,
+    _J_EVENTS,
+    _J_FINALIZE,
+    _J_LIST,
+    _J_PURGE,
+    _J_UPDATE,
+    _LIST,
+    _NACK,
+    _PURGE,
+    _PUT,
+    _RELEASE,
+    _REQUEUE,
+)
 from ._store import (
     _LEASE_EXPIRED_ERROR,
     DEFAULT_MAX_ATTEMPTS,
     DEFAULT_RETENTION,
+    StoreBase,
+    _translating,
+)
+from ._store_errors import StoreError
+from ._store_interface import (
     Claim,
     EventState,
-    StoreBase,
     StoredEvent,
-    StoreError,
     _Encoded,
     _stored_event,
-    _translating,
     _utc,
     canonical_json,
 )
@@ -82,365 +102,6 @@ _PURGE_BATCH = 500
 _TIMEOUT = 5.0
 # Clients kept for per-call timeouts (one per distinct value, oldest closed first).
 _MAX_TIMED_CLIENTS = 4
-
-# Lua scripts. In an event's hash, the optional fields ow, tk, le, av, dn and c are '' (or
-# absent) when None: clearing them in the same HSET saves the server an HDEL per operation.
-# Times travel as strings (Python's repr of a float) and are never formatted by Lua.
-
-# held(): the event's fields when ``token`` holds an unexpired lease, else nil.
-_LUA_HELPERS = """
-local function held(k, token, now)
-  local f = redis.call('HMGET', k, 'st', 'tk', 'le', 'id', 'at', 'sk', 'rm')
-  if f[1] == 'claimed' and f[2] == token and tonumber(f[3]) > now then return f end
-  return nil
-end
-local function to_dead(k, id, sk, rm, err, timer, dead)
-  redis.call('HSET', k, 'st', 'dead', 'err', err, 'ow', '', 'tk', '', 'le', '', 'av', '')
-  redis.call('ZREM', timer, id)
-  redis.call('ZADD', dead, sk, rm)
-end
-"""
-
-# KEYS: ready, seq, refs, event keys...
-# ARGV: now, changes channel, then (id, body, hash, tipo, criado, referencia or '') per event.
-# Answers per event: 0 when new, else the body hash already stored under its id. Each new
-# event's referencia is published on the channel (the change listeners' wake-up).
-_PUT = """
-local now = ARGV[1]
-local out = {}
-for i = 4, #KEYS do
-  local k = KEYS[i]
-  local a = (i - 4) * 6 + 3
-  local stored = redis.call('HGET', k, 'h')
-  if stored then
-    out[#out + 1] = stored
-  else
-    local criado = ARGV[a + 4]
-    local sk = criado
-    if criado == '' then sk = '+inf' end
-    local rm = string.format('%016d', redis.call('INCR', KEYS[2])) .. ':' .. ARGV[a]
-    redis.call('HSET', k, 'id', ARGV[a], 'body', ARGV[a + 1], 'h', ARGV[a + 2],
-               'tipo', ARGV[a + 3], 'c', criado, 'sk', sk, 'rm', rm, 'st', 'pending', 'at', 0,
-               'rcv', now, 'av', now)
-    redis.call('ZADD', KEYS[1], sk, rm)
-    local ref = ARGV[a + 5]
-    if ref ~= '' then
-      redis.call('HSET', k, 'ref', ref)
-      redis.call('ZADD', KEYS[3], 0, string.format('%08d', #ref) .. ':' .. ref .. ':' .. rm)
-      redis.call('PUBLISH', ARGV[2], ref)
-    end
-    out[#out + 1] = 0
-  end
-end
-return out
-"""
-
-# KEYS: ready, timer, dead, done.  ARGV: now, lease expiry, owner, limit, event key prefix,
-# max_attempts, promote max, expired-error prefix, expired-error suffix, "(<oldest done_at
-# whose TTL has surely fired>", tokens...
-# Answers (id, body, tipo, attempts) per claimed event, flattened; the n-th one got the n-th
-# token.
-_CLAIM = (
-    _LUA_HELPERS
-    + """
-local ready, timer, dead, done = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
-local now, exp, owner, limit = tonumber(ARGV[1]), ARGV[2], ARGV[3], tonumber(ARGV[4])
-local prefix, maxat = ARGV[5], tonumber(ARGV[6])
--- Drop done-index entries whose event the TTL has removed (or that was put again since), so
--- that the index stays bounded even when nobody calls purge(). Usually finds nothing.
-for _, id in ipairs(redis.call('ZRANGEBYSCORE', done, '-inf', ARGV[10], 'LIMIT', 0, limit + 1)) do
-  if redis.call('HGET', prefix .. id, 'st') ~= 'done' then redis.call('ZREM', done, id) end
-end
-local due = redis.call('ZRANGEBYSCORE', timer, '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[7]))
-for _, id in ipairs(due) do
-  local f = redis.call('HMGET', prefix .. id, 'sk', 'rm', 'st')
-  if f[3] == 'pending' or f[3] == 'claimed' then redis.call('ZADD', ready, f[1], f[2]) end
-end
-if #due > 0 then redis.call('ZREM', timer, unpack(due)) end
-local out = {}
-local n = 0
-while n < limit do
-  local popped = redis.call('ZPOPMIN', ready, limit - n)
-  if #popped == 0 then break end
-  for j = 1, #popped, 2 do
-    local rm = popped[j]
-    local id = string.sub(rm, 18)
-    local k = prefix .. id
-    local f = redis.call('HMGET', k, 'st', 'at', 'av', 'body', 'tipo')
-    if f[1] == 'pending' or f[1] == 'claimed' then
-      if tonumber(f[3]) > now then
-        -- Extended after it was moved here (clock skew between hosts): not due after all.
-        redis.call('ZADD', timer, f[3], id)
-      elseif f[1] == 'claimed' and tonumber(f[2]) >= maxat then
-        to_dead(k, id, popped[j + 1], rm, ARGV[8] .. f[2] .. ARGV[9], timer, dead)
-      else
-        n = n + 1
-        local token = ARGV[10 + n]
-        local at = tonumber(f[2]) + 1
-        redis.call('HSET', k, 'st', 'claimed', 'at', at, 'ow', owner, 'tk', token, 'le', exp,
-                   'av', exp)
-        redis.call('ZADD', timer, exp, id)
-        out[#out + 1] = id
-        out[#out + 1] = f[4]
-        out[#out + 1] = f[5]
-        out[#out + 1] = at
-      end
-    end
-  end
-end
-return out
-"""
-)
-
-# KEYS: timer, done, event keys...  ARGV: now, ttl seconds, tokens...
-# Answers 1 (acked) or 0 per event.
-_ACK = (
-    _LUA_HELPERS
-    + """
-local timer, done = KEYS[1], KEYS[2]
-local now = tonumber(ARGV[1])
-local out = {}
-for i = 3, #KEYS do
-  local k = KEYS[i]
-  local f = held(k, ARGV[i], now)
-  if f then
-    redis.call('HSET', k, 'st', 'done', 'dn', ARGV[1], 'ow', '', 'tk', '', 'le', '', 'av', '')
-    redis.call('ZREM', timer, f[4])
-    redis.call('ZADD', done, ARGV[1], f[4])
-    redis.call('EXPIRE', k, ARGV[2])
-    out[#out + 1] = 1
-  else
-    out[#out + 1] = 0
-  end
-end
-return out
-"""
-)
-
-# KEYS: event, timer, dead.  ARGV: now, token, error, available_at, max_attempts.
-_NACK = (
-    _LUA_HELPERS
-    + """
-local k = KEYS[1]
-local f = held(k, ARGV[2], tonumber(ARGV[1]))
-if not f then return 0 end
-if tonumber(f[5]) >= tonumber(ARGV[5]) then
-  to_dead(k, f[4], f[6], f[7], ARGV[3], KEYS[2], KEYS[3])
-  return 2
-end
-redis.call('HSET', k, 'st', 'pending', 'err', ARGV[3], 'av', ARGV[4], 'ow', '', 'tk', '',
-           'le', '')
-redis.call('ZADD', KEYS[2], ARGV[4], f[4])
-return 1
-"""
-)
-
-# KEYS: event, timer, dead.  ARGV: now, token, error.
-_DEAD_LETTER = (
-    _LUA_HELPERS
-    + """
-local f = held(KEYS[1], ARGV[2], tonumber(ARGV[1]))
-if not f then return 0 end
-to_dead(KEYS[1], f[4], f[6], f[7], ARGV[3], KEYS[2], KEYS[3])
-return 1
-"""
-)
-
-# KEYS: event, timer, ready.  ARGV: now, token.
-# Back to pending and ready at once, the claim's attempt taken back; 'err' is kept.
-_RELEASE = (
-    _LUA_HELPERS
-    + """
-local f = held(KEYS[1], ARGV[2], tonumber(ARGV[1]))
-if not f then return 0 end
-redis.call('HSET', KEYS[1], 'st', 'pending', 'at', tonumber(f[5]) - 1, 'av', ARGV[1], 'ow', '',
-           'tk', '', 'le', '')
-redis.call('ZREM', KEYS[2], f[4])
-redis.call('ZADD', KEYS[3], f[6], f[7])
-return 1
-"""
-)
-
-# KEYS: event, timer, ready.  ARGV: now, token, new expiry.
-_EXTEND = (
-    _LUA_HELPERS
-    + """
-local f = held(KEYS[1], ARGV[2], tonumber(ARGV[1]))
-if not f then return 0 end
-redis.call('HSET', KEYS[1], 'le', ARGV[3], 'av', ARGV[3])
-redis.call('ZADD', KEYS[2], ARGV[3], f[4])
--- Moved to ready by a host whose clock runs ahead: the lease holds, so it is not ready.
-redis.call('ZREM', KEYS[3], f[7])
-return 1
-"""
-)
-
-# KEYS: event, ready, dead, done.  ARGV: now.
-_REQUEUE = """
-local k = KEYS[1]
-local f = redis.call('HMGET', k, 'st', 'sk', 'rm', 'id')
-if f[1] ~= 'dead' and f[1] ~= 'done' then return 0 end
-redis.call('HSET', k, 'st', 'pending', 'at', 0, 'av', ARGV[1], 'dn', '', 'ow', '', 'tk', '',
-           'le', '')
-redis.call('PERSIST', k)
-redis.call('ZREM', KEYS[3], f[3])
-redis.call('ZREM', KEYS[4], f[4])
-redis.call('ZADD', KEYS[2], f[2], f[3])
-return 1
-"""
-
-# KEYS: done, refs.  ARGV: exclusive cutoff ("(<seconds>"), batch size, event key prefix.
-# Answers {deleted, entries looked at}.
-_PURGE = """
-local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
-local cutoff = tonumber(string.sub(ARGV[1], 2))
-local deleted = 0
-for _, id in ipairs(ids) do
-  local k = ARGV[3] .. id
-  local f = redis.call('HMGET', k, 'st', 'dn', 'ref', 'rm')
-  if f[1] ~= 'done' then
-    redis.call('ZREM', KEYS[1], id)
-  elseif tonumber(f[2]) < cutoff then
-    if f[3] then
-      redis.call('ZREM', KEYS[2], string.format('%08d', #f[3]) .. ':' .. f[3] .. ':' .. f[4])
-    end
-    redis.call('DEL', k)
-    redis.call('ZREM', KEYS[1], id)
-    deleted = deleted + 1
-  end
-end
-return {deleted, #ids}
-"""
-
-# KEYS: ready, timer, done, dead.  ARGV: state ('' for any), limit, event key prefix.
-# Answers the HGETALL of up to ``limit`` events of that state, in claim order. ``ready`` and
-# ``dead`` are in claim order already, so their walk stops after ``limit`` matches; ``timer``
-# and ``done`` are not, so each of their members is looked at (for done events, or any state,
-# the script's time grows with the done events kept: purge() keeps that bounded).
-_LIST = """
-local want, limit, prefix = ARGV[1], tonumber(ARGV[2]), ARGV[3]
-local rows, seen = {}, {}
-local function consider(id)
-  if seen[id] then return false end
-  seen[id] = true
-  local f = redis.call('HMGET', prefix .. id, 'st', 'c', 'rm')
-  if not f[1] or (want ~= '' and f[1] ~= want) then return false end
-  local c = tonumber(f[2])
-  rows[#rows + 1] = {c == nil and 1 or 0, c or 0, f[3], id}
-  return true
-end
-local function walk_in_order(key)
-  local found, start = 0, 0
-  while found < limit do
-    local page = redis.call('ZRANGE', key, start, start + limit - 1)
-    for _, rm in ipairs(page) do
-      if consider(string.sub(rm, 18)) then found = found + 1 end
-    end
-    if #page < limit then break end
-    start = start + limit
-  end
-end
-local function walk_all(key)
-  for _, id in ipairs(redis.call('ZRANGE', key, 0, -1)) do consider(id) end
-end
-if want == '' or want == 'pending' or want == 'claimed' then
-  walk_in_order(KEYS[1])
-  walk_all(KEYS[2])
-end
-if want == '' or want == 'done' then walk_all(KEYS[3]) end
-if want == '' or want == 'dead' then walk_in_order(KEYS[4]) end
-table.sort(rows, function(a, b)
-  if a[1] ~= b[1] then return a[1] < b[1] end
-  if a[2] ~= b[2] then return a[2] < b[2] end
-  return a[3] < b[3]
-end)
-local out = {}
-for i = 1, math.min(limit, #rows) do out[i] = redis.call('HGETALL', prefix .. rows[i][4]) end
-return out
-"""
-
-
-# The outcome journal (see _journal.py). An operation's hash: r referencia, k kind, st state,
-# m method, p path, b body, c created, u updated, n journal number, a answer JSON, fe the
-# recorded outcome's envelope.
-
-# KEYS: op, ops, waiting, opseq.  ARGV: referencia, kind, method, path, body, now.
-# Answers the existing operation's HGETALL, or an empty list when it journaled this one.
-_J_BEGIN = """
-if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('HGETALL', KEYS[1]) end
-local n = redis.call('INCR', KEYS[4])
-redis.call('HSET', KEYS[1], 'r', ARGV[1], 'k', ARGV[2], 'st', 'sending', 'm', ARGV[3],
-           'p', ARGV[4], 'b', ARGV[5], 'c', ARGV[6], 'u', ARGV[6], 'n', n)
-redis.call('ZADD', KEYS[2], n, ARGV[1])
-redis.call('ZADD', KEYS[3], n, ARGV[1])
-return {}
-"""
-
-# KEYS: op, waiting, ended.  ARGV: state, now, answer JSON or '', states it may replace...
-_J_UPDATE = """
-local f = redis.call('HMGET', KEYS[1], 'st', 'n', 'r')
-if not f[1] then return 0 end
-local allowed = false
-for i = 4, #ARGV do
-  if ARGV[i] == f[1] then allowed = true end
-end
-if not allowed then return 0 end
-redis.call('HSET', KEYS[1], 'st', ARGV[1], 'u', ARGV[2])
-if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'a', ARGV[3]) end
-if ARGV[1] == 'rejected' then
-  redis.call('ZREM', KEYS[2], f[3])
-  redis.call('ZADD', KEYS[3], ARGV[2], f[3])
-else
-  redis.call('ZADD', KEYS[2], f[2], f[3])
-  redis.call('ZREM', KEYS[3], f[3])
-end
-return 1
-"""
-
-# KEYS: op, waiting, ended.  ARGV: the outcome's envelope (JSON), now.
-_J_FINALIZE = """
-local f = redis.call('HMGET', KEYS[1], 'st', 'r')
-if not f[1] or f[1] == 'final' then return 0 end
-redis.call('HSET', KEYS[1], 'st', 'final', 'fe', ARGV[1], 'u', ARGV[2])
-redis.call('ZREM', KEYS[2], f[2])
-redis.call('ZADD', KEYS[3], ARGV[2], f[2])
-return 1
-"""
-
-# KEYS: ops or waiting.  ARGV: after (journal number), limit, op key prefix.
-_J_LIST = """
-local refs = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. ARGV[1], '+inf', 'LIMIT', 0,
-                        tonumber(ARGV[2]))
-local out = {}
-for _, r in ipairs(refs) do out[#out + 1] = redis.call('HGETALL', ARGV[3] .. r) end
-return out
-"""
-
-# KEYS: refs.  ARGV: range start, range end, event key prefix, byte length of the member
-# prefix. Answers the bodies in arrival order; drops members whose event is gone (expired by
-# TTL) or was stored again since.
-_J_EVENTS = """
-local out = {}
-local skip = tonumber(ARGV[4])
-for _, m in ipairs(redis.call('ZRANGEBYLEX', KEYS[1], ARGV[1], ARGV[2])) do
-  local rm = string.sub(m, skip + 1)
-  local f = redis.call('HMGET', ARGV[3] .. string.sub(rm, 18), 'body', 'rm')
-  if f[1] and f[2] == rm then out[#out + 1] = f[1] else redis.call('ZREM', KEYS[1], m) end
-end
-return out
-"""
-
-# KEYS: ended, ops, waiting.  ARGV: exclusive cutoff, batch size, op key prefix.
-_J_PURGE = """
-local refs = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
-for _, r in ipairs(refs) do
-  redis.call('DEL', ARGV[3] .. r)
-  redis.call('ZREM', KEYS[1], r)
-  redis.call('ZREM', KEYS[2], r)
-  redis.call('ZREM', KEYS[3], r)
-end
-return #refs
-"""
 
 
 class _Script:

@@ -33,14 +33,12 @@ from smartpos._errors import ConfigurationError
 
 from ._outcomes import Answer, JournalEntry, State
 from ._seconds import check_seconds
-from ._store import (
-    DEFAULT_MAX_ATTEMPTS,
-    DEFAULT_RETENTION,
+from ._store import DEFAULT_MAX_ATTEMPTS, DEFAULT_RETENTION, StoreBase
+from ._store_errors import StoreError
+from ._store_interface import (
     Claim,
     EventState,
-    StoreBase,
     StoredEvent,
-    StoreError,
     _Encoded,
     _stored_event,
     _utc,

@@ -45,7 +45,7 @@ from smartpos._signals import stop_on_signals
 from ._events import Event, InvalidEventError
 from ._logsafe import configure_logging, loggable
 from ._seconds import check_seconds
-from ._store import Claim, Store
+from ._store_interface import Claim, Store
 
 __all__ = ["MAX_ERROR_CHARS", "AsyncWorker", "Worker", "backoff_delay", "error_text"]
 
