@@ -178,7 +178,8 @@ class ListenerContract:
         before = listener.checks
         waits = [_Wait(listener, r, WAKE) for r in refs]
         until(lambda: listener.waiting() == 20, "20 waiters")
-        until(lambda: listener.checks == before + 20, "the first checks")
+        until(lambda: listener.checks >= before + 20, "the first checks")
+        broadcasts = listener.broadcasts
 
         store.put(event("ev-5", "pagamento.recusado", refs[5]))
         first = _id(waits[5].join())
@@ -186,7 +187,14 @@ class ListenerContract:
         second = _id(waits[6].join())
 
         assert ("ev-5", "ev-6") == (first, second)
-        assert before + 22 == listener.checks
+        # Exactly one check per woken waiter; only a source that (re)connected meanwhile and
+        # woke everyone (a broadcast, counted) may explain more.
+        extra = 20 * (listener.broadcasts - broadcasts)
+        assert before + 22 <= listener.checks <= before + 22 + extra, (
+            before,
+            listener.checks,
+            listener.broadcasts - broadcasts,
+        )
         for referencia in refs:
             store.put(event(f"end-{referencia}", "pagamento.recusado", referencia))
         assert all(w.join() is not None for w in waits)

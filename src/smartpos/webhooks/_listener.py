@@ -184,7 +184,9 @@ class ChangeListener:
         self._closing = threading.Event()
         self.pid = os.getpid()
         self.checks = 0
-        """Store checks made by this listener's waiters (tests and benchmarks read it)."""
+        """Store checks made (and finished) by this listener's waiters (tests and benchmarks read it)."""
+        self.broadcasts = 0
+        """Wake-ups of every waiter (a (re)connected source re-checks all; tests read it)."""
 
     @property
     def stopped(self) -> bool:
@@ -228,6 +230,7 @@ class ChangeListener:
         """Wake the waiters of these referencias (all of them for ``None``); any thread."""
         with self._lock:
             if referencias is None:
+                self.broadcasts += 1
                 targets = [w for waiters in self._waiters.values() for w in waiters]
             else:
                 targets = [w for r in set(referencias) for w in self._waiters.get(r, ())]
@@ -286,12 +289,16 @@ class ChangeListener:
             self._unregister(referencia, waiter)
 
     def _check(self, referencia: str) -> Event | None:
-        with self._lock:
-            self.checks += 1
         store = self._store()
         if store is None:  # pragma: no cover - a waiter's caller holds the store
             raise StoreError("the store was closed and garbage-collected")
-        return store._outcome(referencia)
+        try:
+            return store._outcome(referencia)
+        finally:
+            # Counted once the check is done, so that a reader of ``checks`` knows that every
+            # check it counts has seen the store as it was then.
+            with self._lock:
+                self.checks += 1
 
     def _register(self, referencia: str, waiter: _Waiter) -> None:
         with self._lock:

@@ -69,6 +69,8 @@ def _busy(exc: sqlite3.OperationalError) -> bool:
     if code is not None:
         return (code & 0xFF) in (_SQLITE_BUSY, _SQLITE_LOCKED)
     return "locked" in str(exc) or "busy" in str(exc)
+
+
 # ON CONFLICT ... DO NOTHING needs 3.24 (2018); every supported Python ships a newer one.
 _MIN_SQLITE = (3, 24, 0)
 
