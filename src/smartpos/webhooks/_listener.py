@@ -184,7 +184,7 @@ class ChangeListener:
         self._closing = threading.Event()
         self.pid = os.getpid()
         self.checks = 0
-        """Store checks made (and finished) by this listener's waiters (tests and benchmarks read it)."""
+        """Store checks finished by this listener's waiters (tests and benchmarks read it)."""
         self.broadcasts = 0
         """Wake-ups of every waiter (a (re)connected source re-checks all; tests read it)."""
 
