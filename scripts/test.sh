@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, on a fresh clone: installs what it needs into .venvs/<version>, then
 # runs ruff, mypy --strict, pyright on the typing checks, the unasync check, pytest on the
-# oldest and the newest supported Python, and the benchmarks in quick mode (they prove the
-# scripts work; timings are never judged here).
+# oldest and the newest supported Python, the client suite once more on httpx2 (newest), and
+# the benchmarks in quick mode (they prove the scripts work; timings are never judged here).
 #
 #   bash scripts/test.sh                          # everything
 #   SMARTPOS_TEST_PYTHONS="3.12" bash scripts/test.sh   # other interpreters
@@ -63,6 +63,16 @@ for venv in "${venvs[@]}"; do
     "$venv/bin/python" -m pytest -q "$@"
   fi
 done
+
+if "$newest/bin/python" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+  # httpx2 needs Python 3.11: the client suite again, with httpx2 standing in for httpx.
+  echo "== client suite on httpx2 ($newest)"
+  "$newest/bin/python" scripts/on_httpx2.py -q \
+    tests/test_clients.py tests/test_retries.py tests/test_hardening_money.py \
+    tests/test_hardening_config.py tests/test_core.py tests/test_errors.py tests/test_logging.py \
+    tests/test_safety.py tests/test_parity.py tests/test_real_server.py \
+    tests/testing/test_sandbox_client.py tests/testing/test_sandbox_faults.py
+fi
 
 echo "== benchmarks, quick mode ($newest)"
 "$newest/bin/python" benchmarks/run_all.py --quick

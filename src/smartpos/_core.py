@@ -37,6 +37,7 @@ from typing import Generic, TypeVar
 import attrs
 import httpx
 
+from . import _httpcompat
 from ._calls import (
     OWN_REQUEST,
     Call,
@@ -116,9 +117,10 @@ _VERDICTS_ON_THE_REQUEST = frozenset(
 )
 
 # Raised before any byte reached the service: safe to retry, and never an unknown outcome.
-_NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+# Names, not classes: httpx2's classes of the same names classify the same (``_httpcompat``).
+_NOT_SENT = ("ConnectError", "ConnectTimeout", "PoolTimeout")
 # Cannot succeed by retrying (bad URL scheme, a proxy refused, an invalid local request).
-_FATAL = (httpx.UnsupportedProtocol, httpx.LocalProtocolError, httpx.ProxyError)
+_FATAL = ("UnsupportedProtocol", "LocalProtocolError", "ProxyError")
 
 
 def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
@@ -233,10 +235,11 @@ class Attempts(Generic[T]):
     def failed(self, exc: Exception) -> T | Retry:
         """Decide after any exception raised while sending or reading; raises when final.
 
-        An ``httpx.HTTPStatusError`` comes from a response hook (``raise_for_status``) of a
-        user's ``http_client``: its response is classified as if the hook had not raised.
+        An ``httpx.HTTPStatusError`` (or httpx2's) comes from a response hook
+        (``raise_for_status``) of a user's ``http_client``: its response is classified as if
+        the hook had not raised.
         """
-        if isinstance(exc, httpx.HTTPStatusError):
+        if isinstance(exc, _httpcompat.classes("HTTPStatusError")):
             return self.answered(exc.response)
         try:
             return self._failed(exc)
@@ -351,9 +354,11 @@ class Attempts(Generic[T]):
         # Only these prove that no byte left; anything else (an httpx read error, or a
         # RuntimeError of an event loop that is gone, raised after the request was written)
         # may have followed the send.
-        if not isinstance(exc, _NOT_SENT + _FATAL):
+        if not isinstance(exc, _httpcompat.classes(*_NOT_SENT, *_FATAL)):
             self.maybe_sent = True
-        if isinstance(exc, _FATAL) or not isinstance(exc, httpx.TransportError):
+        if isinstance(exc, _httpcompat.classes(*_FATAL)) or not isinstance(
+            exc, _httpcompat.classes("TransportError")
+        ):
             raise self._final(exc)
         if self._retries_left():
             return Retry(self.backoff())
@@ -367,7 +372,7 @@ class Attempts(Generic[T]):
         # too short to be real would only garble the message).
         if len(self.config.api_key) >= 6:
             text = text.replace(self.config.api_key, "[redacted]")
-        if isinstance(exc, httpx.TimeoutException):
+        if isinstance(exc, _httpcompat.classes("TimeoutException")):
             wrapped = TimeoutError(text)
         else:
             wrapped = TransportError(text)
