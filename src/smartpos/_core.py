@@ -182,11 +182,11 @@ class Attempts(Generic[T]):
         self.maybe_sent = False
         self.rng = rng or _rng
         self.started = 0.0
-        #: The HTTP status of the last attempt's response (``None``: it had none).
+        #: The HTTP status of the current attempt's response (``None``: none yet, or none).
         self.status: int | None = None
         # Telemetry (``_telemetry``): one look at the observer per call, none when it is off.
         observer = _telemetry.observer
-        self.observation = None if observer is None else observer.call(call)
+        self.observation = None if observer is None else _telemetry.guarded(observer.call, call)
 
     def sending(self, *, closed: bool = False) -> None:
         """Record that an attempt starts now.
@@ -218,6 +218,7 @@ class Attempts(Generic[T]):
             )
         self.attempt += 1
         self.started = time.perf_counter()
+        self.status = None
 
     def _closed(self) -> SmartPOSError:
         where = f"{self.call.method} {self.call.log_path or self.call.path}"
@@ -310,7 +311,7 @@ class Attempts(Generic[T]):
     def _observe(self, step: T | Retry) -> None:
         assert self.observation is not None
         if isinstance(step, Retry):
-            self.observation.retry(self.attempt, step.delay, self.status)
+            _telemetry.guarded(self.observation.retry, self.attempt, step.delay, self.status)
         else:
             self._finish(step)
 
@@ -321,7 +322,7 @@ class Attempts(Generic[T]):
             self.observation = None
             outcome = _telemetry.outcome_of(self.call, self.attempt, result)
             error = result if isinstance(result, BaseException) else None
-            observation.finished(outcome, self.attempt, self.status, error)
+            _telemetry.guarded(observation.finished, outcome, self.attempt, self.status, error)
 
     def _forget_key(self) -> None:
         # The exception raised to the caller reaches this request (``exc.response.request``,
@@ -396,7 +397,6 @@ class Attempts(Generic[T]):
 
     def _failed(self, exc: Exception) -> Retry:
         elapsed = time.perf_counter() - self.started
-        self.status = None
         self._log(None, elapsed, None, exc)
         # Only these prove that no byte left; anything else (an httpx read error, or a
         # RuntimeError of an event loop that is gone, raised after the request was written)

@@ -24,7 +24,9 @@ current one between a start and its end.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final, Protocol
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar
 
 from . import _errors
 from ._errors import OutcomeUnknownError, SmartPOSError
@@ -44,6 +46,7 @@ __all__ = [
     "CallObservation",
     "HandlingObservation",
     "Observer",
+    "guarded",
     "handling",
     "install",
     "observer",
@@ -103,6 +106,10 @@ class Observer(Protocol):
         """A worker starts handling a claimed event."""
 
 
+R = TypeVar("R")
+
+_logger = logging.getLogger("smartpos")
+
 #: The installed observer; ``None`` (the default) means telemetry is off.
 observer: Observer | None = None
 
@@ -118,10 +125,23 @@ def install(new: Observer | None) -> Observer | None:
     return previous
 
 
+def guarded(method: Callable[..., R], *args: Any) -> R | None:
+    """Call an observer's method; a failure of it is logged, never raised.
+
+    Telemetry must not change what a call ends in: an observer that raises would replace an
+    ``OutcomeUnknownError`` with its own exception.
+    """
+    try:
+        return method(*args)
+    except Exception:
+        _logger.warning("smartpos: the telemetry observer failed", exc_info=True)
+        return None
+
+
 def handling(claim: Claim) -> HandlingObservation | None:
     """The observation of a worker's handling of ``claim``, or ``None`` when nobody observes."""
     current = observer
-    return None if current is None else current.handling(claim)
+    return None if current is None else guarded(current.handling, claim)
 
 
 def outcome_of(call: Call[Any], attempts: int, result: object) -> str:

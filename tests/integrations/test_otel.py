@@ -617,3 +617,34 @@ def test_without_the_extra_smartpos_works_and_otel_says_what_to_install() -> Non
     )
     assert "[]\nsmartpos.integrations.otel needs OpenTelemetry's API: pip install " in out
     assert "'smartpos[otel]'" in out
+
+
+@pytest.mark.slow
+def test_the_example_runs_and_links_the_sale() -> None:
+    """examples/otel_sandbox.py: the handling span links the receive span, the refund is the
+    handling's child, and the metrics and gauges print."""
+    example = Path(__file__).resolve().parents[2] / "examples" / "otel_sandbox.py"
+    result = subprocess.run(
+        [sys.executable, "-W", "error", str(example)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert 0 == result.returncode, result.stderr
+    spans = {
+        line.split()[1] + " " + line.split()[2]: dict(
+            part.split("=", 1) for part in line.split()[3:6] if "=" in part
+        )
+        for line in result.stdout.splitlines()
+        if line.startswith("span ")
+    }
+    receive = spans["smartpos webhooks.receive"]
+    process = spans["smartpos webhooks.process"]
+    refund = spans["smartpos refunds.create_for"]
+    assert receive["id"] == process["link"]
+    assert process["id"] == refund["parent"]
+    assert "smartpos payments.create" in spans
+    assert "metric smartpos.webhooks.dead_letters {'smartpos.store': 'inbox'} = 0" in (
+        result.stdout
+    )

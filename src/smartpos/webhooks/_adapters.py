@@ -309,7 +309,7 @@ class AsgiReceiver:
                 admitted = receiver.stored(admitted, result)
         if observer is not None:
             # What receive() reports, for the deliveries this app admits itself.
-            observer.received(admitted, started)
+            _telemetry.guarded(observer.received, admitted, started)
         await _send_receipt(send, admitted)
 
 

@@ -185,7 +185,7 @@ class WebhookReceiver:
             return self._receive(body, headers)
         started = time.time_ns()
         receipt = self._receive(body, headers)
-        observer.received(receipt, started)
+        _telemetry.guarded(observer.received, receipt, started)
         return receipt
 
     def _receive(

@@ -401,9 +401,9 @@ class Worker(_WorkerBase):
         try:
             result, error = self._handle(settings, claim)
         except BaseException as exc:
-            observation.finished("interrupted", exc)
+            _telemetry.guarded(observation.finished, "interrupted", exc)
             raise
-        observation.finished(result, error)
+        _telemetry.guarded(observation.finished, result, error)
 
     def _handle(self, settings: _Settings, claim: Claim) -> tuple[str, Exception | None]:
         """Run the handler on a claim and finish it: what became of it, and its error."""
@@ -555,9 +555,9 @@ class AsyncWorker(_WorkerBase):
         try:
             result, error = await self._handle(settings, claim)
         except BaseException as exc:
-            observation.finished("interrupted", exc)
+            _telemetry.guarded(observation.finished, "interrupted", exc)
             raise
-        observation.finished(result, error)
+        _telemetry.guarded(observation.finished, result, error)
 
     async def _handle(self, settings: _Settings, claim: Claim) -> tuple[str, Exception | None]:
         """Run the handler on a claim and finish it: what became of it, and its error."""
