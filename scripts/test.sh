@@ -2,9 +2,10 @@
 # The whole test suite, on a fresh clone: installs what it needs into .venvs/<version>, then
 # runs ruff, mypy --strict, pyright on the typing checks, the unasync check, pytest on the
 # oldest and the newest supported Python (tests/test_docs_site.py builds the documentation
-# site with `mkdocs build --strict` and checks it), the release check (sdist and wheel built
-# and installed in clean venvs: scripts/release_check.py), and the benchmarks in quick mode
-# (they prove the scripts work; timings are never judged here).
+# site with `mkdocs build --strict` and checks it), the client suite once more on httpx2
+# (newest), the release check (sdist and wheel built and installed in clean venvs:
+# scripts/release_check.py), and the benchmarks in quick mode (they prove the scripts work;
+# timings are never judged here).
 #
 #   bash scripts/test.sh                          # everything
 #   SMARTPOS_TEST_PYTHONS="3.12" bash scripts/test.sh   # other interpreters
@@ -69,6 +70,16 @@ for venv in "${venvs[@]}"; do
     "$venv/bin/python" -m pytest -q "$@"
   fi
 done
+
+if "$newest/bin/python" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+  # httpx2 needs Python 3.11: the client suite again, with httpx2 standing in for httpx.
+  echo "== client suite on httpx2 ($newest)"
+  "$newest/bin/python" scripts/on_httpx2.py -q \
+    tests/test_clients.py tests/test_retries.py tests/test_hardening_money.py \
+    tests/test_hardening_config.py tests/test_core.py tests/test_errors.py tests/test_logging.py \
+    tests/test_safety.py tests/test_parity.py tests/test_real_server.py \
+    tests/testing/test_sandbox_client.py tests/testing/test_sandbox_faults.py
+fi
 
 echo "== release check: build, twine check, clean installs ($newest)"
 "$newest/bin/python" scripts/release_check.py ${SMARTPOS_TEST_PYTHONS:+--pythons $SMARTPOS_TEST_PYTHONS}

@@ -61,6 +61,7 @@ EXAMPLE_RUNNERS = {
     "checkout_async.py": "tests/cli/test_cli_examples.py",
     "fastapi_app.py": "tests/integrations/test_fastapi.py",
     "flask_app.py": "tests/integrations/test_flask.py",
+    "otel_sandbox.py": "tests/integrations/test_otel.py",
     "quickstart.py": "tests/cli/test_cli_examples.py",
     "webhook_flask.py": "tests/webhooks/test_examples.py",
     "webhook_starlette.py": "tests/webhooks/test_examples.py",

@@ -79,7 +79,7 @@ EXTRA_NAMES = {
     "to_reais",
 }
 #: Modules that need an optional dependency (an extra); skipped when it is not installed.
-OPTIONAL_MODULES = {"_redis", "_postgres"}
+OPTIONAL_MODULES = {"_redis", "_postgres", "otel"}
 
 
 def test_all_is_exactly_the_public_api() -> None:

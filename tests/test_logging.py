@@ -186,13 +186,13 @@ def test_without_smartpos_log_stderr_stays_silent(level: str | None) -> None:
 async def test_httpx_own_log_line_masks_the_document_of_the_listing(
     sdk: SDK, httpx_mock: HTTPXMock, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """httpx logs every URL at INFO; the customer's document in the listing path is masked."""
+    """httpx (httpx2 too) logs every URL at INFO; the document in the listing path is masked."""
     caplog.set_level(logging.INFO)
     httpx_mock.add_response(json=[{"smartposId": "SP-1"}])
 
     await sdk.call("terminals", "list", documento_cliente=CPF)
 
-    lines = [r.getMessage() for r in caplog.records if r.name == "httpx"]
+    lines = [r.getMessage() for r in caplog.records if r.name in ("httpx", "httpx2")]
     assert 1 == len(lines)
     assert "/v1/customers/123.***.***-09/smartpos" in lines[0]
     assert CPF not in caplog.text

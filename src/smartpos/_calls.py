@@ -70,6 +70,8 @@ class Call(Generic[T]):
     referencia_supplied: bool = False
     """The caller chose the referencia: only then can a first-attempt 409 be the caller's own
     earlier request, and so prove that *this* call started nothing."""
+    operation: str = ""
+    """The client method that made it, such as ``"payments.create"`` (telemetry names)."""
 
 
 #: Marks the SDK's own requests, so that the body reader added to a user's ``http_client``
@@ -160,6 +162,7 @@ def qrcode_call(config: Config, *, documento_cliente: str, referencia: str | Non
     return Call(
         method="POST",
         path="/qrcode",
+        operation="qrcodes.create",
         parse=read_qrcode,
         body=_body(request),
         referencia=request.referencia,
@@ -198,6 +201,7 @@ def payment_call(
     return Call(
         method="POST",
         path="/v1/payments",
+        operation="payments.create",
         parse=read_acceptance,
         body=_body(request),
         referencia=request.referencia,
@@ -224,7 +228,7 @@ def refund_call(
         pagamento_original=pagamento_original,
         referencia=referencia,
     )
-    return _refund(request, referencia_supplied=referencia is not None)
+    return _refund(request, "refunds.create", referencia_supplied=referencia is not None)
 
 
 def refund_for_call(
@@ -238,13 +242,14 @@ def refund_for_call(
     request = _arguments.refund_request_for(
         config, evento, valor_centavos=valor_centavos, referencia=referencia
     )
-    return _refund(request, referencia_supplied=referencia is not None)
+    return _refund(request, "refunds.create_for", referencia_supplied=referencia is not None)
 
 
-def _refund(request: RefundRequest, *, referencia_supplied: bool) -> Call[Refund]:
+def _refund(request: RefundRequest, operation: str, *, referencia_supplied: bool) -> Call[Refund]:
     return Call(
         method="POST",
         path="/v1/refunds",
+        operation=operation,
         parse=read_refund,
         body=_body(request),
         referencia=request.referencia,
@@ -272,6 +277,7 @@ def print_call(
     return Call(
         method="POST",
         path="/v1/print-jobs",
+        operation="print_jobs.create",
         parse=read_acceptance,
         body=_body(request),
         referencia=request.referencia,
@@ -286,6 +292,7 @@ def terminals_call(config: Config, *, documento_cliente: str) -> Call[list[Termi
     return Call(
         method="GET",
         path=f"/v1/customers/{doc}/smartpos",
+        operation="terminals.list",
         parse=read_terminals,
         log_path=f"/v1/customers/{mask_documento(doc)}/smartpos",
     )

@@ -12,6 +12,7 @@ import re
 import attrs
 import httpx
 
+from . import _httpcompat
 from ._errors import ConfigurationError
 from ._logging import redact_url
 from ._version import __version__
@@ -93,7 +94,7 @@ class Config:
         *,
         api_key: str | None,
         base_url: str | None,
-        timeout: float | httpx.Timeout | None,
+        timeout: float | _httpcompat.AnyTimeout | None,
         max_retries: int,
         retry_backoff: float,
         strict_referencia: bool,
@@ -121,7 +122,9 @@ class Config:
         _check_base_url(base_url, api_key)
         if timeout is None:
             timeout = DEFAULT_TIMEOUT
-        elif not isinstance(timeout, httpx.Timeout):
+        elif isinstance(timeout, _httpcompat.classes("Timeout")):
+            timeout = _httpcompat.to_httpx_timeout(timeout)
+        else:
             if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
                 raise ConfigurationError(
                     "timeout must be a positive number of seconds or an httpx.Timeout"
@@ -144,6 +147,6 @@ class Config:
             strict_referencia=bool(strict_referencia),
         )
 
-    def with_timeout(self, timeout: httpx.Timeout) -> Config:
-        """Return a copy that uses ``timeout`` (the one of a user's own httpx client)."""
-        return attrs.evolve(self, timeout=timeout)
+    def with_timeout(self, timeout: _httpcompat.AnyTimeout) -> Config:
+        """Return a copy that uses ``timeout`` (the one of a user's own httpx or httpx2 client)."""
+        return attrs.evolve(self, timeout=_httpcompat.to_httpx_timeout(timeout))

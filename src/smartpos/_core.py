@@ -37,6 +37,7 @@ from typing import Generic, TypeVar
 import attrs
 import httpx
 
+from . import _httpcompat, _telemetry
 from ._calls import (
     OWN_REQUEST,
     Call,
@@ -116,9 +117,10 @@ _VERDICTS_ON_THE_REQUEST = frozenset(
 )
 
 # Raised before any byte reached the service: safe to retry, and never an unknown outcome.
-_NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+# Names, not classes: httpx2's classes of the same names classify the same (``_httpcompat``).
+_NOT_SENT = ("ConnectError", "ConnectTimeout", "PoolTimeout")
 # Cannot succeed by retrying (bad URL scheme, a proxy refused, an invalid local request).
-_FATAL = (httpx.UnsupportedProtocol, httpx.LocalProtocolError, httpx.ProxyError)
+_FATAL = ("UnsupportedProtocol", "LocalProtocolError", "ProxyError")
 
 
 def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
@@ -150,7 +152,17 @@ class Attempts(Generic[T]):
     Cancellation and Ctrl-C are not classified but annotated (:meth:`interrupted`).
     """
 
-    __slots__ = ("attempt", "call", "config", "maybe_sent", "request", "rng", "started")
+    __slots__ = (
+        "attempt",
+        "call",
+        "config",
+        "maybe_sent",
+        "observation",
+        "request",
+        "rng",
+        "started",
+        "status",
+    )
 
     def __init__(
         self,
@@ -170,6 +182,11 @@ class Attempts(Generic[T]):
         self.maybe_sent = False
         self.rng = rng or _rng
         self.started = 0.0
+        #: The HTTP status of the current attempt's response (``None``: none yet, or none).
+        self.status: int | None = None
+        # Telemetry (``_telemetry``): one look at the observer per call, none when it is off.
+        observer = _telemetry.observer
+        self.observation = None if observer is None else _telemetry.guarded(observer.call, call)
 
     def sending(self, *, closed: bool = False) -> None:
         """Record that an attempt starts now.
@@ -183,8 +200,9 @@ class Attempts(Generic[T]):
                 the service).
         """
         if closed:
-            self._forget_key()
-            raise self._closed()
+            error = self._closed()
+            self._end(error)
+            raise error
         if (
             self.attempt == 0
             and self.call.referencia is not None
@@ -200,6 +218,7 @@ class Attempts(Generic[T]):
             )
         self.attempt += 1
         self.started = time.perf_counter()
+        self.status = None
 
     def _closed(self) -> SmartPOSError:
         where = f"{self.call.method} {self.call.log_path or self.call.path}"
@@ -225,24 +244,31 @@ class Attempts(Generic[T]):
     def answered(self, response: httpx.Response) -> T | Retry:
         """Decide after a response (already read)."""
         try:
-            return self._answered(response)
-        except BaseException:
-            self._forget_key()
+            step = self._answered(response)
+        except BaseException as exc:
+            self._end(exc)
             raise
+        if self.observation is not None:
+            self._observe(step)
+        return step
 
     def failed(self, exc: Exception) -> T | Retry:
         """Decide after any exception raised while sending or reading; raises when final.
 
-        An ``httpx.HTTPStatusError`` comes from a response hook (``raise_for_status``) of a
-        user's ``http_client``: its response is classified as if the hook had not raised.
+        An ``httpx.HTTPStatusError`` (or httpx2's) comes from a response hook
+        (``raise_for_status``) of a user's ``http_client``: its response is classified as if
+        the hook had not raised.
         """
-        if isinstance(exc, httpx.HTTPStatusError):
+        if isinstance(exc, _httpcompat.classes("HTTPStatusError")):
             return self.answered(exc.response)
         try:
-            return self._failed(exc)
-        except BaseException:
-            self._forget_key()
+            step = self._failed(exc)
+        except BaseException as error:
+            self._end(error)
             raise
+        if self.observation is not None:
+            self._observe(step)
+        return step
 
     def interrupted(self, exc: BaseException) -> None:
         """Annotate an exception that interrupts the call: cancellation, Ctrl-C, exit.
@@ -254,8 +280,11 @@ class Attempts(Generic[T]):
         itself are left alone.
         """
         if isinstance(exc, Exception):
+            # The SDK's own exceptions ended the call already; anything else failed around
+            # the sends (outside this state machine) and ends it now.
+            self._finish(exc)
             return
-        self._forget_key()
+        self._end(exc)
         call = self.call
         if not (call.starts_operation and call.referencia and self.attempt):
             return
@@ -274,6 +303,27 @@ class Attempts(Generic[T]):
             self.attempt,
         )
 
+    def _end(self, exc: BaseException) -> None:
+        """The call ends in ``exc``: nothing more is sent."""
+        self._forget_key()
+        self._finish(exc)
+
+    def _observe(self, step: T | Retry) -> None:
+        assert self.observation is not None
+        if isinstance(step, Retry):
+            _telemetry.guarded(self.observation.retry, self.attempt, step.delay, self.status)
+        else:
+            self._finish(step)
+
+    def _finish(self, result: object) -> None:
+        """Tell the observer, once, how the call ended (a result, or an exception)."""
+        observation = self.observation
+        if observation is not None:
+            self.observation = None
+            outcome = _telemetry.outcome_of(self.call, self.attempt, result)
+            error = result if isinstance(result, BaseException) else None
+            _telemetry.guarded(observation.finished, outcome, self.attempt, self.status, error)
+
     def _forget_key(self) -> None:
         # The exception raised to the caller reaches this request (``exc.response.request``,
         # an httpx exception's ``.request``), and httpx's repr of headers hides only
@@ -283,7 +333,7 @@ class Attempts(Generic[T]):
 
     def _answered(self, response: httpx.Response) -> T | Retry:
         elapsed = time.perf_counter() - self.started
-        status = response.status_code
+        status = self.status = response.status_code
         request_id = request_id_of(response.headers)
         self._log(status, elapsed, request_id)
         if 200 <= status < 300:
@@ -351,9 +401,11 @@ class Attempts(Generic[T]):
         # Only these prove that no byte left; anything else (an httpx read error, or a
         # RuntimeError of an event loop that is gone, raised after the request was written)
         # may have followed the send.
-        if not isinstance(exc, _NOT_SENT + _FATAL):
+        if not isinstance(exc, _httpcompat.classes(*_NOT_SENT, *_FATAL)):
             self.maybe_sent = True
-        if isinstance(exc, _FATAL) or not isinstance(exc, httpx.TransportError):
+        if isinstance(exc, _httpcompat.classes(*_FATAL)) or not isinstance(
+            exc, _httpcompat.classes("TransportError")
+        ):
             raise self._final(exc)
         if self._retries_left():
             return Retry(self.backoff())
@@ -367,7 +419,7 @@ class Attempts(Generic[T]):
         # too short to be real would only garble the message).
         if len(self.config.api_key) >= 6:
             text = text.replace(self.config.api_key, "[redacted]")
-        if isinstance(exc, httpx.TimeoutException):
+        if isinstance(exc, _httpcompat.classes("TimeoutException")):
             wrapped = TimeoutError(text)
         else:
             wrapped = TransportError(text)

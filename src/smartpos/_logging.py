@@ -14,8 +14,7 @@ import re
 import sys
 from urllib.parse import unquote
 
-import httpx
-
+from . import _httpcompat
 from ._documents import mask_documento
 
 __all__ = [
@@ -57,14 +56,17 @@ _CUSTOMER_PATH = re.compile(r"(/v1/customers/)([^/?#]+)(/smartpos)")
 class _MaskCustomerPath(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         args = record.args
-        if isinstance(args, tuple) and any(isinstance(a, httpx.URL) for a in args):
+        if not isinstance(args, tuple):
+            return True
+        url = _httpcompat.classes("URL")
+        if any(isinstance(a, url) for a in args):
             record.args = tuple(
                 redact_url(
                     _CUSTOMER_PATH.sub(
                         lambda m: m[1] + mask_documento(unquote(m[2])) + m[3], str(a)
                     )
                 )
-                if isinstance(a, httpx.URL)
+                if isinstance(a, url)
                 else a
                 for a in args
             )
@@ -75,11 +77,12 @@ _httpx_filter_installed = False
 
 
 def mask_documents_in_httpx_logs() -> None:
-    """Put the masking filter on httpx's logger (once per process)."""
+    """Put the masking filter on httpx's logger and httpx2's (once per process)."""
     global _httpx_filter_installed
     if not _httpx_filter_installed:
         _httpx_filter_installed = True
-        logging.getLogger("httpx").addFilter(_MaskCustomerPath())
+        for name in ("httpx", "httpx2"):
+            logging.getLogger(name).addFilter(_MaskCustomerPath())
 
 
 def set_up() -> None:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
 
-from . import _wire
+from . import _httpcompat, _wire
 from ._errors import APIError, ResponseError, error_class
 from ._models import Acceptance, HTTPInfo, QRCode, Refund, Terminal
 
@@ -171,7 +171,7 @@ def error_from_response(response: httpx.Response) -> APIError:
     fields: dict[str, str | None] = dict.fromkeys(_wire.ERROR_FIELDS)
     try:
         content = response.content
-    except httpx.ResponseNotRead:
+    except _httpcompat.classes("ResponseNotRead"):
         # A user's response hook raised and httpx closed the response unread: its status
         # still gives the HTTP class.
         content = b""

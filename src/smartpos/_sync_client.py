@@ -8,11 +8,11 @@ from __future__ import annotations
 import builtins
 import time
 from types import TracebackType
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, TypeVar, cast
 
 import httpx
 
-from . import _core, _logging, _transports
+from . import _core, _httpcompat, _logging, _transports
 from ._errors import ConfigurationError
 from ._models import (
     Acceptance,
@@ -28,6 +28,8 @@ from ._models import (
 )
 
 if TYPE_CHECKING:
+    import httpx2
+
     from .webhooks import PagamentoAprovado
 
 __all__ = [
@@ -56,12 +58,13 @@ class Client:
             always resends the same referencia, so it can never charge twice.
         retry_backoff: Base of the exponential backoff with jitter, in seconds; 0 retries at
             once without waiting, ``Retry-After`` included (for tests).
-        http_client: An ``httpx.Client`` you own (proxies, mTLS, event hooks); it is used
-            as given and never closed by this client. Its default headers are sent and its
-            event hooks run; the SDK puts one response hook in front of yours, which reads
-            the body of the SDK's own responses only, so that a ``raise_for_status`` hook
-            still gives the right ``APIError``.
-        transport: An httpx transport, e.g. ``smartpos.testing.Sandbox().transport()``.
+        http_client: An ``httpx.Client`` you own (proxies, mTLS, event hooks), or an
+            ``httpx2.Client``; it is used as given and never closed by this client. Its
+            default headers are sent and its event hooks run; the SDK puts one response hook
+            in front of yours, which reads the body of the SDK's own responses only, so that
+            a ``raise_for_status`` hook still gives the right ``APIError``.
+        transport: An httpx (or httpx2) transport, e.g.
+            ``smartpos.testing.Sandbox().transport()``; the client is built with its library.
         strict_referencia: Refuse a referencia that is not a UUID version 4 or 5 from its
             first character (spec 2.6). Turn off only for a legacy system that cannot change
             its references.
@@ -77,11 +80,11 @@ class Client:
         api_key: str | None = None,
         base_url: str | None = None,
         *,
-        timeout: float | httpx.Timeout | None = None,
+        timeout: float | httpx.Timeout | httpx2.Timeout | None = None,
         max_retries: int = 2,
         retry_backoff: float = 0.5,
-        http_client: httpx.Client | None = None,
-        transport: httpx.BaseTransport | None = None,
+        http_client: httpx.Client | httpx2.Client | None = None,
+        transport: httpx.BaseTransport | httpx2.BaseTransport | None = None,
         strict_referencia: bool = True,
     ) -> None:
         _logging.set_up()
@@ -96,21 +99,28 @@ class Client:
         if http_client is not None:
             if transport is not None:
                 raise ConfigurationError("pass http_client or transport, not both")
-            if not isinstance(http_client, httpx.Client):
+            if not _httpcompat.is_client(http_client, asynchronous=False):
                 raise ConfigurationError(
-                    f"http_client must be an httpx.Client, not {type(http_client).__name__}"
+                    "http_client must be an httpx.Client (or an httpx2.Client), "
+                    f"not {type(http_client).__name__}"
                 )
             if timeout is None:
                 self._config = self._config.with_timeout(http_client.timeout)
-            _transports.read_before_hooks(http_client)
-            self._http = http_client
+            # httpx2's client has httpx's API: one type for both below.
+            self._http = cast("httpx.Client", http_client)
+            _transports.read_before_hooks(self._http)
             self._owns_http = False
+            # The user's client builds each request: its defaults are merged in.
+            self._builder: httpx.Client | None = self._http
         else:
-            self._http = httpx.Client(
-                timeout=self._config.timeout,
-                **_transports.client_options(transport, asynchronous=False),  # type: ignore[arg-type]
+            library = _httpcompat.library_of(transport)
+            self._http = library.Client(
+                timeout=_httpcompat.timeout_for(library, self._config.timeout),
+                **_transports.client_options(transport, asynchronous=False),
             )
             self._owns_http = True
+            # An httpx2 client cannot send a request of httpx's: it builds its own.
+            self._builder = None if library is httpx else self._http
         self._closed = False
         self.qrcodes = QRCodes(self)
         self.payments = Payments(self)
@@ -127,9 +137,7 @@ class Client:
         return self._config.base_url
 
     def _execute(self, call: _core.Call[T]) -> T:
-        attempts = _core.Attempts(
-            self._config, call, http_client=None if self._owns_http else self._http
-        )
+        attempts = _core.Attempts(self._config, call, http_client=self._builder)
         request = attempts.request
         try:
             while True:

@@ -5,7 +5,8 @@ These transports share one SSL context between every client of the process and o
 when the first request is sent, so ``Client()`` itself is cheap (CLIs, serverless cold starts).
 
 Also here: the checks of a transport's flavour, and the body reader put in front of the
-response hooks of a user's ``http_client``.
+response hooks of a user's ``http_client``. A user's transport or client may be httpx2's
+(``_httpcompat``): the wrappers below only forward calls, so they serve either library.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING
 
 import httpx
 
+from . import _httpcompat
 from ._calls import OWN_REQUEST
 from ._errors import ConfigurationError
 
@@ -164,10 +166,11 @@ class AsyncUnownedTransport(httpx.AsyncBaseTransport):
         """Leave the user's transport open."""
 
 
-def client_options(
-    transport: httpx.BaseTransport | httpx.AsyncBaseTransport | None, *, asynchronous: bool
-) -> dict[str, object]:
+def client_options(transport: object, *, asynchronous: bool) -> dict[str, object]:
     """The ``transport``/``verify`` arguments of the client's own ``httpx`` client.
+
+    ``transport`` is ``None``, or an httpx or httpx2 transport (whose library builds the
+    client: ``_httpcompat.library_of``).
 
     - a transport the user passed: used as given, never closed by the client;
     - proxies in the environment (``HTTPS_PROXY``...): httpx's default transport, which honours
@@ -189,9 +192,11 @@ def client_options(
 
 def _serves(transport: object, *, asynchronous: bool) -> bool:
     name = "handle_async_request" if asynchronous else "handle_request"
-    base = httpx.AsyncBaseTransport if asynchronous else httpx.BaseTransport
+    library = _httpcompat.library_of(transport)
+    base = library.AsyncBaseTransport if asynchronous else library.BaseTransport
     method = getattr(type(transport), name, None)
-    # httpx's base classes define both names as stubs that raise NotImplementedError.
+    # The base classes (httpx's, httpx2's) define their name as a stub that raises
+    # NotImplementedError.
     return callable(method) and method is not getattr(base, name)
 
 
@@ -231,6 +236,6 @@ def read_before_hooks(http_client: httpx.Client | httpx.AsyncClient) -> None:
     other request of the user's client is left alone. Idempotent.
     """
     hooks = http_client.event_hooks["response"]
-    reader = _aread_own if isinstance(http_client, httpx.AsyncClient) else _read_own
+    reader = _aread_own if _httpcompat.is_client(http_client, asynchronous=True) else _read_own
     if reader not in hooks:
         hooks.insert(0, reader)

@@ -123,6 +123,17 @@ def check_clients_are_context_managers() -> None:
     smartpos.Client(http_client=httpx.AsyncClient())  # type: ignore[arg-type]
 
 
+def check_httpx2_objects_are_accepted() -> None:
+    import httpx2
+
+    timeout = httpx2.Timeout(5.0)
+    assert_type(smartpos.Client(http_client=httpx2.Client(), timeout=timeout), smartpos.Client)
+    assert_type(smartpos.AsyncClient(http_client=httpx2.AsyncClient()), smartpos.AsyncClient)
+    smartpos.Client(transport=httpx2.HTTPTransport())
+    smartpos.AsyncClient(transport=httpx2.AsyncHTTPTransport())
+    smartpos.Client(http_client=httpx2.AsyncClient())  # type: ignore[arg-type]
+
+
 async def check_async_context_manager() -> None:
     async with smartpos.AsyncClient(max_retries=0, retry_backoff=0) as client:
         assert_type(client, smartpos.AsyncClient)

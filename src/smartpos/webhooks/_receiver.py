@@ -33,9 +33,11 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Mapping
 from typing import Any, Final
 
+from smartpos import _telemetry
 from smartpos._errors import ConfigurationError
 
 from ._adapters import ASGIApp, AsgiReceiver, WSGIApp, WsgiReceiver
@@ -179,6 +181,19 @@ class WebhookReceiver:
                 ``request.json`` is ``None`` when the content type is not JSON; pass
                 ``request.get_data()`` instead).
         """
+        observer = _telemetry.observer
+        if observer is None:
+            return self._receive(body, headers)
+        started = time.time_ns()
+        receipt = self._receive(body, headers)
+        _telemetry.guarded(observer.received, receipt, started)
+        return receipt
+
+    def _receive(
+        self,
+        body: bytes | bytearray | memoryview | str | Mapping[str, Any],
+        headers: Mapping[str, str] | HeadersLike | None,
+    ) -> Receipt:
         admitted = self.admit(body, headers)
         if isinstance(admitted, Receipt):
             return admitted

@@ -38,6 +38,7 @@ import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final
 
+from smartpos import _telemetry
 from smartpos._documents import mask_documento
 from smartpos._errors import ConfigurationError
 from smartpos._signals import stop_on_signals
@@ -152,18 +153,20 @@ class _Settings:
             self.store.dead_letter(claim, error=f"InvalidEventError: {exc}")
             return None
 
-    def done(self, claim: Claim) -> None:
+    def done(self, claim: Claim) -> str:
+        """Ack a handled event; returns ``"acked"``, or ``"ack_refused"`` (lease lost)."""
         if self.store.ack(claim):
             _logger.debug(
                 "webhook event %s (%s) processed", loggable(claim.event_id), loggable(claim.tipo)
             )
-        else:
-            _logger.warning(
-                "webhook event %s (%s) was processed after its lease was lost; the ack was "
-                "refused and the event may be processed again (raise the lease)",
-                loggable(claim.event_id),
-                loggable(claim.tipo),
-            )
+            return "acked"
+        _logger.warning(
+            "webhook event %s (%s) was processed after its lease was lost; the ack was "
+            "refused and the event may be processed again (raise the lease)",
+            loggable(claim.event_id),
+            loggable(claim.tipo),
+        )
+        return "ack_refused"
 
     def failed(self, claim: Claim, exc: BaseException) -> None:
         retry_in = self.retry_in(claim.attempts)
@@ -391,9 +394,22 @@ class Worker(_WorkerBase):
         return processed
 
     def _process(self, settings: _Settings, claim: Claim) -> None:
+        observation = _telemetry.handling(claim)
+        if observation is None:
+            self._handle(settings, claim)
+            return
+        try:
+            result, error = self._handle(settings, claim)
+        except BaseException as exc:
+            _telemetry.guarded(observation.finished, "interrupted", exc)
+            raise
+        _telemetry.guarded(observation.finished, result, error)
+
+    def _handle(self, settings: _Settings, claim: Claim) -> tuple[str, Exception | None]:
+        """Run the handler on a claim and finish it: what became of it, and its error."""
         event = settings.parse(claim)
         if event is None:
-            return
+            return "dead_lettered", None
         try:
             result = self._handler(event)
             if inspect.isawaitable(result):
@@ -403,8 +419,8 @@ class Worker(_WorkerBase):
                 raise TypeError("the handler returned an awaitable: use AsyncWorker")
         except Exception as exc:  # noqa: BLE001 - the partner's failure: retry later
             settings.failed(claim, exc)
-        else:
-            settings.done(claim)
+            return "failed", exc
+        return settings.done(claim), None
 
     def run(self, stop_event: threading.Event | None = None) -> None:
         """Process events until ``stop()`` is called or ``stop_event`` is set.
@@ -532,9 +548,22 @@ class AsyncWorker(_WorkerBase):
         return processed
 
     async def _process(self, settings: _Settings, claim: Claim) -> None:
+        observation = _telemetry.handling(claim)
+        if observation is None:
+            await self._handle(settings, claim)
+            return
+        try:
+            result, error = await self._handle(settings, claim)
+        except BaseException as exc:
+            _telemetry.guarded(observation.finished, "interrupted", exc)
+            raise
+        _telemetry.guarded(observation.finished, result, error)
+
+    async def _handle(self, settings: _Settings, claim: Claim) -> tuple[str, Exception | None]:
+        """Run the handler on a claim and finish it: what became of it, and its error."""
         event = await asyncio.to_thread(settings.parse, claim)
         if event is None:
-            return
+            return "dead_lettered", None
         try:
             result = self._handler(event)
             # A plain function has already done its work: awaiting its None would fail it
@@ -543,8 +572,8 @@ class AsyncWorker(_WorkerBase):
                 await result
         except Exception as exc:  # noqa: BLE001 - the partner's failure: retry later
             await asyncio.to_thread(settings.failed, claim, exc)
-        else:
-            await asyncio.to_thread(settings.done, claim)
+            return "failed", exc
+        return await asyncio.to_thread(settings.done, claim), None
 
     async def _heartbeat(self, active: dict[str, Claim], lost: set[str]) -> None:
         settings = self._settings
