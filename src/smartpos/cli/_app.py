@@ -618,6 +618,9 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=_Formatter,
     )
     ev_requeue.add_argument("event_id", metavar="ID")
+    from ._operations import add_parser as add_operations  # argparse only, like this module
+
+    add_operations(sub, service=service, formatter=_Formatter)
     return parser
 
 
