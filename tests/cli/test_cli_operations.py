@@ -277,3 +277,37 @@ def test_a_store_named_by_url(url_store: tuple[str, str, StoreBase]) -> None:
     assert [(referencia, "sending")] == [
         (r["referencia"], r["state"]) for r in json.loads(listed.stdout)
     ]
+
+
+def test_all_in_text_shows_the_event_and_the_anomalies(world: World) -> None:
+    """--all as text: each operation with its final event, and each anomaly with its reason."""
+    world.sandbox.release_events()
+    event = world.client.payments.create_and_wait(**PAYMENT, timeout=5)
+    forged = {
+        "id": str(uuid.uuid4()),
+        "tipo": "pagamento.recusado",
+        "criadoEm": "2026-05-01T12:00:00-03:00",
+        "dados": {
+            "referencia": event.dados.referencia,
+            "documentoCliente": Sandbox.DOCUMENTO,
+            "status": "recusado",
+            "valorCentavos": 1,
+        },
+    }
+    WebhookReceiver(world.store).receive(json.dumps(forged).encode())
+
+    listed = invoke("operations", "--all", "--store", str(world.path))
+
+    assert 0 == listed.returncode, listed
+    assert f"final     payment    {event.dados.referencia}" in listed.stdout
+    assert "pagamento.aprovado" in listed.stdout
+    assert f"anomaly disagreement: pagamento.recusado {forged['id']}" in listed.stdout
+    assert f"1 operation(s) in {world.path}" in listed.stdout
+
+
+def test_wait_refuses_an_empty_referencia(world: World) -> None:
+    """An empty REFERENCIA is an error, exit 1, before anything is read."""
+    waited = invoke("operations", "wait", "", "--store", str(world.path))
+
+    assert 1 == waited.returncode, waited
+    assert "REFERENCIA cannot be empty" in waited.stderr

@@ -710,3 +710,95 @@ async def test_async_store_calls_never_block_the_event_loop() -> None:
                 released.set()
 
     assert 1 == len(results)
+
+
+# --- the rarer paths ------------------------------------------------------------------------
+
+
+async def test_create_after_an_acceptance_known_only_by_its_409_sends_nothing(
+    client: SDK, store: StoreBase, sandbox: Sandbox, recording: Recording
+) -> None:
+    """Accepted by a 409, with no acceptance ever read: OutcomeUnknownError, nothing sent."""
+    sandbox.hold_events()
+    referencia = smartpos.new_referencia()
+    sandbox.fail_next("payments", DropConnection())
+    with pytest.raises(smartpos.OutcomeUnknownError):
+        await client.call("payments", "create", **payment_kwargs(referencia=referencia))
+    sent = len(recording.sent)
+
+    with pytest.raises(smartpos.OutcomeUnknownError) as caught:
+        await client.call("payments", "create", **payment_kwargs(referencia=referencia))
+
+    assert sent == len(recording.sent)
+    assert "without the service's answer" in str(caught.value.last_error)
+
+
+async def test_a_pending_wait_after_an_unknown_answer_keeps_its_cause(
+    client: SDK, sandbox: Sandbox
+) -> None:
+    """OutcomePendingError carries the create's last error, and the unknown outcome as cause."""
+    sandbox.hold_events()
+    sandbox.fail_next("payments", InternalError(after_accept=True), times=3)
+
+    with pytest.raises(smartpos.OutcomePendingError) as caught:
+        await client.call("payments", "create_and_wait", **PAYMENT, timeout=SHORT)
+
+    assert isinstance(caught.value.__cause__, smartpos.OutcomeUnknownError)
+    assert isinstance(caught.value.last_error, smartpos.InternalServerError)
+    assert 3 == caught.value.attempts
+
+
+@pytest.mark.parametrize(
+    ("referencia", "codigo"), [("", "CAMPO_OBRIGATORIO"), (42, "CAMPO_INVALIDO")]
+)
+@pytest.mark.parametrize("method", ["wait", "reconcile"])
+async def test_wait_and_reconcile_refuse_a_bad_referencia(
+    client: SDK, recording: Recording, method: str, referencia: object, codigo: str
+) -> None:
+    """An empty or non-string referencia: ValidationError naming it, nothing sent."""
+    kwargs = {"timeout": 1} if method == "wait" else {}
+
+    with pytest.raises(smartpos.ValidationError) as caught:
+        await on_client(client, method, referencia, **kwargs)
+
+    assert (codigo, "referencia", []) == (caught.value.codigo, caught.value.campo, recording.sent)
+
+
+async def test_qrcode_create_and_wait_refuses_a_show_that_is_not_callable(
+    client: SDK, recording: Recording
+) -> None:
+    """show must be callable: ValidationError before anything is sent."""
+    with pytest.raises(smartpos.ValidationError, match="show"):
+        await client.call(
+            "qrcodes", "create_and_wait", documento_cliente=Sandbox.DOCUMENTO, show="print"
+        )
+
+    assert [] == recording.sent
+
+
+async def test_a_rejected_operation_accepted_meanwhile_by_another_process_is_not_resent(
+    make_sdk: Callable[..., SDK],
+) -> None:
+    """Between reading "rejected" and journaling the resend, another process had it accepted."""
+
+    class Racing(MemoryStore):
+        def _record_operation(self, referencia: str, state: str, **kwargs: Any) -> bool:
+            if state == "unknown":
+                # Another process got there first, with a 409 (no acceptance read).
+                super()._record_operation(referencia, "accepted")
+            return super()._record_operation(referencia, state, **kwargs)
+
+    store = Racing()
+    referencia = smartpos.new_referencia()
+    with Sandbox() as sandbox:
+        transport = Recording(sandbox.transport())
+        sdk = make_sdk(api_key=Sandbox.API_KEY, base_url=BASE, transport=transport, store=store)
+        sandbox.fail_next("payments", ConnectionRefused(), times=3)
+        with pytest.raises(smartpos.TransportError):
+            await sdk.call("payments", "create", **payment_kwargs(referencia=referencia))
+
+        with pytest.raises(smartpos.OutcomeUnknownError):
+            await sdk.call("payments", "create", **payment_kwargs(referencia=referencia))
+
+        assert 3 == len(transport.sent)
+        assert "accepted" == store.operation(referencia).state
