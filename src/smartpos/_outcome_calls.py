@@ -26,7 +26,8 @@ The flows (API.md, "Outcomes"):
 The journaled state after an answer (:func:`state_after`)::
 
     2xx                                               accepted (the answer is kept)
-    OutcomeUnknownError after 409 REFERENCIA_DUPLICADA accepted (an earlier send arrived)
+    409 REFERENCIA_DUPLICADA, raised as it is or as   accepted (the service holds the
+      the last_error of an OutcomeUnknownError          referencia: an earlier send arrived)
     any other OutcomeUnknownError                     unknown
     any other error of a payment, refund, print job   rejected (surely not accepted)
     a QR code's 4xx, or a send that never left        rejected
@@ -230,6 +231,14 @@ def state_after(call: Call[Any], error: Exception) -> RecordedState:
         if isinstance(error.last_error, ReferenciaDuplicadaError):
             return "accepted"
         return "unknown"
+    if isinstance(error, ReferenciaDuplicadaError):
+        # A 409 to the first send of a referencia the caller chose. This call started nothing
+        # (the caller hears so), but the journal created the entry, so the one holding the
+        # referencia is most likely this very request, sent by another process resending it
+        # ("sending" in its eyes) or by an earlier run: keep it waiting, never "rejected",
+        # whose events would be flagged instead of ending it. The agreement check still
+        # keeps another request's events from ending it.
+        return "accepted"
     if call.starts_operation:
         # _core.Attempts turns every doubt about an operation on a terminal into an
         # OutcomeUnknownError: anything else was surely not accepted.

@@ -39,6 +39,7 @@ def with_cause(error: smartpos.SmartPOSError, cause: BaseException) -> smartpos.
     ("kind", "error", "expected"),
     [
         ("payment", smartpos.OutcomeUnknownError(REF, conflict(), attempts=2), "accepted"),
+        ("payment", conflict(), "accepted"),
         ("payment", smartpos.OutcomeUnknownError(REF, TimeoutError(), attempts=3), "unknown"),
         ("payment", smartpos.CampoInvalidoError(400, codigo="CAMPO_INVALIDO"), "rejected"),
         ("payment", smartpos.TransportError("refused"), "rejected"),
@@ -58,7 +59,7 @@ def with_cause(error: smartpos.SmartPOSError, cause: BaseException) -> smartpos.
     ],
 )
 def test_state_after_a_failed_send(kind: str, error: Exception, expected: str) -> None:
-    """A 409 proves arrival, other doubts are unknown, and only proof makes it rejected."""
+    """A 409 proves the service holds it, other doubts are unknown, only proof is rejected."""
     assert expected == _outcome_calls.state_after(journaled(kind), error)
 
 

@@ -802,3 +802,26 @@ async def test_a_rejected_operation_accepted_meanwhile_by_another_process_is_not
 
         assert 3 == len(transport.sent)
         assert "accepted" == store.operation(referencia).state
+
+
+async def test_a_409_to_the_first_send_keeps_the_operation_waiting_for_its_event(
+    client: SDK, store: StoreBase, sandbox: Sandbox
+) -> None:
+    """Another process sent R first: a 409 here, and R's event still ends the operation."""
+    sandbox.hold_events()
+    referencia = smartpos.new_referencia()
+    with smartpos.Client(
+        api_key=Sandbox.API_KEY, base_url=BASE, transport=sandbox.transport()
+    ) as elsewhere:
+        elsewhere.payments.create(**payment_kwargs(referencia=referencia))
+
+    with pytest.raises(smartpos.ReferenciaDuplicadaError):
+        await client.call("payments", "create", **payment_kwargs(referencia=referencia))
+
+    assert "accepted" == store.operation(referencia).state
+    sandbox.release_events()
+    event = await on_client(client, "wait", referencia, timeout=5)
+    assert (sandbox_event(sandbox, referencia)["id"], 1) == (
+        event.id,
+        accepted_payments(sandbox, referencia),
+    )
