@@ -486,10 +486,9 @@ def wait(store: StoreBase | None, referencia: object, *, timeout: object) -> Flo
         ValidationError: A bad referencia or timeout.
         OutcomePendingError: No final event within ``timeout`` seconds.
     """
-    journal = _require_store(store, "wait")
+    _require_store(store, "wait")
     ref = _check_referencia(referencia)
     seconds = _check_timeout(timeout)
-    del journal
     event = (yield Wait(ref, seconds)).get()
     if event is None:
         raise OutcomePendingError(ref, timeout=seconds)
