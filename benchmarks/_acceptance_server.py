@@ -1,11 +1,13 @@
 """A minimal ASGI server answering every POST with a 202 acceptance (benchmarks only).
 
 Runs under uvicorn in its own process so that its CPU is not counted in the client's
-``time.process_time()``. Usage: ``python _acceptance_server.py PORT``.
+``time.process_time()``. Usage: ``python _acceptance_server.py PORT [DELAY_MS]``; ``DELAY_MS``
+delays every answer, as the round trip to a remote service would.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 from typing import Any
@@ -13,6 +15,8 @@ from typing import Any
 import uvicorn
 
 __all__ = ["app"]
+
+_DELAY = float(sys.argv[2]) / 1000 if __name__ == "__main__" and len(sys.argv) > 2 else 0.0
 
 
 async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -25,6 +29,8 @@ async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         message = await receive()
         body += message.get("body", b"")
         more = message.get("more_body", False)
+    if _DELAY:
+        await asyncio.sleep(_DELAY)
     try:
         referencia = json.loads(body).get("referencia", "x") if body else "x"
     except ValueError:

@@ -29,6 +29,12 @@ DOCSTRING = r'\A""".*?"""\n'
 # Order matters: longer, more specific patterns first. Each one must match at least once.
 SUBS = [
     (r"^    import anyio\n\n", ""),
+    (
+        r"^    # A store call blocks \(a file, a socket\): a worker thread keeps the event loop "
+        r"free\.\n    import anyio\.to_thread\n\n",
+        "",
+    ),
+    (r"\banyio\.to_thread\.run_sync\(function\)", "function()"),
     (r"\banyio\.sleep\b", "time.sleep"),
     (
         r"^    # anyio works under asyncio and trio alike, as httpx does; imported here because\n"

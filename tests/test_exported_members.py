@@ -42,6 +42,7 @@ API_MD_NAMES = {
     "TransportError",
     "TimeoutError",
     "OutcomeUnknownError",
+    "OutcomePendingError",
     "ResponseError",
     "APIError",
     "BadRequestError",

@@ -92,10 +92,10 @@ def test_same_resources_methods_and_signatures(
 def test_expected_methods() -> None:
     """The resources have exactly the methods of API.md."""
     expected = {
-        "qrcodes": ["create"],
-        "payments": ["create"],
+        "qrcodes": ["create", "create_and_wait"],
+        "payments": ["create", "create_and_wait"],
         "refunds": ["create", "create_for"],
-        "print_jobs": ["create"],
+        "print_jobs": ["create", "create_and_wait"],
         "terminals": ["list"],
     }
     with smartpos.Client(api_key="k", base_url="http://h", transport=TRANSPORT) as client:
@@ -129,7 +129,14 @@ def test_constructor_and_client_methods_match() -> None:
 
     assert sync_init == [tuple(_unasync(part) for part in row) for row in async_init]
     assert sorted(public_methods(smartpos.Client)) == sorted(public_methods(smartpos.AsyncClient))
-    assert ["base_url", "close"] == sorted(n for n in dir(smartpos.Client) if not n.startswith("_"))
+    assert ["base_url", "close", "reconcile", "wait"] == sorted(
+        n for n in dir(smartpos.Client) if not n.startswith("_")
+    )
+    for name in ("reconcile", "wait"):
+        assert describe(inspect.signature(getattr(smartpos.Client, name))) == describe(
+            inspect.signature(getattr(smartpos.AsyncClient, name))
+        ), name
+        assert inspect.iscoroutinefunction(getattr(smartpos.AsyncClient, name)), name
     assert inspect.iscoroutinefunction(smartpos.AsyncClient.close)
     assert hasattr(smartpos.Client, "__enter__")
     assert hasattr(smartpos.AsyncClient, "__aenter__")

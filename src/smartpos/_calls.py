@@ -43,6 +43,7 @@ __all__ = [
     "OWN_REQUEST",
     "Call",
     "build_request",
+    "journaled_call",
     "payment_call",
     "print_call",
     "qrcode_call",
@@ -295,4 +296,41 @@ def terminals_call(config: Config, *, documento_cliente: str) -> Call[list[Termi
         operation="terminals.list",
         parse=read_terminals,
         log_path=f"/v1/customers/{mask_documento(doc)}/smartpos",
+    )
+
+
+_READERS: dict[str, Callable[[httpx.Response, Call[Any], HTTPInfo], Any]] = {
+    "payment": read_acceptance,
+    "print_job": read_acceptance,
+    "refund": read_refund,
+    "qrcode": read_qrcode,
+}
+
+
+def journaled_call(
+    *, kind: str, method: str, path: str, body: bytes, referencia: str
+) -> Call[Acceptance | Refund | QRCode]:
+    """Rebuild the call of a journaled request, to resend its exact bytes (``reconcile``).
+
+    Args:
+        kind: The operation's kind (``"payment"``, ``"refund"``, ``"print_job"``, ``"qrcode"``).
+        method: The journaled HTTP method.
+        path: The journaled path.
+        body: The journaled body, sent as is.
+        referencia: The operation's referencia (the answer must echo it).
+
+    Raises:
+        ValueError: An unknown kind.
+    """
+    reader = _READERS.get(kind)
+    if reader is None:
+        raise ValueError(f"no operation of kind {kind!r} can be resent")
+    return Call(
+        method=method,
+        path=path,
+        parse=reader,
+        body=body,
+        referencia=referencia,
+        starts_operation=kind != "qrcode",
+        referencia_supplied=True,
     )

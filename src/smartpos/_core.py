@@ -171,6 +171,7 @@ class Attempts(Generic[T]):
         *,
         rng: random.Random | None = None,
         http_client: httpx.Client | httpx.AsyncClient | None = None,
+        resend: bool = False,
     ) -> None:
         self.config = config
         self.call = call
@@ -178,8 +179,12 @@ class Attempts(Generic[T]):
         self.request = build_request(config, call, http_client)
         self.attempt = 0
         # True once any attempt may have reached the service: from then on, a failure of
-        # an operation on a terminal can only be an unknown outcome.
-        self.maybe_sent = False
+        # an operation on a terminal can only be an unknown outcome. A resend of a journaled
+        # request (``resend``: ``reconcile``, or ``create`` of a referencia whose earlier
+        # send has no known answer) starts with it: the earlier send may have arrived, so
+        # only an answer that judges the bytes proves that nothing was accepted, and a 409
+        # REFERENCIA_DUPLICADA says the earlier send arrived.
+        self.maybe_sent = resend
         self.rng = rng or _rng
         self.started = 0.0
         #: The HTTP status of the current attempt's response (``None``: none yet, or none).
@@ -376,7 +381,9 @@ class Attempts(Generic[T]):
                     delay = min(after, MAX_RETRY_AFTER)
             return Retry(delay)
         if self.call.starts_operation:
-            if status == 409 and (self.attempt > 1 or not self.call.referencia_supplied):
+            if status == 409 and (
+                self.attempt > 1 or self.maybe_sent or not self.call.referencia_supplied
+            ):
                 # REFERENCIA_DUPLICADA proves "not accepted" only when the referencia can have
                 # been used by nobody but the caller before this call. On a retry it is most
                 # likely this very call's earlier attempt; for a referencia the SDK generated,

@@ -10,7 +10,9 @@
     │   ├── TimeoutError               (also builtins.TimeoutError)
     │   └── ClientClosedError          the client was closed: nothing was sent
     ├── OutcomeUnknownError            the service may have accepted it: wait for the event,
-    │                                  never retry with a new referencia
+    │   │                              never retry with a new referencia
+    │   └── OutcomePendingError        accepted (or may have been), but no final event came
+    │                                  within the wait's timeout: wait again later
     ├── ResponseError                  a 2xx body the SDK cannot read (for operations on a
     │                                  terminal: the last_error of an OutcomeUnknownError)
     └── APIError                       the service answered an error
@@ -57,6 +59,7 @@ __all__ = [
     "FormaPagamentoInvalidaError",
     "InternalServerError",
     "NotFoundError",
+    "OutcomePendingError",
     "OutcomeUnknownError",
     "PermissionDeniedError",
     "RateLimitError",
@@ -149,6 +152,51 @@ class OutcomeUnknownError(SmartPOSError):
         return (
             _rebuild,
             (type(self), (self.referencia, self.last_error), {"attempts": self.attempts}),
+        )
+
+
+class OutcomePendingError(OutcomeUnknownError):
+    """No final event came for ``referencia`` within a wait's timeout.
+
+    Raised by ``create_and_wait`` and ``client.wait``. The operation was accepted, or may have
+    been (``last_error`` is then what made its answer unknown; otherwise a
+    ``builtins.TimeoutError`` describing the wait): never charge again with a new referencia.
+    Wait again later, from any process that shares the store:
+    ``client.wait(error.referencia, timeout=...)``.
+
+    Attributes:
+        timeout: The seconds the wait lasted.
+    """
+
+    def __init__(
+        self,
+        referencia: str,
+        *,
+        timeout: float,
+        last_error: BaseException | None = None,
+        attempts: int = 0,
+    ) -> None:
+        if last_error is None:
+            last_error = builtins.TimeoutError(f"no final event within {timeout:g} s")
+        self.timeout = timeout
+        SmartPOSError.__init__(
+            self,
+            f"no final event for referencia {referencia} within {timeout:g} s (last error: "
+            f"{_short(last_error)}). The service accepted it, or may have: do not retry with a "
+            f"new referencia; wait again later with client.wait({referencia!r}, timeout=...).",
+        )
+        self.referencia = referencia
+        self.last_error = last_error
+        self.attempts = attempts
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (
+            _rebuild,
+            (
+                type(self),
+                (self.referencia,),
+                {"timeout": self.timeout, "last_error": self.last_error, "attempts": self.attempts},
+            ),
         )
 
 

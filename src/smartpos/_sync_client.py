@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import builtins
 import time
+from collections.abc import Callable
 from types import TracebackType
-from typing import TYPE_CHECKING, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import httpx
 
-from . import _core, _httpcompat, _logging, _transports
+from . import _core, _httpcompat, _logging, _outcome_calls, _transports
 from ._errors import ConfigurationError
 from ._models import (
     Acceptance,
@@ -30,7 +31,16 @@ from ._models import (
 if TYPE_CHECKING:
     import httpx2
 
-    from .webhooks import PagamentoAprovado
+    from .webhooks import (
+        Event,
+        ImpressaoConcluida,
+        ImpressaoFalhou,
+        Operation,
+        PagamentoAprovado,
+        PagamentoRecusado,
+        SmartposIdentificado,
+        StoreBase,
+    )
 
 __all__ = [
     "Client",
@@ -68,6 +78,11 @@ class Client:
         strict_referencia: Refuse a referencia that is not a UUID version 4 or 5 from its
             first character (spec 2.6). Turn off only for a legacy system that cannot change
             its references.
+        store: A webhooks store (``smartpos.webhooks.SQLiteStore``, ``RedisStore``...): the
+            one your ``WebhookReceiver`` writes events into, possibly from another process
+            or host. With it, every payment, refund, print job and QR code is journaled
+            before it is sent, ``create`` of a referencia already journaled never sends a
+            second request, and ``create_and_wait``, ``wait`` and ``reconcile`` work.
 
     Raises:
         ConfigurationError: no API key or base URL, a key that cannot be an HTTP header value,
@@ -86,6 +101,7 @@ class Client:
         http_client: httpx.Client | httpx2.Client | None = None,
         transport: httpx.BaseTransport | httpx2.BaseTransport | None = None,
         strict_referencia: bool = True,
+        store: StoreBase | None = None,
     ) -> None:
         _logging.set_up()
         self._config = _core.Config.create(
@@ -96,6 +112,7 @@ class Client:
             retry_backoff=retry_backoff,
             strict_referencia=strict_referencia,
         )
+        self._store = _outcome_calls.check_store(store)
         if http_client is not None:
             if transport is not None:
                 raise ConfigurationError("pass http_client or transport, not both")
@@ -136,8 +153,93 @@ class Client:
         """The service's base address this client calls."""
         return self._config.base_url
 
-    def _execute(self, call: _core.Call[T]) -> T:
-        attempts = _core.Attempts(self._config, call, http_client=self._builder)
+    def wait(self, referencia: str, *, timeout: float) -> Event:
+        """Wait for the final event of ``referencia`` in the client's store.
+
+        It wakes soon after the event is stored, by any process or host sharing the store.
+        A referencia the journal does not hold (another system started it) gets the first
+        stored event with that ``dados.referencia`` whose ``tipo`` ends some operation.
+
+        Args:
+            referencia: The operation's referencia (``Acceptance.referencia``,
+                ``OutcomeUnknownError.referencia``, ``Operation.referencia``).
+            timeout: Seconds to wait at most.
+
+        Returns:
+            The final event: ``PagamentoAprovado``, ``PagamentoRecusado``,
+            ``ImpressaoConcluida``, ``ImpressaoFalhou``, ``SmartposIdentificado``, or a
+            refund's event.
+
+        Raises:
+            ConfigurationError: the client has no store.
+            ValidationError: a bad referencia or timeout.
+            OutcomePendingError: no final event within ``timeout``: wait again later; never
+                charge again with a new referencia.
+            StoreError: the store failed.
+        """
+        return self._run(_outcome_calls.wait(self._store, referencia, timeout=timeout))
+
+    def reconcile(self, referencia: str) -> Operation:
+        """Resolve an operation whose answer is unknown, without a second charge.
+
+        The journaled request is sent again byte for byte, so with the same referencia: a
+        2xx means accepted now, a 409 ``REFERENCIA_DUPLICADA`` means the earlier send reached
+        the service; either way the operation is ``accepted`` and its event says the rest
+        (``wait``). Only ``sending`` and ``unknown`` operations are sent; ``accepted``,
+        ``final`` and ``rejected`` ones are returned as they are.
+
+        Args:
+            referencia: A journaled referencia (``store.operations()`` lists those waiting).
+
+        Returns:
+            The operation as the journal holds it now.
+
+        Raises:
+            ConfigurationError: the client has no store; nothing was sent.
+            ValidationError: the journal holds no such referencia; nothing was sent.
+            OutcomeUnknownError: the resend did not settle it either (the network failed, a
+                5xx): it stays ``unknown``; reconcile again later.
+            StoreError: the store failed.
+        """
+        return self._run(_outcome_calls.reconcile(self._store, referencia))
+
+    def _start(self, call: _core.Call[T]) -> T:
+        """Send an operation: journaled before it is sent when the client has a store."""
+        if self._store is None:
+            return self._execute(call)
+        return self._run(_outcome_calls.create(self._store, call))
+
+    def _run(self, flow: _outcome_calls.Flow[T]) -> T:
+        """Drive a flow of ``_outcome_calls``: do each step it yields, send back the reply."""
+        reply: Any = None
+        try:
+            while True:
+                step = flow.send(reply)
+                try:
+                    if isinstance(step, _outcome_calls.Send):
+                        value = self._execute(step.call, resend=step.resend)
+                    elif isinstance(step, _outcome_calls.Wait):
+                        value = self._wait_for(step)
+                    else:
+                        value = _blocking(step.function)
+                except Exception as exc:  # noqa: BLE001 - the flow decides what it means
+                    reply = _outcome_calls.Reply(error=exc)
+                else:
+                    reply = _outcome_calls.Reply(value)
+        except StopIteration as stop:
+            result: T = stop.value
+            return result
+        finally:
+            flow.close()
+
+    def _wait_for(self, step: _outcome_calls.Wait) -> Event | None:
+        from .webhooks._listener import OutcomeWaiter
+
+        assert self._store is not None
+        return OutcomeWaiter(self._store).wait(step.referencia, step.timeout)
+
+    def _execute(self, call: _core.Call[T], *, resend: bool = False) -> T:
+        attempts = _core.Attempts(self._config, call, http_client=self._builder, resend=resend)
         request = attempts.request
         try:
             while True:
@@ -179,6 +281,10 @@ class Client:
         self.close()
 
 
+def _blocking(function: Callable[[], T]) -> T:
+    return function()
+
+
 def _sleep(seconds: float) -> None:
     time.sleep(seconds)
 
@@ -218,7 +324,42 @@ class QRCodes(_Resource):
         call = _core.qrcode_call(
             self._client._config, documento_cliente=documento_cliente, referencia=referencia
         )
-        return self._client._execute(call)
+        return self._client._start(call)
+
+    def create_and_wait(
+        self,
+        *,
+        documento_cliente: str,
+        referencia: str | None = None,
+        show: Callable[[QRCode], object] | None = None,
+        timeout: float = 120.0,
+    ) -> SmartposIdentificado:
+        """Create a pairing QR code and wait until a terminal reads it: ``POST /qrcode``.
+
+        Needs a client with a store. ``show`` gets the QR code as soon as it exists, before
+        the wait: draw it there (``qr.to_terminal()``, ``qr.save("qr.png")``).
+
+        Args:
+            documento_cliente: The customer's CPF or CNPJ, masked or not.
+            referencia: Echoed back; default a new ``smartpos.new_referencia()``.
+            show: Called with the ``QRCode`` once it is created, before the wait.
+            timeout: Seconds to wait for ``smartpos.identificado`` once the QR code exists.
+
+        Returns:
+            The ``smartpos.identificado`` event: save ``dados.smartpos_id`` for the customer.
+
+        Raises:
+            ConfigurationError: the client has no store; nothing was sent.
+            ValidationError: a bad argument; nothing was sent.
+            APIError: the service refused it.
+            TransportError: the network failed.
+            OutcomePendingError: no terminal read it within ``timeout``.
+        """
+        call = _core.qrcode_call(
+            self._client._config, documento_cliente=documento_cliente, referencia=referencia
+        )
+        flow = _outcome_calls.qrcode_and_wait(self._client._store, call, timeout=timeout, show=show)
+        return self._client._run(flow)
 
 
 class Payments(_Resource):
@@ -290,7 +431,76 @@ class Payments(_Resource):
             comanda=comanda,
             comprovante=comprovante,
         )
-        return self._client._execute(call)
+        return self._client._start(call)
+
+    def create_and_wait(
+        self,
+        *,
+        documento_cliente: str,
+        valor_centavos: int,
+        smartpos_id: str | None = None,
+        referencia: str | None = None,
+        forma_pagamento: FormaPagamento | str | None = None,
+        parcelas: int | None = None,
+        parcelamento: Parcelamento | str | None = None,
+        modo_execucao: ModoExecucao | str = ModoExecucao.IMEDIATO,
+        comanda: Comanda | None = None,
+        comprovante: Comprovante | None = None,
+        timeout: float = 120.0,
+    ) -> PagamentoAprovado | PagamentoRecusado:
+        """Ask a terminal for a payment and wait for its outcome: ``POST /v1/payments``.
+
+        Needs a client with a store (the one your ``WebhookReceiver`` writes into, in this
+        process or another). The request is journaled before it is sent; the outcome is the
+        first stored ``pagamento.aprovado`` or ``pagamento.recusado`` with this referencia
+        that agrees with the request (customer, amount, terminal): a forged or misrouted
+        event never ends the sale.
+
+        If the answer to the request is unknown (``OutcomeUnknownError`` from ``create``) this
+        keeps waiting for the event: the payment may have been accepted. It never sends a
+        second request under a new referencia.
+
+        Args:
+            documento_cliente: The customer's CPF or CNPJ, masked or not.
+            valor_centavos: The amount in cents, a positive ``int``.
+            smartpos_id: The terminal that charges; required in ``imediato`` mode.
+            referencia: One per attempt; default a new ``smartpos.new_referencia()``.
+            forma_pagamento: ``credito``, ``debito``, ``pix`` or ``voucher``.
+            parcelas: Installments (credito only).
+            parcelamento: ``estabelecimento`` or ``administradora``.
+            modo_execucao: ``imediato`` or ``manual`` (needs ``comanda``).
+            comanda: The manual-queue card.
+            comprovante: Receipt printing and preview preferences.
+            timeout: Seconds to wait for the event once the service answered.
+
+        Returns:
+            ``PagamentoAprovado`` (finalize the sale; keep ``dados.autorizacao`` for a refund)
+            or ``PagamentoRecusado`` (do not finalize; a new attempt needs a new referencia).
+
+        Raises:
+            ConfigurationError: the client has no store; nothing was sent.
+            ValidationError: a bad argument, or a referencia journaled for another request;
+                nothing was sent.
+            APIError: the service refused it; fix it and retry with a new referencia.
+            TransportError: nothing reached the service; retry with a new referencia.
+            OutcomePendingError: no outcome within ``timeout``: do not charge again; wait
+                again later with ``client.wait(error.referencia, timeout=...)``.
+        """
+        call = _core.payment_call(
+            self._client._config,
+            documento_cliente=documento_cliente,
+            valor_centavos=valor_centavos,
+            smartpos_id=smartpos_id,
+            referencia=referencia,
+            forma_pagamento=forma_pagamento,
+            parcelas=parcelas,
+            parcelamento=parcelamento,
+            modo_execucao=modo_execucao,
+            comanda=comanda,
+            comprovante=comprovante,
+        )
+        flow = _outcome_calls.payment_and_wait(self._client._store, call, timeout=timeout)
+        return self._client._run(flow)
 
 
 class Refunds(_Resource):
@@ -331,7 +541,7 @@ class Refunds(_Resource):
             pagamento_original=pagamento_original,
             referencia=referencia,
         )
-        return self._client._execute(call)
+        return self._client._start(call)
 
     def create_for(
         self,
@@ -368,7 +578,7 @@ class Refunds(_Resource):
         call = _core.refund_for_call(
             self._client._config, evento, valor_centavos=valor_centavos, referencia=referencia
         )
-        return self._client._execute(call)
+        return self._client._start(call)
 
 
 class PrintJobs(_Resource):
@@ -409,7 +619,48 @@ class PrintJobs(_Resource):
             conteudo=conteudo,
             referencia=referencia,
         )
-        return self._client._execute(call)
+        return self._client._start(call)
+
+    def create_and_wait(
+        self,
+        *,
+        documento_cliente: str,
+        smartpos_id: str,
+        conteudo: bytes | str,
+        referencia: str | None = None,
+        timeout: float = 120.0,
+    ) -> ImpressaoConcluida | ImpressaoFalhou:
+        """Print on a terminal and wait for the outcome: ``POST /v1/print-jobs``.
+
+        Needs a client with a store. An unknown answer keeps waiting for the event (the job
+        may have been accepted); nothing is sent again under a new referencia.
+
+        Args:
+            documento_cliente: The customer linked to the terminal.
+            smartpos_id: The terminal that prints.
+            conteudo: What to print: bytes, or a str (UTF-8 encoded).
+            referencia: One per print job; default a new one.
+            timeout: Seconds to wait for the event once the service answered.
+
+        Returns:
+            ``ImpressaoConcluida`` or ``ImpressaoFalhou``; neither changes a sale.
+
+        Raises:
+            ConfigurationError: the client has no store; nothing was sent.
+            ValidationError: a bad argument; nothing was sent.
+            APIError: the service refused it.
+            TransportError: nothing reached the service; retry with a new referencia.
+            OutcomePendingError: no outcome within ``timeout``; wait again later.
+        """
+        call = _core.print_call(
+            self._client._config,
+            documento_cliente=documento_cliente,
+            smartpos_id=smartpos_id,
+            conteudo=conteudo,
+            referencia=referencia,
+        )
+        flow = _outcome_calls.print_and_wait(self._client._store, call, timeout=timeout)
+        return self._client._run(flow)
 
 
 class Terminals(_Resource):

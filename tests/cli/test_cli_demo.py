@@ -16,17 +16,26 @@ DEMO_TIMEOUT = 90.0
 
 def check_text_output(stdout: str) -> None:
     """The demo's text shows each step, each event kind as it arrives, and the summary."""
-    for step in range(1, 6):
-        assert f"[{step}/5]" in stdout
-    for tipo in ("smartpos.identificado", "pagamento.aprovado", "impressao.concluida"):
+    for step in range(1, 7):
+        assert f"[{step}/6]" in stdout
+    for tipo in (
+        "smartpos.identificado",
+        "pagamento.recusado",
+        "pagamento.aprovado",
+        "impressao.concluida",
+    ):
         assert re.search(rf"<- {re.escape(tipo)}  id \S+  HTTP 200, stored in the inbox", stdout)
     assert re.search(r"<- pagamento\.aprovado  id \S+  HTTP 200, DUPLICATE", stdout)
-    assert stdout.count("processed by the worker: claimed, handled (1x), acked") == 3
+    assert stdout.count("processed by the worker: claimed, handled (1x), acked") == 5
+    assert "refused (SALDO INSUFICIENTE)" in stdout
     assert "approved" in stdout
+    assert "outcome unknown: the connection dropped" in stdout
+    assert "(409 REFERENCIA_DUPLICADA): accepted, charged 1x" in stdout
+    assert "lost answer x1 (reconciled: accepted, charged 1x)" in stdout
     assert "refund requested" in stdout
     assert "Summary" in stdout
     assert "each processed exactly once" in stdout
-    assert "4 over HTTP, 1 duplicate(s)" in stdout
+    assert "6 over HTTP, 1 duplicate(s)" in stdout
     assert re.search(r"duration\s+\d+\.\d\d s", stdout)
     assert "529.***.***-25" in stdout
     assert "52998224725" not in stdout
@@ -62,19 +71,37 @@ def test_demo_json_summary(flag: list[str]) -> None:
     assert summary["client"] == ("AsyncClient" if flag else "Client")
     assert [e["tipo"] for e in summary["events"]] == [
         "smartpos.identificado",
+        "pagamento.recusado",
+        "pagamento.aprovado",
         "pagamento.aprovado",
         "impressao.concluida",
     ]
     assert {e["processed"] for e in summary["events"]} == {1}
-    assert (summary["deliveries"], summary["duplicates"]) == (4, 1)
-    assert summary["inbox"]["states"] == {"done": 3}
-    assert [s["step"] for s in summary["steps"]] == [1, 2, 3, 4, 5]
-    assert set(summary["referencias"]) == {"qrcode", "payment", "print_job", "refund"}
+    assert (summary["deliveries"], summary["duplicates"]) == (6, 1)
+    assert summary["inbox"]["states"] == {"done": 5}
+    assert [s["step"] for s in summary["steps"]] == [1, 2, 3, 4, 5, 6]
+    referencias = summary["referencias"]
+    assert set(referencias) == {
+        "qrcode",
+        "payment_refused",
+        "payment",
+        "payment_reconciled",
+        "print_job",
+        "refund",
+    }
+    outcomes = summary["outcomes"]
+    assert outcomes["refused"] == referencias["payment_refused"]
+    assert outcomes["approved"] == [referencias["payment"], referencias["payment_reconciled"]]
+    assert outcomes["reconciled"] == {
+        "referencia": referencias["payment_reconciled"],
+        "state": "accepted",
+        "charges": 1,
+    }
     assert summary["duration_seconds"] < DEMO_TIMEOUT
 
 
 def test_demo_keeps_the_inbox_with_store(tmp_path: Path) -> None:
-    """``--store PATH`` keeps the inbox; ``events list`` then shows the three events done."""
+    """``--store PATH`` keeps the inbox; ``events list`` then shows the five events done."""
     store = tmp_path / "demo.sqlite3"
     result = run_cli("demo", "--no-qr", "--delay", "0", "--store", str(store), timeout=DEMO_TIMEOUT)
     assert result.returncode == 0, result.stderr
@@ -82,13 +109,15 @@ def test_demo_keeps_the_inbox_with_store(tmp_path: Path) -> None:
     listed = json.loads(run_cli("events", "list", "--store", str(store), "--json").stdout)
     assert [(r["tipo"], r["state"]) for r in listed] == [
         ("smartpos.identificado", "done"),
+        ("pagamento.recusado", "done"),
+        ("pagamento.aprovado", "done"),
         ("pagamento.aprovado", "done"),
         ("impressao.concluida", "done"),
     ]
     again = run_cli("demo", "--json", "--delay", "0", "--store", str(store), timeout=DEMO_TIMEOUT)
     assert again.returncode == 0, again.stderr
-    assert len(json.loads(again.stdout)["events"]) == 3
-    assert len(json.loads(run_cli("events", "list", "--store", str(store), "--json").stdout)) == 6
+    assert len(json.loads(again.stdout)["events"]) == 5
+    assert len(json.loads(run_cli("events", "list", "--store", str(store), "--json").stdout)) == 10
 
 
 def test_demo_failure_is_a_clear_non_zero_exit(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import sys
 from collections.abc import Awaitable, Coroutine, Mapping
-from typing import Any
+from typing import Any, Literal
 
 import httpx
 
@@ -80,6 +80,54 @@ def check_sync_client(client: smartpos.Client, event: webhooks.PagamentoAprovado
     # Keyword-only arguments, and money is an int.
     client.terminals.list("123.456.789-09")  # type: ignore[call-arg]
     client.payments.create(documento_cliente="1", valor_centavos=15.9)  # type: ignore[arg-type]
+
+
+def check_sync_outcomes(client: smartpos.Client, store: webhooks.SQLiteStore) -> None:
+    smartpos.Client(api_key="k", base_url="http://h", store=store)
+    smartpos.Client(store=webhooks.MemoryStore())
+    smartpos.Client(store="inbox.db")  # type: ignore[arg-type]
+
+    outcome = client.payments.create_and_wait(
+        documento_cliente="1", valor_centavos=1590, smartpos_id="SP-1", timeout=30.0
+    )
+    assert_type(outcome, webhooks.PagamentoAprovado | webhooks.PagamentoRecusado)
+    if isinstance(outcome, webhooks.PagamentoAprovado):
+        assert_type(outcome.dados.valor_centavos, int | None)
+    printed = client.print_jobs.create_and_wait(
+        documento_cliente="1", smartpos_id="SP-1", conteudo=b"x"
+    )
+    assert_type(printed, webhooks.ImpressaoConcluida | webhooks.ImpressaoFalhou)
+    paired = client.qrcodes.create_and_wait(
+        documento_cliente="1", show=lambda qr: print(qr.qr_code), timeout=60
+    )
+    assert_type(paired, webhooks.SmartposIdentificado)
+    assert_type(paired.dados.smartpos_id, str)
+    assert_type(client.wait("ref", timeout=5.0), webhooks.Event)
+    operation = client.reconcile("ref")
+    assert_type(operation, webhooks.Operation)
+    assert_type(operation.state, Literal["sending", "accepted", "rejected", "unknown", "final"])
+    assert_type(operation.acceptance, smartpos.Acceptance | None)
+    assert_type(store.operations(final=False), list[webhooks.Operation])
+    client.wait("ref")  # type: ignore[call-arg]
+    client.wait("ref", 5.0)  # type: ignore[call-arg]
+
+
+async def check_async_outcomes(client: smartpos.AsyncClient) -> None:
+    outcome = await client.payments.create_and_wait(
+        documento_cliente="1", valor_centavos=1590, smartpos_id="SP-1"
+    )
+    assert_type(outcome, webhooks.PagamentoAprovado | webhooks.PagamentoRecusado)
+    assert_type(
+        await client.print_jobs.create_and_wait(
+            documento_cliente="1", smartpos_id="S", conteudo="x"
+        ),
+        webhooks.ImpressaoConcluida | webhooks.ImpressaoFalhou,
+    )
+    assert_type(
+        await client.qrcodes.create_and_wait(documento_cliente="1"), webhooks.SmartposIdentificado
+    )
+    assert_type(await client.wait("ref", timeout=5.0), webhooks.Event)
+    assert_type(await client.reconcile("ref"), webhooks.Operation)
 
 
 async def check_async_client(
@@ -156,6 +204,9 @@ def check_errors(error: Exception) -> None:
         assert_type(error.referencia, str)
         assert_type(error.last_error, BaseException)
         assert_type(error.attempts, int)
+    if isinstance(error, smartpos.OutcomePendingError):
+        assert_type(error.timeout, float)
+        assert_type(error.referencia, str)
     if isinstance(error, smartpos.ResponseError):
         assert_type(error.status_code, int | None)
         assert_type(error.referencia, str | None)

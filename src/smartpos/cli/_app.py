@@ -271,8 +271,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="run a whole sale against an embedded sandbox, in seconds",
         description=(
             "Start an embedded sandbox and a local webhook receiver with an SQLite inbox, then\n"
-            "pair a terminal with a QR code, charge, wait for pagamento.aprovado, print a\n"
-            "receipt on the terminal, refund, and show every event as it arrives."
+            "pair a terminal with a QR code, charge (a refusal retried with a new referencia,\n"
+            "an approval, a lost answer settled by reconcile), print a receipt on the\n"
+            "terminal, refund, and show every event as it arrives."
         ),
         epilog="example:\n  smartpos demo\n  smartpos demo --async --store inbox.sqlite3",
         parents=[json_parent],
@@ -618,6 +619,9 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=_Formatter,
     )
     ev_requeue.add_argument("event_id", metavar="ID")
+    from ._operations import add_parser as add_operations  # argparse only, like this module
+
+    add_operations(sub, service=service, formatter=_Formatter)
     return parser
 
 

@@ -7,7 +7,12 @@ What runs, all on 127.0.0.1:
   one, configured as the partner's webhook URL, so events travel over HTTP like in production;
 - a :class:`~smartpos.webhooks.Worker` (or ``AsyncWorker``) that claims each stored event,
   handles it and acks it, so an event delivered twice is processed once;
-- a real :class:`smartpos.Client` (or ``AsyncClient`` with ``--async``) against the sandbox.
+- a real :class:`smartpos.Client` (or ``AsyncClient`` with ``--async``) against the sandbox,
+  given the same store: it journals every operation and waits for outcomes there.
+
+The sale shows the three outcomes a caller must handle, each once: a payment refused (retried
+with a new referencia), approved (``create_and_wait``), and one whose answer is lost on the
+network (settled by ``client.reconcile``, charged once, then ``client.wait``).
 
 The flow is written once, as a generator of steps (call the client, wait for an event, act as
 the terminal), and driven either synchronously or with asyncio: the two modes cannot drift
@@ -34,13 +39,16 @@ from ._output import EXIT_OK, CommandError, Output, format_centavos, mask
 if TYPE_CHECKING:
     from smartpos import AsyncClient, Client
     from smartpos.testing import Sandbox
-    from smartpos.webhooks import Event, Store
+    from smartpos.webhooks import Event, Store, StoreBase
 
 __all__ = ["DEMO_SMARTPOS_ID", "run"]
 
 DEMO_SMARTPOS_ID: Final = "SP-DEMO-0001"
 """The terminal the demo pairs: a new device, linked to the customer by the QR code."""
 _SPINNER: Final = "|/-\\"
+_STEPS: Final = 6
+_MAX_RETRIES: Final = 2
+"""The demo client's retries: the lost answer drops every one of its attempts."""
 
 
 def _receipt(valor: int, codigo: str, referencia: str) -> str:
@@ -65,21 +73,33 @@ def _receipt(valor: int, codigo: str, referencia: str) -> str:
 
 @dataclass(frozen=True)
 class _Call:
-    """Call ``client.<resource>.<method>(*args, **kwargs)``; the result is sent back."""
+    """Call ``client.<resource>.<method>(*args, **kwargs)`` (``client.<method>`` for an empty
+    resource); the result is sent back, or the exception when it is one of ``catch``."""
 
     resource: str
     method: str
     kwargs: Mapping[str, Any]
     args: tuple[Any, ...] = ()
+    catch: tuple[type[Exception], ...] = ()
+
+    def target(self, client: Any) -> Any:
+        """The bound method this step calls."""
+        owner = getattr(client, self.resource) if self.resource else client
+        return getattr(owner, self.method)
 
 
 @dataclass(frozen=True)
 class _Wait:
-    """Wait for the worker to process an event of one of ``tipos`` for ``referencia``."""
+    """Wait for the worker to process an event of one of ``tipos`` for ``referencia``.
+
+    ``quiet``: the event is known already (``create_and_wait`` returned it); only wait for
+    the worker to handle it, without a progress line.
+    """
 
     tipos: tuple[str, ...]
     referencia: str
     why: str
+    quiet: bool = False
 
 
 @dataclass(frozen=True)
@@ -140,6 +160,7 @@ class _Demo:
         self.steps: list[dict[str, Any]] = []
         self.timers: list[threading.Timer] = []
         self.referencias: dict[str, str] = {}
+        self.outcomes: dict[str, Any] = {"refused": None, "approved": [], "reconciled": None}
         self.started = time.perf_counter()
         self._step_started = self.started
 
@@ -195,7 +216,7 @@ class _Demo:
         self.steps.append({"step": number, "title": title, "seconds": None})
         self._step_started = time.perf_counter()
         self.out.line()
-        self.out.line(self.out.style(f"[{number}/5] {title}", "bold"))
+        self.out.line(self.out.style(f"[{number}/{_STEPS}] {title}", "bold"))
         for line in code.splitlines():
             self.out.line("    " + self.out.style(line, "dim"))
 
@@ -266,41 +287,46 @@ class _Demo:
         smartpos_id = identified.dados.smartpos_id
         out.line(f"  paired: save smartposId {out.style(smartpos_id, 'bold')} for this customer.")
 
+        charge = {
+            "documento_cliente": documento,
+            "valor_centavos": valor,
+            "smartpos_id": smartpos_id,
+            "forma_pagamento": "credito",
+            "parcelas": 1,
+            "timeout": self.args.wait,
+        }
         self.step(
             2,
-            f"Charge {format_centavos(valor)} on the terminal, wait for pagamento.aprovado",
-            "acceptance = client.payments.create(\n"
+            f"Charge {format_centavos(valor)}: refused once, retried with a new referencia",
+            "event = client.payments.create_and_wait(\n"
             f"    documento_cliente=DOCUMENTO, valor_centavos={valor},\n"
-            f'    smartpos_id="{smartpos_id}", forma_pagamento="credito", parcelas=1)',
+            f'    smartpos_id="{smartpos_id}", forma_pagamento="credito", parcelas=1,\n'
+            f"    timeout={self.args.wait:g})  # PagamentoAprovado | PagamentoRecusado",
         )
-        yield _Act(self.sandbox.hold_events)
-        acceptance = yield _Call(
-            "payments",
-            "create",
-            {
-                "documento_cliente": documento,
-                "valor_centavos": valor,
-                "smartpos_id": smartpos_id,
-                "forma_pagamento": "credito",
-                "parcelas": 1,
-            },
-        )
-        self.referencias["payment"] = acceptance.referencia
-        out.line(
-            f"  accepted ({acceptance.status}): not a sale yet. referencia {acceptance.referencia}"
+        from smartpos.testing import Refuse
+
+        yield _Act(
+            lambda: self.sandbox.script_payments(Refuse(mensagem_operador="SALDO INSUFICIENTE"))
         )
         out.line("  the customer taps the card and types the PIN...")
-        yield _Act(lambda: self.release_later(delay))
-        outcome = yield _Wait(
-            ("pagamento.aprovado", "pagamento.recusado"),
-            acceptance.referencia,
-            "pagamento.aprovado",
+        refused = yield from self._sale(charge)
+        self.referencias["payment_refused"] = refused.dados.referencia
+        self.outcomes["refused"] = refused.dados.referencia
+        resultado = refused.dados.resultado_smartpos
+        reason = resultado.mensagem_operador if resultado else refused.dados.status
+        out.line(
+            f"  {out.style('refused', 'bold', 'red')} ({reason}): do not finalize. This attempt "
+            "is over: the next one gets a new referencia."
         )
+        out.line("  the customer tries another card...")
+        outcome = yield from self._sale(charge)
         if outcome.tipo != "pagamento.aprovado":
             raise CommandError(
                 f"the terminal refused the payment ({outcome.dados.status})",
                 hint="a new attempt needs a new referencia.",
             )
+        self.referencias["payment"] = outcome.dados.referencia
+        self.outcomes["approved"].append(outcome.dados.referencia)
         autorizacao = outcome.dados.autorizacao
         codigo = autorizacao.codigo if autorizacao else "?"
         out.line(
@@ -317,25 +343,78 @@ class _Demo:
         yield _WaitDuplicate(outcome.id)
         out.line("  answered 200 so the service stops resending; the worker does not see it again.")
 
-        receipt = _receipt(valor, str(codigo), acceptance.referencia)
         self.step(
             4,
+            "The next sale's answer is lost on the network: reconcile, never a new referencia",
+            "try:\n"
+            "    client.payments.create(...)\n"
+            "except smartpos.OutcomeUnknownError as exc:\n"
+            "    operation = client.reconcile(exc.referencia)  # the same bytes, same referencia\n"
+            f"    event = client.wait(exc.referencia, timeout={self.args.wait:g})",
+        )
+        from smartpos import OutcomeUnknownError
+        from smartpos.testing import DropConnection
+
+        attempts = _MAX_RETRIES + 1
+
+        def lose_answers() -> None:
+            self.sandbox.hold_events()
+            self.sandbox.fail_next("payments", DropConnection(), times=attempts)
+
+        yield _Act(lose_answers)
+        payment = {k: v for k, v in charge.items() if k != "timeout"}
+        lost = yield _Call("payments", "create", payment, catch=(OutcomeUnknownError,))
+        if not isinstance(lost, OutcomeUnknownError):
+            raise CommandError("the sandbox did not drop the answer", hint="report it.")
+        referencia = lost.referencia
+        self.referencias["payment_reconciled"] = referencia
+        out.line(
+            f"  {out.style('outcome unknown', 'bold', 'yellow')}: the connection dropped after "
+            f"the request was sent, {attempts} time(s). It may have been charged: a new "
+            "referencia could charge twice."
+        )
+        operation = yield _Call("", "reconcile", {}, (referencia,))
+        charges = yield _Act(
+            lambda: sum(1 for p in self.sandbox.payments if p.referencia == referencia)
+        )
+        self.outcomes["reconciled"] = {
+            "referencia": referencia,
+            "state": operation.state,
+            "charges": charges,
+        }
+        out.line(
+            f"  reconciled: resent byte for byte, referencia {referencia}; the service "
+            f"already had it (409 REFERENCIA_DUPLICADA): {operation.state}, charged {charges}x."
+        )
+        out.line("  the customer finishes paying...")
+        yield _Act(lambda: self.release_later(delay / 2))
+        settled = yield _Call("", "wait", {"timeout": self.args.wait}, (referencia,))
+        yield _Wait((settled.tipo,), referencia, settled.tipo, quiet=True)
+        if settled.tipo == "pagamento.aprovado":
+            self.outcomes["approved"].append(referencia)
+        out.line(f"  {out.tipo(settled.tipo)}: the lost answer is settled, with one charge.")
+
+        receipt = _receipt(valor, str(codigo), outcome.dados.referencia)
+        self.step(
+            5,
             "Print the receipt on the terminal, wait for impressao.concluida",
-            "job = client.print_jobs.create(\n"
+            "event = client.print_jobs.create_and_wait(\n"
             f'    documento_cliente=DOCUMENTO, smartpos_id="{smartpos_id}", conteudo=receipt_text)',
         )
         yield _Act(self.sandbox.hold_events)
-        job = yield _Call(
-            "print_jobs",
-            "create",
-            {"documento_cliente": documento, "smartpos_id": smartpos_id, "conteudo": receipt},
-        )
-        self.referencias["print_job"] = job.referencia
-        out.line(f"  accepted ({job.status}); referencia {job.referencia}")
         yield _Act(lambda: self.release_later(delay / 2))
-        printed = yield _Wait(
-            ("impressao.concluida", "impressao.falhou"), job.referencia, "impressao.concluida"
+        printed = yield _Call(
+            "print_jobs",
+            "create_and_wait",
+            {
+                "documento_cliente": documento,
+                "smartpos_id": smartpos_id,
+                "conteudo": receipt,
+                "timeout": self.args.wait,
+            },
         )
+        self.referencias["print_job"] = printed.dados.referencia
+        yield _Wait((printed.tipo,), printed.dados.referencia, printed.tipo, quiet=True)
         if printed.tipo != "impressao.concluida":
             out.line("  the print failed: printing never changes the sale; print it again.")
         else:
@@ -343,8 +422,8 @@ class _Demo:
                 out.line("  " + out.style("|", "dim") + " " + line)
 
         self.step(
-            5,
-            "Refund the payment from its pagamento.aprovado event",
+            6,
+            "Refund the approved payment from its pagamento.aprovado event",
             "refund = client.refunds.create_for(aprovado)  # total refund",
         )
         refund = yield _Call("refunds", "create_for", {}, (outcome,))
@@ -352,11 +431,21 @@ class _Demo:
         out.line(f"  refund requested ({refund.status or 'sent'}): referencia {refund.referencia}")
         self._end_step()
 
+    def _sale(self, charge: Mapping[str, Any]) -> Generator[_Step, Any, Any]:
+        """One payments.create_and_wait while the simulated customer pays, then the worker."""
+        yield _Act(self.sandbox.hold_events)
+        yield _Act(lambda: self.release_later(self.args.delay))
+        event = yield _Call("payments", "create_and_wait", charge)
+        self.out.line(f"  referencia {event.dados.referencia}: {self.out.tipo(event.tipo)}")
+        yield _Wait((event.tipo,), event.dados.referencia, event.tipo, quiet=True)
+        return event
+
     # Drivers.
 
     def _waiting(self, step: _Wait | _WaitDuplicate) -> tuple[str, Callable[[], Any]]:
         if isinstance(step, _Wait):
-            return f"waiting for {step.why}", lambda: self.seen.find(step)
+            what = "the worker to process" if step.quiet else "waiting for"
+            return f"{what} {step.why}", lambda: self.seen.find(step)
         return (
             "waiting for the receiver to see the resend",
             lambda: True if self.seen.duplicate_of(step.event_id) else None,
@@ -367,13 +456,40 @@ class _Demo:
             return f"{step.why} for referencia {step.referencia}"
         return f"the resend of event {step.event_id}"
 
-    def _start_wait(self, text: str) -> None:
-        if not self.out.interactive:
+    def _start_wait(self, text: str, quiet: bool) -> None:
+        if not self.out.interactive and not quiet:
             self.out.line(f"  ... {text} (up to {self.args.wait:g} s)")
 
-    def _end_wait(self, text: str, elapsed: float) -> None:
+    def _end_wait(self, text: str, elapsed: float, quiet: bool) -> None:
         self.out.clear_status()
-        self.out.line("  " + self.out.style(f"{text}: done after {elapsed:.2f} s", "dim"))
+        if not quiet:
+            self.out.line("  " + self.out.style(f"{text}: done after {elapsed:.2f} s", "dim"))
+
+    def _outcome_pending(self, step: _Call, exc: Exception) -> CommandError:
+        referencia = getattr(exc, "referencia", "?")
+        return self.timed_out(f"the outcome of {step.method} for referencia {referencia}")
+
+    def call(self, step: _Call, client: Any) -> Any:
+        """Run a ``_Call`` step with the sync client."""
+        from smartpos import OutcomePendingError
+
+        try:
+            return step.target(client)(*step.args, **step.kwargs)
+        except step.catch as exc:
+            return exc
+        except OutcomePendingError as exc:
+            raise self._outcome_pending(step, exc) from exc
+
+    async def acall(self, step: _Call, client: Any) -> Any:
+        """Run a ``_Call`` step with the async client."""
+        from smartpos import OutcomePendingError
+
+        try:
+            return await step.target(client)(*step.args, **step.kwargs)
+        except step.catch as exc:
+            return exc
+        except OutcomePendingError as exc:
+            raise self._outcome_pending(step, exc) from exc
 
     def drive(self, client: Client) -> None:
         """Run the flow with the synchronous client."""
@@ -385,8 +501,7 @@ class _Demo:
             except StopIteration:
                 return
             if isinstance(step, _Call):
-                method = getattr(getattr(client, step.resource), step.method)
-                value = method(*step.args, **step.kwargs)
+                value = self.call(step, client)
             elif isinstance(step, _Act):
                 value = step.action()
             else:
@@ -409,14 +524,15 @@ class _Demo:
         in their own way.
         """
         text, check = self._waiting(step)
-        self._start_wait(text)
+        quiet = isinstance(step, _Wait) and step.quiet
+        self._start_wait(text, quiet)
         started = time.perf_counter()
 
         def poll() -> tuple[bool, Any, float]:
             found = check()
             elapsed = time.perf_counter() - started
             if found is not None:
-                self._end_wait(text, elapsed)
+                self._end_wait(text, elapsed, quiet)
                 return True, found, 0.0
             if elapsed >= self.args.wait:
                 self.out.clear_status()
@@ -436,8 +552,7 @@ class _Demo:
             except StopIteration:
                 return
             if isinstance(step, _Call):
-                method = getattr(getattr(client, step.resource), step.method)
-                value = await method(*step.args, **step.kwargs)
+                value = await self.acall(step, client)
             elif isinstance(step, _Act):
                 value = await asyncio.to_thread(step.action)
             else:
@@ -457,6 +572,12 @@ class _Demo:
             timer.cancel()
 
 
+_CLIENT_OPTIONS: Final[dict[str, Any]] = {
+    "timeout": 5.0,
+    "max_retries": _MAX_RETRIES,
+    # Retries of the lost answer, quickly: the demo shows them, it does not wait for them.
+    "retry_backoff": 0.05,
+}
 _WORKER_OPTIONS: Final[dict[str, Any]] = {
     "lease": 10.0,
     "poll_interval": 0.02,
@@ -465,7 +586,7 @@ _WORKER_OPTIONS: Final[dict[str, Any]] = {
 }
 
 
-def _run_sync(demo: _Demo, base_url: str, store: Store) -> None:
+def _run_sync(demo: _Demo, base_url: str, store: StoreBase) -> None:
     from smartpos import Client
     from smartpos.testing import Sandbox
     from smartpos.webhooks import Worker
@@ -477,7 +598,9 @@ def _run_sync(demo: _Demo, base_url: str, store: Store) -> None:
     )
     thread.start()
     try:
-        with Client(api_key=Sandbox.API_KEY, base_url=base_url, timeout=5.0) as client:
+        with Client(
+            api_key=Sandbox.API_KEY, base_url=base_url, store=store, **_CLIENT_OPTIONS
+        ) as client:
             demo.drive(client)
     finally:
         stop.set()
@@ -485,7 +608,7 @@ def _run_sync(demo: _Demo, base_url: str, store: Store) -> None:
         thread.join(timeout=5.0)
 
 
-async def _run_async(demo: _Demo, base_url: str, store: Store) -> None:
+async def _run_async(demo: _Demo, base_url: str, store: StoreBase) -> None:
     from smartpos import AsyncClient
     from smartpos.testing import Sandbox
     from smartpos.webhooks import AsyncWorker
@@ -494,7 +617,9 @@ async def _run_async(demo: _Demo, base_url: str, store: Store) -> None:
     stop = asyncio.Event()
     task = asyncio.create_task(worker.run(stop))
     try:
-        async with AsyncClient(api_key=Sandbox.API_KEY, base_url=base_url, timeout=5.0) as client:
+        async with AsyncClient(
+            api_key=Sandbox.API_KEY, base_url=base_url, store=store, **_CLIENT_OPTIONS
+        ) as client:
             await demo.adrive(client)
     finally:
         stop.set()
@@ -527,7 +652,9 @@ def _summary(
     duplicates = sum(1 for _, _, dup in received if dup)
     twice = [eid for eid, count in handled.items() if count != 1]
     states = _inbox_states(store, [e.id for e in processed])
-    ok = not twice and set(states) == {"done"}
+    reconciled = demo.outcomes["reconciled"] or {}
+    charged_once = reconciled.get("charges") == 1
+    ok = not twice and set(states) == {"done"} and charged_once
     client = "AsyncClient" if demo.args.use_async else "Client"
     if out.json:
         out.data(
@@ -549,6 +676,7 @@ def _summary(
                 "duplicates": duplicates,
                 "inbox": {"path": store_path if kept else None, "states": dict(states)},
                 "referencias": demo.referencias,
+                "outcomes": demo.outcomes,
             }
         )
     else:
@@ -562,6 +690,9 @@ def _summary(
                 "events": ", ".join(f"{tipo} x{n}" for tipo, n in by_tipo.items()),
                 "deliveries": f"{len(received)} over HTTP, {duplicates} duplicate(s) "
                 "answered 200 and not stored again",
+                "outcomes": f"approved x{len(demo.outcomes['approved'])}, refused x1 (retried "
+                "with a new referencia), lost answer x1 (reconciled: "
+                f"{reconciled.get('state', '?')}, charged {reconciled.get('charges', '?')}x)",
                 "worker": f"{len(handled)} event(s), each processed exactly once "
                 "(claim, handle, ack)"
                 if not twice
@@ -578,6 +709,11 @@ def _summary(
             out.style("Done.", "bold", "green")
             + " Next: docs/en/quickstart.md, or 'smartpos sandbox' + 'smartpos listen' to try your "
             "own code."
+        )
+    if not charged_once:
+        raise CommandError(
+            f"the reconciled payment was charged {reconciled.get('charges')} time(s), not once",
+            hint="this is a bug; please report it with this output.",
         )
     if not ok:
         raise CommandError(

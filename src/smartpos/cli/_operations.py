@@ -1,0 +1,399 @@
+"""``smartpos operations [list|reconcile|wait]``: the outcome journal of a store, from a shell.
+
+- ``smartpos operations`` lists the operations still waiting for an outcome (``sending``,
+  ``accepted``, ``unknown``), oldest first: what a process reconciles after a crash;
+  ``--all`` lists every operation with its outcome and anomalies.
+- ``smartpos operations reconcile REFERENCIA`` resends a journaled request whose answer is
+  unknown, byte for byte with the same referencia (``Client.reconcile``): never a new charge.
+- ``smartpos operations wait REFERENCIA`` waits for the final event of a referencia.
+
+The store is an SQLite inbox file (``--store``, default ``SMARTPOS_INBOX`` or
+``smartpos-inbox.db``, as ``smartpos events``), or a ``redis://`` or ``postgresql://`` URL
+(``--namespace``: the RedisStore prefix or the PostgresStore table). Exit status 3 means the
+outcome is still unknown or pending: never retry with a new referencia.
+
+Building the parser imports only ``argparse``; the store and the client load when the command
+runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, Final
+
+from ._output import EXIT_ERROR, EXIT_OK, EXIT_UNKNOWN, CommandError, Output, mask_documents
+
+if TYPE_CHECKING:
+    from smartpos.webhooks import Operation, StoreBase
+
+__all__ = ["add_parser", "operation_data", "run"]
+
+_DEFAULT_STORE: Final = "smartpos-inbox.db"
+_WAIT_DEFAULT: Final = 60.0
+_STATE_STYLE: Final = {
+    "sending": "yellow",
+    "unknown": "yellow",
+    "accepted": "cyan",
+    "final": "green",
+    "rejected": "red",
+}
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds, not {text!r}") from None
+    if not 0 < value < 86400:
+        raise argparse.ArgumentTypeError(f"expected seconds > 0, not {text!r}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number >= 1, not {text!r}")
+    return value
+
+
+def add_parser(
+    sub: Any,
+    *,
+    service: argparse.ArgumentParser,
+    formatter: type[argparse.HelpFormatter],
+) -> argparse.ArgumentParser:
+    """Add ``operations`` and its actions to the command's subparsers.
+
+    Args:
+        sub: The root parser's subparsers.
+        service: The parent parser with the service options (for ``reconcile``).
+        formatter: The help formatter of the other commands.
+
+    Returns:
+        The ``operations`` parser.
+    """
+    # The options are on the command and on its actions, with default=SUPPRESS: given
+    # before or after the action, a value is kept (argparse lets an action's default
+    # overwrite a value given to the command).
+    json_parent = argparse.ArgumentParser(add_help=False)
+    json_parent.add_argument(
+        "--json",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="print JSON for scripts instead of text",
+    )
+    store = argparse.ArgumentParser(add_help=False)
+    store.add_argument(
+        "--store",
+        "--inbox",
+        dest="store",
+        metavar="STORE",
+        default=argparse.SUPPRESS,
+        help="an SQLite inbox file (default: env SMARTPOS_INBOX, else smartpos-inbox.db), "
+        "or a redis:// or postgresql:// URL",
+    )
+    store.add_argument(
+        "--namespace",
+        metavar="NAME",
+        default=argparse.SUPPRESS,
+        help="the RedisStore key prefix or the PostgresStore table (default: the store's own)",
+    )
+    listing = argparse.ArgumentParser(add_help=False)
+    listing.add_argument(
+        "--all",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="every operation, ended ones too (default: only those waiting for an outcome)",
+    )
+    listing.add_argument(
+        "--limit",
+        type=_positive_int,
+        metavar="N",
+        default=argparse.SUPPRESS,
+        help="at most N (default 100)",
+    )
+    operations: argparse.ArgumentParser = sub.add_parser(
+        "operations",
+        help="list, reconcile and wait for the operations journaled in a store",
+        description=(
+            "The outcome journal of a store (what a Client(store=...) started on a terminal).\n"
+            "Without an action, list the operations still waiting for an outcome. After a\n"
+            "crash: reconcile each one (its request resent byte for byte, with the same\n"
+            "referencia: never a second charge), then wait for its event."
+        ),
+        epilog=(
+            "examples:\n"
+            "  smartpos operations\n"
+            "  smartpos operations --all --json --store inbox.sqlite3\n"
+            "  (then, for each: operations reconcile REFERENCIA, operations wait REFERENCIA)\n\n"
+            "exit status 3: the outcome is still unknown or pending; do NOT retry with a new\n"
+            "referencia."
+        ),
+        parents=[json_parent, store, listing],
+        formatter_class=formatter,
+    )
+    operations.set_defaults(handler="_operations:run", action="list")
+    actions = operations.add_subparsers(title="actions", metavar="ACTION", dest="action")
+    actions.add_parser(
+        "list",
+        help="list the operations waiting for an outcome (the default)",
+        description="List the operations waiting for an outcome, oldest first.",
+        parents=[json_parent, store, listing],
+        formatter_class=formatter,
+    )
+    reconcile = actions.add_parser(
+        "reconcile",
+        help="resend an operation whose answer is unknown, with the same referencia",
+        description=(
+            "Resend the journaled request of REFERENCIA byte for byte, with the same\n"
+            "referencia: a 2xx or a 409 REFERENCIA_DUPLICADA makes it accepted, and its event\n"
+            "says the rest. Never a second charge. Accepted, final and rejected operations\n"
+            "are shown as they are, nothing sent."
+        ),
+        epilog=(
+            "exit status: 0 accepted or final, 1 rejected (a new attempt needs a new\n"
+            "referencia) or an error, 3 still unknown (try again later)"
+        ),
+        parents=[json_parent, store, service],
+        formatter_class=formatter,
+    )
+    reconcile.set_defaults(terminal_op=True)
+    reconcile.add_argument("referencia", metavar="REFERENCIA")
+    wait = actions.add_parser(
+        "wait",
+        help="wait for the final event of a referencia",
+        description=(
+            "Wait for the final event of REFERENCIA in the store (stored by any process),\n"
+            "and print it."
+        ),
+        epilog="exit status: 0 the event came, 3 no final event in time (wait again later)",
+        parents=[json_parent, store],
+        formatter_class=formatter,
+    )
+    wait.add_argument("referencia", metavar="REFERENCIA")
+    wait.add_argument(
+        "--timeout",
+        dest="wait_timeout",
+        type=_seconds,
+        default=_WAIT_DEFAULT,
+        metavar="SECONDS",
+        help=f"how long to wait (default: {_WAIT_DEFAULT:g})",
+    )
+    return operations
+
+
+# --- the store ------------------------------------------------------------------------------
+
+
+def _store_spec(args: argparse.Namespace) -> str:
+    spec = getattr(args, "store", None) or os.environ.get("SMARTPOS_INBOX") or _DEFAULT_STORE
+    return str(spec)
+
+
+@contextlib.contextmanager
+def open_store(args: argparse.Namespace) -> Iterator[tuple[StoreBase, str]]:
+    """Open the store ``--store`` names, and close it after.
+
+    Yields:
+        The store and how to name it in messages (a URL without its password).
+
+    Raises:
+        CommandError: The file is not an inbox, or the store cannot be opened.
+    """
+    from smartpos._logging import redact_url
+    from smartpos.webhooks import SQLiteStore, StoreError
+
+    spec = _store_spec(args)
+    namespace = getattr(args, "namespace", None)
+    store: StoreBase
+    try:
+        if spec.startswith(("redis://", "rediss://", "unix://")):
+            from smartpos.webhooks import RedisStore
+
+            store = RedisStore(spec, **({"prefix": namespace} if namespace else {}))
+            name = redact_url(spec)
+        elif spec.startswith(("postgresql://", "postgres://")):
+            from smartpos.webhooks import PostgresStore
+
+            store = PostgresStore(spec, **({"table": namespace} if namespace else {}))
+            name = redact_url(spec)
+        else:
+            from ._events import check_inbox
+
+            # A wrong path must never become a new inbox: check it read-only first.
+            check_inbox(spec)
+            store = SQLiteStore(spec)
+            name = spec
+    except ImportError as exc:
+        raise CommandError(
+            f"the store {spec.split(':', 1)[0]} needs an extra package: {exc}",
+            hint="pip install 'smartpos[redis]' or 'smartpos[postgres]'.",
+        ) from exc
+    except StoreError as exc:
+        raise CommandError(f"cannot open the store: {exc}") from exc
+    with store:
+        yield store, name
+
+
+# --- output ---------------------------------------------------------------------------------
+
+
+def operation_data(operation: Operation) -> dict[str, Any]:
+    """An operation as JSON-ready data: no request body, documents masked.
+
+    Args:
+        operation: The journaled operation.
+
+    Returns:
+        ``referencia``, ``kind``, ``state``, ``created_at``, ``updated_at``, ``event`` (its
+        ``id`` and ``tipo``, or ``None``), ``anomalies`` and ``answer`` (the saved answer's
+        JSON, or ``None``).
+    """
+    event = operation.event
+    return {
+        "referencia": operation.referencia,
+        "kind": operation.kind,
+        "state": operation.state,
+        "waiting": operation.waiting,
+        "created_at": operation.created_at.isoformat(),
+        "updated_at": operation.updated_at.isoformat(),
+        "event": None if event is None else {"id": event.id, "tipo": event.tipo},
+        "anomalies": [
+            {"id": a.id, "tipo": a.tipo, "reason": a.reason, "detail": a.detail}
+            for a in operation.anomalies
+        ],
+        "answer": None if operation.answer is None else mask_documents(dict(operation.answer.body)),
+    }
+
+
+def _state(out: Output, state: str) -> str:
+    return out.style(state.ljust(8), _STATE_STYLE.get(state, "bold"))
+
+
+def _print_operation(out: Output, operation: Operation) -> None:
+    created = operation.created_at.astimezone().strftime("%Y-%m-%d %H:%M:%S")
+    line = f"{_state(out, operation.state)}  {operation.kind:<9}  {operation.referencia}  {created}"
+    if operation.event is not None:
+        line += f"  {out.tipo(operation.event.tipo)}"
+    out.line(line)
+    for anomaly in operation.anomalies:
+        out.line(
+            f"          anomaly {anomaly.reason}: {anomaly.tipo} {anomaly.id}: {anomaly.detail}"
+        )
+
+
+# --- actions --------------------------------------------------------------------------------
+
+
+def _list(args: argparse.Namespace, out: Output) -> int:
+    every = bool(getattr(args, "all", False))
+    with open_store(args) as (store, name):
+        operations = store.operations(final=every, limit=getattr(args, "limit", 100))
+    if out.json:
+        out.data([operation_data(o) for o in operations])
+        return EXIT_OK
+    if not operations:
+        out.line(f"no operation {'journaled' if every else 'waiting'} in {name}")
+        return EXIT_OK
+    for operation in operations:
+        _print_operation(out, operation)
+    if every:
+        out.line(f"{len(operations)} operation(s) in {name}")
+        return EXIT_OK
+    out.line(f"{len(operations)} operation(s) waiting for an outcome in {name}")
+    out.line(
+        "settle each one, never with a new referencia: smartpos operations reconcile "
+        "REFERENCIA, then smartpos operations wait REFERENCIA"
+    )
+    return EXIT_OK
+
+
+def _reconcile(args: argparse.Namespace, out: Output) -> int:
+    from smartpos import Client, ValidationError
+
+    with (
+        open_store(args) as (store, name),
+        Client(
+            api_key=args.api_key,
+            base_url=args.base_url,
+            timeout=args.timeout,
+            max_retries=max(0, args.max_retries),
+            store=store,
+        ) as client,
+    ):
+        try:
+            operation = client.reconcile(args.referencia)
+        except ValidationError as exc:
+            if exc.campo != "referencia":
+                raise
+            raise CommandError(
+                f"no operation {args.referencia} in {name}: nothing sent",
+                hint="list the journaled ones with 'smartpos operations --all'; an "
+                "operation nobody journaled can still be waited for: smartpos operations "
+                "wait REFERENCIA",
+            ) from exc
+    if out.json:
+        out.data(operation_data(operation))
+    else:
+        _print_operation(out, operation)
+        out.line(
+            {
+                "accepted": "accepted: the service has it; its event says the rest "
+                f"(smartpos operations wait {operation.referencia})",
+                "final": "final: its outcome is stored",
+                "rejected": "rejected: the service surely did not accept it; a new attempt "
+                "needs a new referencia",
+            }.get(operation.state, operation.state)
+        )
+    return EXIT_ERROR if operation.state == "rejected" else EXIT_OK
+
+
+def _wait(args: argparse.Namespace, out: Output) -> int:
+    from smartpos.webhooks._listener import OutcomeWaiter
+
+    referencia = str(args.referencia)
+    if not referencia.strip():
+        raise CommandError("REFERENCIA cannot be empty")
+    with open_store(args) as (store, name):
+        event = OutcomeWaiter(store).wait(referencia, args.wait_timeout)
+        operation = store.operation(referencia) if event is not None else None
+    if event is None:
+        raise CommandError(
+            f"no final event for referencia {referencia} in {name} within "
+            f"{args.wait_timeout:g} s: its outcome is still pending",
+            hint="do NOT retry with a new referencia (that may charge twice); wait again "
+            "later, or reconcile it if its answer was lost: smartpos operations reconcile "
+            f"{referencia}",
+            code=EXIT_UNKNOWN,
+        )
+    if out.json:
+        out.data(
+            {
+                "referencia": referencia,
+                "event": mask_documents(dict(event.raw)),
+                "operation": None if operation is None else operation_data(operation),
+            }
+        )
+        return EXIT_OK
+    out.event(event.raw)
+    return EXIT_OK
+
+
+def run(args: argparse.Namespace, out: Output) -> int:
+    """Dispatch ``smartpos operations [ACTION]``.
+
+    Args:
+        args: ``action`` (``list`` by default), the store options and the action's.
+        out: The output.
+
+    Returns:
+        The exit status.
+    """
+    actions = {"list": _list, "reconcile": _reconcile, "wait": _wait}
+    return actions[args.action or "list"](args, out)
