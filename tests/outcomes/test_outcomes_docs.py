@@ -1,4 +1,4 @@
-"""docs/client.md's "After a crash" recipe runs as written, and settles a crashed payment."""
+"""docs/en/client.md's "After a crash" recipe runs as written, and settles a crashed payment."""
 
 # STYLE.md section 5 asks for `expected == actual` (the attrs style), which SIM300 calls Yoda.
 
@@ -16,7 +16,7 @@ import smartpos
 from smartpos.testing import Sandbox
 from smartpos.webhooks import SQLiteStore, WebhookReceiver
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "client.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "en" / "client.md"
 
 
 def recipe() -> str:
