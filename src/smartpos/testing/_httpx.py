@@ -23,6 +23,7 @@ def from_httpx(request: httpx.Request) -> Request:
         path=request.url.path,
         headers=dict(request.headers.items()),
         body=request.content,
+        query=request.url.query.decode("ascii", "replace"),
     )
 
 
