@@ -82,6 +82,12 @@ def test_a_body_that_is_no_json_object_is_campo_invalido_with_campo(
     )
 
 
+def test_nan_is_refused_by_the_control_api_too(http: httpx.Client) -> None:
+    """The control API reads bodies with the same rules."""
+    response = http.post("/_sandbox/v1/clock/advance", content=b'{"seconds": NaN}')
+    assert (400, "seconds") == (response.status_code, response.json()["erro"]["campo"])
+
+
 def test_a_lone_surrogate_is_refused_and_the_connection_stays(
     base_url: str, http: httpx.Client
 ) -> None:
@@ -106,6 +112,16 @@ def test_a_lone_surrogate_never_raises_into_an_in_process_caller(sandbox: Sandbo
     assert 400 == response.status_code
 
 
+def test_the_request_log_of_a_surrogate_body_is_served_as_json(
+    base_url: str, http: httpx.Client
+) -> None:
+    """A recorded body holding a lone surrogate is written back as its JSON escape."""
+    http.post("/_sandbox/v1/clock/advance", content=b'{"seconds": 1, "note": "\\ud800"}')
+    listed = http.get("/_sandbox/v1/requests")
+    assert 200 == listed.status_code
+    assert "\\ud800" in listed.text
+
+
 def test_a_non_ascii_header_byte_gets_an_answer(base_url: str) -> None:
     """A Latin-1 byte in the API key is an unknown key (401), not a dropped connection."""
     request = (
@@ -122,6 +138,8 @@ def test_a_non_ascii_header_byte_gets_an_answer(base_url: str) -> None:
         ("PUT", "/v1/payments", "POST"),
         ("BREW", "/qrcode", "POST"),
         ("POST", "/v1/customers/52998224725/smartpos", "GET"),
+        ("GET", "/_sandbox/v1/scan", "POST"),
+        ("PATCH", "/_sandbox/v1/outcomes", "POST, PUT"),
     ],
 )
 def test_a_method_not_served_is_405_with_allow(
