@@ -131,6 +131,9 @@ environment:
   SMARTPOS_API_KEY   the integration key (or --api-key; it is never printed)
   SMARTPOS_BASE_URL  the service's base address (or --base-url)
   SMARTPOS_INBOX     the inbox file of listen and events (default: smartpos-inbox.db)
+  SMARTPOS_SANDBOX_URL  the running sandbox of 'sandbox ACTION' and trigger (default:
+                     SMARTPOS_BASE_URL, else http://127.0.0.1:8765)
+  SMARTPOS_SANDBOX_HOST, _PORT, _WEBHOOK, _SEED, _LOG  what 'smartpos sandbox' serves
   NO_COLOR           any value turns colours off (colour is only used on a terminal)
 """
 
@@ -313,30 +316,153 @@ def build_parser() -> argparse.ArgumentParser:
         sub,
         "sandbox",
         "_sandbox:run",
-        help="serve the simulator of the service on 127.0.0.1",
+        help="serve the simulator of the service, or drive a running one",
         description=(
-            "Serve the sandbox, a simulator of the whole service, over HTTP on a loopback\n"
-            "address until Ctrl-C or SIGTERM. Prints the base URL, the API key, the customer\n"
-            "document and the terminal of its ready-made world."
+            "Without an action: serve the sandbox, a simulator of the whole service, over HTTP\n"
+            "until Ctrl-C or SIGTERM, printing one line per request and per delivery attempt.\n"
+            "Options can come from SMARTPOS_SANDBOX_HOST, _PORT, _WEBHOOK, _SEED and _LOG.\n\n"
+            "With an action: drive a running sandbox through its control API (--url, else\n"
+            "SMARTPOS_SANDBOX_URL, else SMARTPOS_BASE_URL, else http://127.0.0.1:8765)."
         ),
         epilog=(
-            "example:\n"
+            "examples:\n"
             "  smartpos sandbox --port 8765 --webhook http://127.0.0.1:8766/\n"
-            "  export SMARTPOS_BASE_URL=http://127.0.0.1:8765 SMARTPOS_API_KEY=sandbox-key"
+            "  smartpos sandbox next payment recusar --mensagem 'SALDO INSUFICIENTE'\n"
+            "  smartpos sandbox next payment atraso 5 duplicar\n"
+            "  smartpos sandbox fault payments drop\n"
+            "  smartpos sandbox scan --smartpos-id SP-BALCAO-2\n"
+            "  smartpos sandbox log"
         ),
         parents=[json_parent],
     )
-    sandbox.add_argument("--host", default="127.0.0.1", help="loopback address (127.0.0.1)")
+    sandbox.set_defaults(action=None)
+    sandbox.add_argument(
+        "--host",
+        help="address to bind (default 127.0.0.1; another one, such as 0.0.0.0 in a "
+        "container, is served with a warning)",
+    )
     sandbox.add_argument(
         "--port",
         type=_port,
-        default=DEFAULT_SANDBOX_PORT,
         help=f"port, 0 for any free one (default: {DEFAULT_SANDBOX_PORT})",
     )
     sandbox.add_argument(
-        "--webhook", metavar="URL", help="also deliver events to this loopback URL"
+        "--webhook", metavar="URL", help="also deliver every event to this URL (loopback)"
     )
     sandbox.add_argument("--seed", type=int, help="seed for reproducible ids")
+    sandbox.add_argument("--quiet", action="store_true", help="no line per request and delivery")
+    actions = sandbox.add_subparsers(title="actions", metavar="ACTION", dest="action")
+    url_parent = argparse.ArgumentParser(add_help=False)
+    url_parent.add_argument(
+        "--url",
+        metavar="URL",
+        help="the running sandbox (default: env SMARTPOS_SANDBOX_URL, else SMARTPOS_BASE_URL, "
+        "else http://127.0.0.1:8765)",
+    )
+    scan = actions.add_parser(
+        "scan",
+        help="a terminal reads a QR code (pairing)",
+        description="A terminal reads a QR code: smartpos.identificado is delivered.",
+        epilog="example:\n  smartpos sandbox scan --smartpos-id SP-BALCAO-2",
+        parents=[json_parent, url_parent],
+        formatter_class=_Formatter,
+    )
+    scan.add_argument(
+        "qr_code", metavar="QR_CODE", nargs="?", help="the qrCode value (default: the newest)"
+    )
+    scan.add_argument(
+        "--smartpos-id", default="SP-SANDBOX-1", metavar="ID", help="the terminal (SP-SANDBOX-1)"
+    )
+    next_ = actions.add_parser(
+        "next",
+        help="script what the next payments or print jobs do",
+        description=(
+            "Script the outcome of the next payment or print job (or of every one, --always).\n"
+            "payment: aprovar, recusar, silencio (no event ever);  print: concluir, falhar,\n"
+            "silencio. Any of them may follow these words, which change how the event\n"
+            "travels: atraso SECONDS (late), duplicar (twice, same id), fora-de-ordem (after\n"
+            "the next event), contradicao (followed by an event saying the opposite).\n"
+            "Accented forms work too (silêncio, contradição)."
+        ),
+        epilog=(
+            "examples:\n"
+            "  smartpos sandbox next payment recusar --mensagem 'SALDO INSUFICIENTE'\n"
+            "  smartpos sandbox next payment silencio --times 2\n"
+            "  smartpos sandbox next payment atraso 5 recusar\n"
+            "  smartpos sandbox next print falhar --always --smartpos-id SP-SANDBOX-1"
+        ),
+        parents=[json_parent, url_parent],
+        formatter_class=_Formatter,
+    )
+    next_.add_argument("kind", choices=["payment", "print"], help="payment or print")
+    next_.add_argument("outcome", nargs="+", metavar="OUTCOME", help="the outcome's words")
+    next_.add_argument(
+        "--times", type=_positive_int, default=1, metavar="N", help="the next N (default 1)"
+    )
+    next_.add_argument("--smartpos-id", metavar="ID", help="only on this terminal")
+    next_.add_argument(
+        "--always", action="store_true", help="from now on, when nothing is scripted"
+    )
+    next_.add_argument("--mensagem", metavar="TEXT", help="resultadoSmartPOS.mensagemOperador")
+    next_.add_argument("--status", metavar="TEXT", help="dados.status of a refusal or failure")
+    next_.add_argument("--codigo-status", metavar="CODE", help="resultadoSmartPOS.codigoStatus")
+    fault = actions.add_parser(
+        "fault",
+        help="make the next requests or webhook deliveries fail",
+        description=(
+            "Make the next requests to an endpoint fail (payments, refunds, print-jobs,\n"
+            "qrcodes, terminals, or any): 500 (--after-accept: processed first), 502, 429\n"
+            "(--retry-after N), latency SECONDS, drop (the answer is lost after acceptance),\n"
+            "refuse (closed before anything is read), timeout. For 'webhook': a status that\n"
+            "is not 2xx (500, 503...) or timeout, for the next delivery attempts."
+        ),
+        epilog=(
+            "examples:\n"
+            "  smartpos sandbox fault payments drop\n"
+            "  smartpos sandbox fault payments 500 --after-accept\n"
+            "  smartpos sandbox fault any 429 --retry-after 3 --times 2\n"
+            "  smartpos sandbox fault webhook 503 --times 3\n"
+            "  smartpos sandbox fault --clear"
+        ),
+        parents=[json_parent, url_parent],
+        formatter_class=_Formatter,
+    )
+    fault.add_argument("endpoint", nargs="?", metavar="ENDPOINT", help="where it applies")
+    fault.add_argument("fault", nargs="*", metavar="FAULT", help="the fault's words")
+    fault.add_argument(
+        "--times", type=_positive_int, default=1, metavar="N", help="the next N (default 1)"
+    )
+    fault.add_argument(
+        "--after-accept", action="store_true", help="500: after the operation was processed"
+    )
+    fault.add_argument("--retry-after", type=_positive_int, metavar="N", help="429: Retry-After")
+    fault.add_argument("--clear", action="store_true", help="forget every fault not used yet")
+    resend = actions.add_parser(
+        "resend",
+        help="deliver an event again, with the same id",
+        description="Deliver an event again with the same id, like the service's manual resend.",
+        epilog="example:\n  smartpos sandbox resend EVENT_ID",
+        parents=[json_parent, url_parent],
+        formatter_class=_Formatter,
+    )
+    resend.add_argument("event_id", metavar="EVENT_ID")
+    resend.add_argument(
+        "--to", metavar="URL", help="only to this URL, once (default: the partner's webhook)"
+    )
+    log = actions.add_parser(
+        "log",
+        help="show the requests and deliveries of a running sandbox",
+        description="Show every request and delivery attempt of a running sandbox, in order.",
+        epilog="examples:\n  smartpos sandbox log\n  smartpos sandbox log --json",
+        parents=[json_parent, url_parent],
+        formatter_class=_Formatter,
+    )
+    log.add_argument(
+        "-f", "--follow", action="store_true", help="keep printing new entries until Ctrl-C"
+    )
+    log.add_argument(
+        "--since", type=int, default=0, metavar="SEQ", help="only entries after this number"
+    )
 
     referencia = _add(
         sub,
@@ -528,29 +654,49 @@ def build_parser() -> argparse.ArgumentParser:
         sub,
         "trigger",
         "_samples:trigger",
-        help="send a realistic sample event to a webhook endpoint",
+        help="make an event happen and send it to a webhook endpoint",
         description=(
-            "POST a realistic sample event, with the full dados of spec section 6, to a\n"
-            "webhook endpoint (yours, or 'smartpos listen'), and print what it answered.\n"
+            "Make an event of any of the five kinds happen in a running sandbox, and send it\n"
+            "to a webhook endpoint (yours, or 'smartpos listen', the default --to): the\n"
+            "operation exists in the sandbox, so a triggered pagamento.aprovado can be refunded.\n"
+            "Without a sandbox (none answers, or --no-sandbox) a realistic standalone sample,\n"
+            "with the full dados of spec section 6, is posted instead.\n"
             "--resend ID sends the same envelope again, as the service's manual resend does:\n"
             "a correct receiver stores it once and answers 2xx."
         ),
         epilog=(
             "examples:\n"
+            "  smartpos trigger pagamento.aprovado\n"
             "  smartpos trigger pagamento.aprovado --to http://127.0.0.1:8766/\n"
             "  smartpos trigger pagamento.aprovado --to http://127.0.0.1:8766/ --resend ID"
         ),
         parents=[json_parent],
     )
     trigger.add_argument("tipo", metavar="TIPO", choices=TIPOS, help=", ".join(TIPOS))
-    trigger.add_argument("--to", required=True, metavar="URL", help="the webhook endpoint")
+    trigger.add_argument(
+        "--to",
+        default=f"http://127.0.0.1:{DEFAULT_LISTEN_PORT}/",
+        metavar="URL",
+        help=f"the webhook endpoint (default: smartpos listen's, "
+        f"http://127.0.0.1:{DEFAULT_LISTEN_PORT}/)",
+    )
+    where = trigger.add_mutually_exclusive_group()
+    where.add_argument(
+        "--sandbox",
+        metavar="URL",
+        help="the sandbox that makes the event (default: env SMARTPOS_SANDBOX_URL, else "
+        "SMARTPOS_BASE_URL, else http://127.0.0.1:8765)",
+    )
+    where.add_argument(
+        "--no-sandbox", action="store_true", help="post a standalone sample, no sandbox"
+    )
     trigger.add_argument(
         "--resend",
         metavar="ID",
-        help="reuse this event id (same id and options give the same body)",
+        help="send this event again (a sample: same id and options give the same body)",
     )
     trigger.add_argument("--documento", metavar="DOC", help="documentoCliente (a sandbox CPF)")
-    trigger.add_argument("--referencia", help="dados.referencia (default: derived from the id)")
+    trigger.add_argument("--referencia", help="dados.referencia (default: a new one)")
     trigger.add_argument("--smartpos-id", metavar="ID", help="dados.smartposId (SP-SANDBOX-1)")
     trigger.add_argument(
         "--valor-centavos", type=_positive_int, metavar="N", help="payments: amount (default 1990)"
@@ -571,13 +717,14 @@ def build_parser() -> argparse.ArgumentParser:
         sub,
         "events",
         "_events:run",
-        help="inspect and requeue the events of an inbox file",
-        description="List, show and requeue the events of an SQLite inbox file.",
+        help="inspect, requeue and replay the events of an inbox file",
+        description="List, show, requeue and replay the events of an SQLite inbox file.",
         epilog=(
             "examples:\n"
             "  smartpos events list --state dead\n"
             "  smartpos events show EVENT_ID --json\n"
-            "  smartpos events requeue EVENT_ID --store inbox.sqlite3"
+            "  smartpos events requeue EVENT_ID --store inbox.sqlite3\n"
+            "  smartpos events resend EVENT_ID --to http://127.0.0.1:8000/webhooks"
         ),
     )
     events_sub = events.add_subparsers(title="actions", metavar="ACTION", dest="action")
@@ -618,6 +765,30 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=_Formatter,
     )
     ev_requeue.add_argument("event_id", metavar="ID")
+    ev_resend = events_sub.add_parser(
+        "resend",
+        help="replay a stored event to your own endpoint",
+        description=(
+            "POST an event stored in the inbox, its envelope as received, to a URL: replay a\n"
+            "delivery to your app (say, after fixing its handler). The inbox is not changed."
+        ),
+        epilog="example:\n  smartpos events resend EVENT_ID --to http://127.0.0.1:8000/webhooks",
+        parents=[json_parent, store_parent],
+        formatter_class=_Formatter,
+    )
+    ev_resend.add_argument("event_id", metavar="ID")
+    ev_resend.add_argument("--to", required=True, metavar="URL", help="your webhook endpoint")
+    ev_resend.add_argument(
+        "-H",
+        "--header",
+        action="append",
+        default=[],
+        metavar="'NAME: VALUE'",
+        help="an extra request header (repeatable)",
+    )
+    ev_resend.add_argument(
+        "--timeout", type=_seconds, default=5.0, metavar="SECONDS", help="(default: 5)"
+    )
     return parser
 
 

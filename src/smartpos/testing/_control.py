@@ -249,10 +249,21 @@ def _since(sandbox: Any, event_id: str, before: int) -> list[Any]:
     return [d for d in sandbox.deliveries[before:] if d.event_id == event_id]
 
 
+def _headers(call: _Call) -> dict[str, str] | None:
+    value = call.body.get("headers")
+    if value is None:
+        return None
+    if not isinstance(value, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+    ):
+        raise Reject("CAMPO_INVALIDO", "headers", mensagem="headers é um objeto de textos.")
+    return value
+
+
 def _resend(sandbox: Any, call: _Call) -> tuple[int, Any]:
     event_id = call.params["id"]
     before = len(sandbox.deliveries)
-    sandbox.resend(event_id, to=call.text("to"))
+    sandbox.resend(event_id, to=call.text("to"), headers=_headers(call))
     return 200, {"deliveries": to_json(_since(sandbox, event_id, before))}
 
 
@@ -265,6 +276,7 @@ def _trigger(sandbox: Any, call: _Call) -> tuple[int, Any]:
         smartpos_id=call.text("smartposId", sandbox.SMARTPOS_ID),
         valor_centavos=call.number("valorCentavos", 1990, whole=True),
         referencia=call.text("referencia"),
+        headers=_headers(call),
     )
     deliveries = _since(sandbox, envelope["id"], before)
     return 201, {"event": envelope, "deliveries": to_json(deliveries)}

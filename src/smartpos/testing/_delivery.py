@@ -139,7 +139,10 @@ def _status_of(result: object) -> int | None:
 
 
 def attempt_delivery(
-    target: WebhookTarget, envelope: Mapping[str, Any], client: httpx.Client | None
+    target: WebhookTarget,
+    envelope: Mapping[str, Any],
+    client: httpx.Client | None,
+    extra_headers: Mapping[str, str] | None = None,
 ) -> tuple[bool, int | None, str | None, str | None]:
     """Deliver one envelope once.
 
@@ -147,6 +150,7 @@ def attempt_delivery(
         target: Where to deliver.
         envelope: The event envelope.
         client: The HTTP client for URL targets (``None`` for in-process targets).
+        extra_headers: More headers for a URL target (e.g. a shared secret it checks).
 
     Returns:
         ``(ok, status_code, error, answer)``; ``ok`` is ``False`` for a non-2xx answer, a
@@ -154,7 +158,11 @@ def attempt_delivery(
         a URL target answered.
     """
     body = encode_json(envelope)
-    headers = {"content-type": "application/json", "user-agent": USER_AGENT}
+    headers = {
+        "content-type": "application/json",
+        "user-agent": USER_AGENT,
+        **(extra_headers or {}),
+    }
     answer: str | None = None
     try:
         if isinstance(target, str):

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import queue
 import threading
+from collections.abc import Mapping
 from typing import Any
 
 import attrs
@@ -41,12 +42,14 @@ class Plan:
         copies: How many times it is delivered, with the same ``id``.
         out_of_order: Held back until the next envelope has been handed to delivery.
         to: Deliver only to this URL, at once, one attempt (not to the partner's webhook).
+        headers: Extra headers of that one delivery.
     """
 
     delay: float = 0.0
     copies: int = 1
     out_of_order: bool = False
     to: str | None = None
+    headers: Mapping[str, str] | None = None
 
 
 class Outbox:
@@ -76,7 +79,7 @@ class Outbox:
         # (due time, item, out of order)
         self._scheduled: list[tuple[float, _Item, bool]] = []
         self._scheduler: threading.Thread | None = None
-        self._direct: dict[str, str] = {}
+        self._direct: dict[str, tuple[str, Mapping[str, str] | None]] = {}
         self._held: list[_Item] | None = None
         self._events: list[dict[str, Any]] = []
         self._deliveries: list[DeliveryAttempt] = []
@@ -120,7 +123,7 @@ class Outbox:
             item = (partner, envelope)
             self._envelopes[envelope["id"]] = item
             if plan.to is not None:
-                self._direct[envelope["id"]] = plan.to
+                self._direct[envelope["id"]] = (plan.to, plan.headers)
             items = [item] * plan.copies
             if plan.delay > 0:
                 due = self._world.now() + plan.delay
@@ -145,12 +148,18 @@ class Outbox:
         for partner, envelope in items:
             self._dispatch(partner, envelope)
 
-    def resend(self, event_id: str, to: str | None = None) -> None:
+    def resend(
+        self,
+        event_id: str,
+        to: str | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
         """Deliver an event again with the same ``id``.
 
         Args:
             event_id: The envelope's ``id``.
             to: Deliver only to this URL, at once, one attempt.
+            headers: Extra headers of that delivery.
 
         Raises:
             SandboxError: No event has that id.
@@ -160,7 +169,7 @@ class Outbox:
             if found is None:
                 raise SandboxError(f"no event {event_id!r}")
             if to is not None:
-                self._direct[event_id] = to
+                self._direct[event_id] = (to, headers)
             self._queued.append(found)
         self.flush()
 
@@ -279,7 +288,7 @@ class Outbox:
                 return
         if direct is not None:
             with httpx.Client(timeout=self._timeout, trust_env=False) as client:
-                self._deliver(direct, envelope, client, attempts=1)
+                self._deliver(direct[0], envelope, client, attempts=1, headers=direct[1])
             return
         with self._lock:
             target = self._world.webhook_of(partner)
@@ -309,6 +318,7 @@ class Outbox:
         client: httpx.Client | None,
         *,
         attempts: int | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> None:
         """Deliver one envelope with retries; record it in :attr:`events` when done."""
         description = "sandbox.events" if target is None else describe_target(target)
@@ -320,7 +330,7 @@ class Outbox:
                 if target is None:
                     ok, status, error = True, None, None
                 else:
-                    ok, status, error, answer = attempt_delivery(target, envelope, client)
+                    ok, status, error, answer = attempt_delivery(target, envelope, client, headers)
                 if injected is None:
                     ok, status, error = False, None, "timed out waiting for the target's answer"
             else:

@@ -391,10 +391,12 @@ class RemoteSandbox:
         """Wait until no delivery to a URL is queued or running."""
         self.call("GET", "/deliveries", params={"timeout": timeout}, wait=timeout)
 
-    def resend(self, event_id: str, *, to: str | None = None) -> None:
+    def resend(
+        self, event_id: str, *, to: str | None = None, headers: Mapping[str, str] | None = None
+    ) -> None:
         """Deliver an event again with the same ``id`` (only to ``to`` when given)."""
         path = f"/events/{urllib.parse.quote(event_id, safe='')}/resend"
-        self.call("POST", path, {"to": to})
+        self.call("POST", path, {"to": to, "headers": None if headers is None else dict(headers)})
 
     def hold_events(self) -> None:
         """Hold every new delivery until :meth:`release_events`."""
@@ -428,11 +430,13 @@ class RemoteSandbox:
         smartpos_id: str = SMARTPOS_ID,
         valor_centavos: int = 1990,
         referencia: str | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> dict[str, Any]:
         """Make an event happen for real in the sandbox's world; return its envelope."""
         body = {
             "tipo": tipo,
             "to": to,
+            "headers": None if headers is None else dict(headers),
             "documentoCliente": documento_cliente,
             "smartposId": smartpos_id,
             "valorCentavos": valor_centavos,

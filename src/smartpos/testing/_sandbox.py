@@ -30,7 +30,7 @@ from ._delivery import DeliveryAttempt, WebhookTarget, check_target
 from ._faults import Endpoint, Fault, FaultPlan
 from ._front import Front
 from ._httpx import SandboxTransport, from_httpx, to_httpx
-from ._outbox import Outbox
+from ._outbox import Outbox, Plan
 from ._outcomes import Outcome, PaymentOutcome, PrintOutcome
 from ._records import (
     Card,
@@ -617,12 +617,15 @@ class Sandbox:
         """
         self._outbox.wait_for_deliveries(timeout)
 
-    def resend(self, event_id: str, *, to: str | None = None) -> None:
+    def resend(
+        self, event_id: str, *, to: str | None = None, headers: Mapping[str, str] | None = None
+    ) -> None:
         """Deliver an event again with the same ``id``, like the service's manual resend.
 
         Args:
             event_id: The envelope's ``id``.
             to: Deliver it only to this URL, at once and once (answer in :attr:`deliveries`).
+            headers: Extra headers of that delivery (e.g. a shared secret the URL checks).
 
         Raises:
             SandboxError: No event has that id.
@@ -630,7 +633,7 @@ class Sandbox:
         """
         if to is not None:
             check_target(to, allow_remote=self._world.allow_remote_webhooks)
-        self._outbox.resend(event_id, to)
+        self._outbox.resend(event_id, to, headers)
 
     def hold_events(self) -> None:
         """Hold every new delivery until :meth:`release_events` (to deliver out of order)."""
@@ -677,6 +680,7 @@ class Sandbox:
         smartpos_id: str = SMARTPOS_ID,
         valor_centavos: int = 1990,
         referencia: str | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> dict[str, Any]:
         """Make an event happen for real: its operation exists in the world (and can be refunded).
 
@@ -689,6 +693,7 @@ class Sandbox:
             smartpos_id: The terminal.
             valor_centavos: Payments: the amount (``formaPagamento`` ``credito``).
             referencia: The operation's referencia (default: a new one).
+            headers: Extra headers of the delivery to ``to``.
 
         Returns:
             The event envelope.
@@ -705,7 +710,7 @@ class Sandbox:
             smartpos_id=smartpos_id,
             valor_centavos=valor_centavos,
             referencia=referencia,
-            to=to,
+            to=None if to is None else Plan(to=to, headers=headers),
         )
         self._outbox.flush()
         return envelope

@@ -17,6 +17,7 @@ from . import _rules
 from ._documents import normalize_documento
 from ._errors import SandboxError
 from ._faults import Endpoint
+from ._outbox import Plan
 from ._outcomes import Approve, PaymentOutcome, PrintDone, PrintFail, PrintOutcome, Refuse
 from ._protocol import Request, Response, error_response, json_response
 from ._records import SandboxQRCode, SandboxRefund
@@ -162,7 +163,7 @@ class Service:
         partner: str,
         body: Mapping[str, Any],
         outcome: PaymentOutcome | None,
-        to: str | None,
+        to: Plan | None,
     ) -> tuple[_Answer, dict[str, Any] | None]:
         req = _rules.check_payment(body)
         world = self._world
@@ -277,7 +278,7 @@ class Service:
         partner: str,
         body: Mapping[str, Any],
         outcome: PrintOutcome | None,
-        to: str | None,
+        to: Plan | None,
     ) -> tuple[_Answer, dict[str, Any] | None]:
         req = _rules.check_print(body)
         world = self._world
@@ -326,7 +327,7 @@ class Service:
         smartpos_id: str,
         valor_centavos: int,
         referencia: str | None,
-        to: str | None,
+        to: Plan | None,
     ) -> dict[str, Any]:
         """Make an event of ``tipo`` happen for real in the world; see ``Sandbox.trigger``.
 

@@ -68,7 +68,7 @@ class Resolved:
 
 
 def resolve(
-    outcome: Outcome | None, standing: Outcome, default: Outcome, to: str | None = None
+    outcome: Outcome | None, standing: Outcome, default: Outcome, to: Plan | None = None
 ) -> Resolved:
     """Unwrap ``outcome``; a wrapper without ``then`` wraps the ``standing`` outcome.
 
@@ -77,7 +77,7 @@ def resolve(
             standing one.
         standing: The terminal's standing outcome (itself possibly a wrapper).
         default: What a standing wrapper without ``then`` wraps (approve, or print).
-        to: The plan's single URL target, if any.
+        to: A plan with the single URL target (``to``, ``headers``) to keep, if any.
 
     Returns:
         The base outcome and its plan.
@@ -95,7 +95,9 @@ def resolve(
         elif isinstance(value, Contradict):
             contradict = True
         else:
-            return Resolved(value, Plan(delay, copies, out_of_order, to), contradict)
+            target = to or Plan()
+            plan = Plan(delay, copies, out_of_order, target.to, target.headers)
+            return Resolved(value, plan, contradict)
         then = value.then
         if then is None:
             then = default if used_standing else standing
@@ -193,11 +195,11 @@ class Terminals:
         terminal: TerminalState,
         outcome: PaymentOutcome | None,
         *,
-        to: str | None = None,
+        to: Plan | None = None,
     ) -> dict[str, Any] | None:
         """Let ``terminal`` execute ``payment`` (lock held); return the event, if any.
 
-        ``to`` sends the event to that URL only (``trigger``).
+        ``to`` (a plan with ``to`` and ``headers``) sends the event to that URL only.
         """
         chosen = outcome or self._next_payment_outcome(terminal)
         resolved = resolve(chosen, terminal.payments or self._payment_default, Approve(), to)
@@ -260,7 +262,7 @@ class Terminals:
         terminal: TerminalState,
         outcome: PrintOutcome | None = None,
         *,
-        to: str | None = None,
+        to: Plan | None = None,
     ) -> dict[str, Any] | None:
         """Let ``terminal`` execute ``job`` (lock held); return the event, if any."""
         chosen = outcome or self._next_print_outcome(terminal)
@@ -304,7 +306,7 @@ class Terminals:
     # ------------------------------------------------------------------ pairing
 
     def scan(
-        self, qr_code: str | None, smartpos_id: str, *, to: str | None = None, flush: bool = True
+        self, qr_code: str | None, smartpos_id: str, *, to: Plan | None = None, flush: bool = True
     ) -> dict[str, Any]:
         """Read a QR code on a terminal (created when new); see ``Sandbox.scan``.
 
@@ -340,7 +342,7 @@ class Terminals:
                     "numeroSerieTerminal": terminal.numero_serie,
                     "adquirente": terminal.adquirente,
                 },
-                Plan(to=to),
+                to,
             )
         if flush:
             self._outbox.flush()
