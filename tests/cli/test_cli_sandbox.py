@@ -111,6 +111,11 @@ def test_fault_words_and_clear(live: tuple[Sandbox, str]) -> None:
     )
     with pytest.raises(smartpos.RateLimitError):
         pay(url)
+    code, out, _ = sandbox_cli(url, "fault", "payments", "drop", "--before-accept", "--json")
+    assert {"fault": "refuse"} == json.loads(out)["fault"]
+    with pytest.raises((smartpos.TransportError, smartpos.OutcomeUnknownError)):
+        pay(url)
+    assert 2 == len(sandbox.payments)  # the drop before acceptance processed nothing
 
 
 def test_fault_on_webhook_deliveries(live: tuple[Sandbox, str]) -> None:

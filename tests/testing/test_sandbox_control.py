@@ -347,6 +347,8 @@ def test_a_dropped_answer_after_acceptance(rig: Rig) -> None:
         # Over a real server a refused connection is a socket closed unanswered (a listening
         # server cannot refuse one connection), which the client cannot tell from a drop.
         ("refuse", (smartpos.TransportError, smartpos.OutcomeUnknownError), 0),
+        ("drop before-accept", (smartpos.TransportError, smartpos.OutcomeUnknownError), 0),
+        ("drop after-accept", smartpos.OutcomeUnknownError, 1),
     ],
 )
 def test_faults_in_words(

@@ -194,3 +194,10 @@ def test_the_sandbox_and_the_cli_share_one_http_server() -> None:
         assert "smartpos._http_server" in imported, relative
         assert "http.server" not in imported, relative
         assert "rfile" not in (root / relative).read_text(encoding="utf-8"), relative
+
+
+@pytest.mark.parametrize("query", ["count=1&timeout=inf", "count=1&timeout=nan", "count=x"])
+def test_control_waits_refuse_numbers_that_are_not_finite(http: httpx.Client, query: str) -> None:
+    """A wait of infinity (or not a number) is a 400, never a server thread held forever."""
+    response = http.get(f"/_sandbox/v1/events?{query}")
+    assert (400, "CAMPO_INVALIDO") == (response.status_code, response.json()["erro"]["codigo"])

@@ -412,8 +412,9 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Make the next requests to an endpoint fail (payments, refunds, print-jobs,\n"
             "qrcodes, terminals, or any): 500 (--after-accept: processed first), 502, 429\n"
-            "(--retry-after N), latency SECONDS, drop (the answer is lost after acceptance),\n"
-            "refuse (closed before anything is read), timeout. For 'webhook': a status that\n"
+            "(--retry-after N), latency SECONDS, drop (the answer is lost after acceptance;\n"
+            "--before-accept: nothing was read), refuse (the same as drop --before-accept),\n"
+            "timeout. For 'webhook': a status that\n"
             "is not 2xx (500, 503...) or timeout, for the next delivery attempts."
         ),
         epilog=(
@@ -432,8 +433,16 @@ def build_parser() -> argparse.ArgumentParser:
     fault.add_argument(
         "--times", type=_positive_int, default=1, metavar="N", help="the next N (default 1)"
     )
-    fault.add_argument(
-        "--after-accept", action="store_true", help="500: after the operation was processed"
+    when = fault.add_mutually_exclusive_group()
+    when.add_argument(
+        "--after-accept",
+        action="store_true",
+        help="500, drop: after the operation was processed (drop's default)",
+    )
+    when.add_argument(
+        "--before-accept",
+        action="store_true",
+        help="drop: before anything was read (the same as 'refuse')",
     )
     fault.add_argument("--retry-after", type=_positive_int, metavar="N", help="429: Retry-After")
     fault.add_argument("--clear", action="store_true", help="forget every fault not used yet")

@@ -293,7 +293,12 @@ def _next(args: argparse.Namespace, out: Output, sandbox: RemoteSandbox) -> int:
 
 
 def _fault(args: argparse.Namespace, out: Output, sandbox: RemoteSandbox) -> int:
-    from smartpos.testing._vocabulary import endpoint_name, fault_from_text, fault_to_json
+    from smartpos.testing._vocabulary import (
+        WebhookFault,
+        endpoint_name,
+        fault_from_text,
+        fault_to_json,
+    )
 
     if args.clear:
         if args.endpoint or args.fault:
@@ -313,6 +318,8 @@ def _fault(args: argparse.Namespace, out: Output, sandbox: RemoteSandbox) -> int
         words.append(str(args.retry_after))
     if args.after_accept:
         words.append("after-accept")
+    if args.before_accept:
+        words.append("before-accept")
     try:
         endpoint = endpoint_name(args.endpoint)
         fault = fault_from_text(endpoint, " ".join(words))
@@ -326,7 +333,8 @@ def _fault(args: argparse.Namespace, out: Output, sandbox: RemoteSandbox) -> int
         else:
             sandbox.fail_webhook(times=args.times, status_code=int(status))
     else:
-        sandbox.fail_next(endpoint, fault, times=args.times)  # type: ignore[arg-type]
+        assert not isinstance(fault, WebhookFault)
+        sandbox.fail_next(endpoint, fault, times=args.times)
     if out.json:
         out.data({"endpoint": endpoint, "fault": given, "times": args.times})
     what = "delivery attempt" if endpoint == "webhook" else "request"

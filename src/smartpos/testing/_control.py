@@ -16,6 +16,7 @@ path or method.
 from __future__ import annotations
 
 import contextlib
+import math
 import re
 import urllib.parse
 from collections.abc import Callable, Mapping
@@ -71,7 +72,7 @@ class _Call:
             with contextlib.suppress(ValueError):
                 value = int(value) if whole else float(value)
         kinds = (int,) if whole else (int, float)
-        if isinstance(value, bool) or not isinstance(value, kinds):
+        if isinstance(value, bool) or not isinstance(value, kinds) or not math.isfinite(value):
             kind = "um inteiro" if whole else "um número"
             raise Reject("CAMPO_INVALIDO", key, mensagem=f"{key} deve ser {kind}.")
         return value
@@ -230,10 +231,18 @@ def _operator_start(sandbox: Any, call: _Call) -> tuple[int, Any]:
     return 200, {"event": envelope}
 
 
+_LONGEST_WAIT = 60.0
+"""A request that waits holds a server thread: never longer than this."""
+
+
+def _wait(call: _Call, key: str, default: float) -> float:
+    return max(0.0, min(float(call.number(key, default)), _LONGEST_WAIT))
+
+
 def _events(sandbox: Any, call: _Call) -> tuple[int, Any]:
     if "count" in call.query:
         count = call.number("count", 0, whole=True)
-        events = sandbox.wait_for_events(count, timeout=call.number("timeout", 5.0))
+        events = sandbox.wait_for_events(count, timeout=_wait(call, "timeout", 5.0))
     else:
         events = sandbox.events
     return 200, {"events": events}
@@ -241,7 +250,7 @@ def _events(sandbox: Any, call: _Call) -> tuple[int, Any]:
 
 def _deliveries(sandbox: Any, call: _Call) -> tuple[int, Any]:
     if "timeout" in call.query:
-        sandbox.wait_for_deliveries(timeout=call.number("timeout", 5.0))
+        sandbox.wait_for_deliveries(timeout=_wait(call, "timeout", 5.0))
     return 200, {"deliveries": to_json(sandbox.deliveries)}
 
 
@@ -284,7 +293,7 @@ def _trigger(sandbox: Any, call: _Call) -> tuple[int, Any]:
 
 def _log(sandbox: Any, call: _Call) -> tuple[int, Any]:
     since = call.number("since", 0, whole=True)
-    wait = min(float(call.number("wait", 0.0)), 30.0)
+    wait = _wait(call, "wait", 0.0)
     entries = sandbox.log(since, wait=wait)
     return 200, {"entries": to_json(entries), "next": entries[-1].seq if entries else since}
 

@@ -200,10 +200,10 @@ class Outbox:
     def _schedule(self) -> None:
         while not self._closed.is_set():
             with self._changed:
-                if self._scheduled:
-                    wait = min(entry[0] for entry in self._scheduled) - self._world.now()
-                else:
-                    wait = 1.0
+                if not self._scheduled:
+                    self._changed.wait()  # emit() and close() notify
+                    continue
+                wait = min(entry[0] for entry in self._scheduled) - self._world.now()
                 if wait > 0:
                     # Bounded: a clock moved by advance() or a test's own clock is seen soon.
                     self._changed.wait(min(wait, 0.25))

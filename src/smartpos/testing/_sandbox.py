@@ -20,7 +20,7 @@ import contextlib
 import datetime as dt
 import time
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import httpx
 
@@ -387,7 +387,7 @@ class Sandbox:
             parsed = fault_from_json(name, fault)
             assert not isinstance(parsed, WebhookFault)
             fault = parsed
-        self._faults.fail_next(name, fault, times)  # type: ignore[arg-type]
+        self._faults.fail_next(cast(Endpoint, name), fault, times)
 
     def clear_faults(self) -> None:
         """Forget every fault not yet used, webhook faults included."""

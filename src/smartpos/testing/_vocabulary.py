@@ -28,8 +28,9 @@ Three written forms, one meaning:
 
 Faults are named after what the client sees: ``500`` (``InternalError``; ``afterAccept``),
 ``502``, ``429`` (``retryAfter``), ``latency`` (``seconds``), ``drop`` (the answer is lost after
-acceptance), ``refuse`` (the connection is closed before the request is read), ``timeout``
-(``hold``); on the ``webhook`` endpoint, any non-2xx status or ``timeout``.
+acceptance; ``drop before-accept``, or ``afterAccept: false``, is ``refuse``), ``refuse`` (the
+connection is closed before the request is read), ``timeout`` (``hold``); on the ``webhook``
+endpoint, any non-2xx status or ``timeout``.
 """
 
 from __future__ import annotations
@@ -153,6 +154,7 @@ _FAULT_FIELDS: dict[type[Any], _Options] = {
     ReadTimeout: {"hold": ("hold", "number")},
 }
 _NUMBER = re.compile(r"\d+(\.\d+)?")
+_WHEN = {"after-accept": True, "before-accept": False}
 
 
 @attrs.frozen
@@ -379,6 +381,8 @@ def fault_from_json(endpoint: str, value: object) -> Fault | WebhookFault:
         if data:
             raise ValueError(f"unknown keys for a webhook fault: {', '.join(sorted(data))}")
         return _webhook_fault(word)
+    if word.lower() == "drop" and data.pop("afterAccept", True) is False:
+        word = "refuse"  # a drop before acceptance: nothing was read, nothing happened
     cls = FAULTS.get(word.lower())
     if cls is None:
         raise ValueError(f"unknown fault {word!r}; one of: {', '.join(FAULTS)}")
@@ -420,9 +424,8 @@ def fault_from_text(endpoint: str, text: str) -> Fault | WebhookFault:
     if rest and number_key and _NUMBER.fullmatch(rest[0]):
         number = float(rest.pop(0))
         data[number_key] = int(number) if number_key == "retryAfter" else number
-    if rest and word in ("500",) and normalize_word(rest[0]) == "after-accept":
-        data["afterAccept"] = True
-        rest.pop(0)
+    if rest and word in ("500", "drop") and normalize_word(rest[0]) in _WHEN:
+        data["afterAccept"] = _WHEN[normalize_word(rest.pop(0))]
     if rest:
         raise ValueError(f"unexpected {' '.join(rest)!r} in fault {text!r}")
     return fault_from_json(endpoint, data)
