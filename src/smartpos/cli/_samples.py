@@ -23,8 +23,8 @@ import time
 import uuid
 from typing import Any, Final
 
-from ._app import TIPOS
 from ._output import EXIT_ERROR, EXIT_OK, CommandError, Output, mask_documents
+from ._parser import TIPOS
 
 __all__ = [
     "SAMPLE_DOCUMENTO",
