@@ -1,13 +1,17 @@
 """Run the ``smartpos`` command in this process, or as a subprocess in the foreground or background.
 
 :func:`invoke` calls ``smartpos.cli.main(argv)`` with its own stdin, stdout and stderr: fast,
-and what most tests need. Every process is started here with ``python -m smartpos`` (or another
+and what most tests need; :func:`run_cli` does the same with a given environment and working
+directory, as a subprocess would get them. :func:`run_subprocess` and :class:`Background` start
+real processes, for the few smoke tests of the installed entry point, of signals, and of
+servers that run until stopped. Every process is started with ``python -m smartpos`` (or another
 module) and a bounded timeout, and is stopped through the PID it was started with (SIGTERM,
 then SIGKILL if it does not stop in time).
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import queue
@@ -16,7 +20,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 __all__ = [
@@ -29,6 +33,7 @@ __all__ = [
     "cli_env",
     "invoke",
     "run_cli",
+    "run_subprocess",
 ]
 
 REPO = Path(__file__).resolve().parents[2]
@@ -49,7 +54,41 @@ def cli_env(**extra: str) -> dict[str, str]:
     return env
 
 
+@contextlib.contextmanager
+def environment(env: Mapping[str, str], cwd: Path | None) -> Iterator[None]:
+    """Replace the whole environment (and the working directory) while the block runs."""
+    saved, here = dict(os.environ), Path.cwd()
+    os.environ.clear()
+    os.environ.update(env)
+    if cwd is not None:
+        os.chdir(cwd)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+        os.chdir(here)
+
+
 def run_cli(
+    *args: str,
+    env: Mapping[str, str] | None = None,
+    input: bytes | None = None,
+    timeout: float = TIMEOUT,
+    cwd: Path | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """Run ``smartpos ARGS`` in this process, with ``env`` (default :func:`cli_env`) and ``cwd``.
+
+    The same call as :func:`run_subprocess`, without a process: ``timeout`` is not enforced.
+    """
+    with environment(dict(env) if env is not None else cli_env(), cwd):
+        result = invoke(*args, stdin=input or b"")
+    return subprocess.CompletedProcess(
+        ["smartpos", *args], result.returncode, result.stdout, result.stderr
+    )
+
+
+def run_subprocess(
     *args: str,
     env: Mapping[str, str] | None = None,
     input: bytes | None = None,

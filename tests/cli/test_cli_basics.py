@@ -1,4 +1,7 @@
-"""The command's surface: help on every command, usage errors, version, referencia."""
+"""The command's surface: help on every command, usage errors, version, referencia.
+
+In process (``smartpos.cli.main``), except the smoke tests of the installed entry point.
+"""
 
 from __future__ import annotations
 
@@ -7,17 +10,20 @@ import uuid
 from importlib.metadata import entry_points
 
 import pytest
-from cli_helpers import run_cli
+from cli_helpers import run_cli, run_subprocess
 
 import smartpos
 from smartpos.cli import main
 from smartpos.cli._app import build_parser
 
-pytestmark = pytest.mark.slow
-
 COMMANDS = [
     ["demo"],
     ["sandbox"],
+    ["sandbox", "scan"],
+    ["sandbox", "next"],
+    ["sandbox", "fault"],
+    ["sandbox", "resend"],
+    ["sandbox", "log"],
     ["referencia"],
     ["qrcode"],
     ["pay"],
@@ -30,6 +36,7 @@ COMMANDS = [
     ["events", "list"],
     ["events", "show"],
     ["events", "requeue"],
+    ["events", "resend"],
 ]
 
 
@@ -37,6 +44,16 @@ def test_console_script_points_at_main() -> None:
     """The installed console script ``smartpos`` runs ``smartpos.cli:main``."""
     scripts = entry_points(group="console_scripts", name="smartpos")
     assert [ep.value for ep in scripts] == ["smartpos.cli:main"]
+
+
+@pytest.mark.slow
+def test_python_m_smartpos_help_in_a_process() -> None:
+    """Smoke: ``python -m smartpos --help`` and ``--version`` work as a real process."""
+    result = run_subprocess("--help")
+    assert (0, "") == (result.returncode, result.stderr)
+    assert "smartpos demo" in result.stdout
+    version = run_subprocess("--version")
+    assert f"smartpos {smartpos.__version__}" == version.stdout.strip()
 
 
 def test_top_level_help_lists_every_command() -> None:
@@ -71,8 +88,12 @@ def test_version() -> None:
         ["pay", "52998224725", "dez-reais"],
         ["pay", "52998224725", "100", "--forma", "cheque"],
         ["trigger", "pagamento.estornado", "--to", "http://127.0.0.1:1/"],
-        ["trigger", "pagamento.aprovado"],
+        ["trigger", "pagamento.aprovado", "--sandbox", "x", "--no-sandbox"],
         ["sandbox", "--port", "70000"],
+        ["sandbox", "next", "payment"],
+        ["sandbox", "next", "refund", "aprovar"],
+        ["sandbox", "log", "--since", "x"],
+        ["events", "resend", "X"],
         ["events"],
         ["qrcode", "52998224725", "--png", "a.png", "--svg", "a.svg"],
     ],
@@ -83,6 +104,34 @@ def test_usage_errors_exit_2(args: list[str]) -> None:
     result = run_cli(*args)
     assert result.returncode == 2
     assert "usage: smartpos" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["sandbox", "next", "payment", "talvez"],
+        ["sandbox", "next", "payment", "atraso"],
+        ["sandbox", "next", "print", "aprovar"],
+        ["sandbox", "next", "payment", "silencio", "--mensagem", "X"],
+        ["sandbox", "next", "payment", "recusar", "--always", "--times", "2"],
+        ["sandbox", "fault"],
+        ["sandbox", "fault", "payments"],
+        ["sandbox", "fault", "nowhere", "500"],
+        ["sandbox", "fault", "payments", "boom"],
+        ["sandbox", "fault", "webhook", "200"],
+        ["sandbox", "fault", "payments", "500", "--clear"],
+    ],
+    ids=" ".join,
+)
+def test_bad_words_are_usage_errors_before_anything_is_sent(args: list[str]) -> None:
+    """An outcome or fault the vocabulary does not know: exit 2 and what to type instead.
+
+    The URL points at a closed port: nothing is sent before the words are understood.
+    """
+    result = run_cli(*args, "--url", "http://127.0.0.1:9")
+    assert 2 == result.returncode, result.stderr
+    assert "error:" in result.stderr
+    assert "no sandbox answers" not in result.stderr
 
 
 def test_main_in_process_returns_statuses() -> None:
@@ -109,6 +158,7 @@ def test_referencia_json() -> None:
     assert first["referencia"] != second["referencia"]
 
 
+@pytest.mark.slow
 def test_help_does_not_import_heavy_modules() -> None:
     """Building the parser imports neither the sandbox, the webhook kit nor segno."""
     code = (
@@ -133,13 +183,18 @@ def test_parser_every_subcommand_has_a_handler() -> None:
     for command in COMMANDS:
         if command == ["events"]:
             continue
-        extra = {"show": ["X"], "requeue": ["X"]}.get(command[-1], [])
+        extra = {
+            "show": ["X"],
+            "requeue": ["X"],
+            "resend": ["X", "--to", "http://x"] if command[0] == "events" else ["X"],
+            "next": ["payment", "aprovar"],
+        }.get(command[-1], [])
         positional = {
             "qrcode": ["D"],
             "pay": ["D", "1"],
             "print": ["D", "S", "F"],
             "terminals": ["D"],
-            "trigger": ["pagamento.aprovado", "--to", "http://x"],
+            "trigger": ["pagamento.aprovado"],
         }.get(command[0], [])
         args = parser.parse_args([*command, *positional, *extra])
         module_name, _, function = args.handler.partition(":")

@@ -1,4 +1,7 @@
-"""``smartpos demo`` end to end as a subprocess: every event shown, a summary, bounded."""
+"""``smartpos demo`` end to end: every event shown, a summary, bounded.
+
+In process, except one smoke test of the whole demo as a real process.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
-from cli_helpers import cli_env, run_cli
+from cli_helpers import cli_env, run_cli, run_subprocess
 
 pytestmark = pytest.mark.slow
 
@@ -42,8 +45,8 @@ def check_text_output(stdout: str) -> None:
 
 
 def test_demo_runs_the_whole_sale() -> None:
-    """The sync demo exits 0, shows every event and the summary, without colour codes."""
-    result = run_cli("demo", timeout=DEMO_TIMEOUT)
+    """Smoke: the sync demo, as a process, exits 0, shows every event and the summary."""
+    result = run_subprocess("demo", timeout=DEMO_TIMEOUT)
     assert result.returncode == 0, result.stdout + result.stderr
     check_text_output(result.stdout)
     assert "smartpos.Client against the sandbox" in result.stdout

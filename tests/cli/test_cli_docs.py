@@ -24,6 +24,7 @@ stopped by PID. No documented line is exempt.
 
 from __future__ import annotations
 
+import argparse
 import json
 import queue
 import re
@@ -112,12 +113,25 @@ def _console_lines(relpath: str) -> list[DocLine]:
     return result
 
 
+def _parsers() -> dict[str, argparse.ArgumentParser]:
+    """Every command and action of the parser (``sandbox next``, ``events resend``...)."""
+    found: dict[str, argparse.ArgumentParser] = {}
+
+    def walk(prefix: str, parser: argparse.ArgumentParser) -> None:
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    found[f"{prefix}{name}"] = sub
+                    walk(f"{prefix}{name} ", sub)
+
+    walk("", build_parser())
+    return found
+
+
 def _help_lines() -> list[DocLine]:
-    """The examples of every command's ``--help`` epilog."""
-    parser = build_parser()
-    commands = parser._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    """The examples of every command's and action's ``--help`` epilog."""
     result = []
-    for name, sub in commands.items():
+    for name, sub in _parsers().items():
         lines = (sub.epilog or "").splitlines()
         index = 0
         while index < len(lines):
@@ -150,12 +164,10 @@ def pipeline(command: str) -> list[list[str]]:
 
 
 def is_server(argv: list[str]) -> bool:
-    """A command that serves until stopped."""
-    return argv[:2] in (["smartpos", "sandbox"], ["smartpos", "listen"]) or argv[:3] == [
-        "python",
-        "-m",
-        "smartpos.testing",
-    ]
+    """A command that serves until stopped (``smartpos sandbox`` without an action)."""
+    if argv[:2] == ["smartpos", "sandbox"]:
+        return len(argv) == 2 or argv[2].startswith("-")
+    return argv[:2] == ["smartpos", "listen"] or argv[:3] == ["python", "-m", "smartpos.testing"]
 
 
 LINES = documented_lines()
@@ -188,6 +200,9 @@ class World:
             return self.receiver_url
 
         command = LOOPBACK_URL.sub(url, command)
+        if command.startswith("smartpos trigger ") and " --to " not in command:
+            # The default --to is smartpos listen's address: here, the world's receiver.
+            command += f" --to {self.receiver_url}"
         return re.sub(r"(?<![\w-])(EVENT_ID|ID)(?![\w-])", self.approved["id"], command)
 
 
@@ -232,6 +247,8 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
                 smartpos_id=Sandbox.SMARTPOS_ID,
                 forma_pagamento="credito",
             )
+            # What `smartpos sandbox scan` reads: the newest QR code.
+            client.qrcodes.create(documento_cliente=Sandbox.DOCUMENTO)
         [approved] = sandbox.events
         assert approved["tipo"] == "pagamento.aprovado"
         cwd = tmp_path / "work"
@@ -307,9 +324,7 @@ def test_the_docs_are_read() -> None:
         "docs/en/testing.md",
         "smartpos refund --help",
     }
-    parser = build_parser()
-    names = parser._subparsers._group_actions[0].choices  # type: ignore[union-attr]
-    for name in names:
+    for name in _parsers():
         assert any(f"smartpos {name}" in command for command in commands), name
     assert len(LINES) >= 40
 

@@ -1,18 +1,18 @@
-"""``smartpos events list|show|requeue`` on a real SQLite inbox file."""
+"""``smartpos events list|show|requeue|resend`` on a real SQLite inbox file, in process."""
 
 from __future__ import annotations
 
 import json
+import socket
 from pathlib import Path
 
 import pytest
 from cli_helpers import cli_env, run_cli
 
+from smartpos.cli._http import Delivery, serve_receiver
 from smartpos.cli._output import mask_documents
 from smartpos.cli._samples import new_event_id, sample
-from smartpos.webhooks import EventState, SQLiteStore, parse_event
-
-pytestmark = pytest.mark.slow
+from smartpos.webhooks import EventState, SQLiteStore, WebhookReceiver, parse_event
 
 
 @pytest.fixture
@@ -150,3 +150,48 @@ def test_inbox_from_the_environment(inbox: tuple[Path, dict[str, str]], tmp_path
     )
     assert result.returncode == 0, result.stderr
     assert [r["id"] for r in json.loads(result.stdout)] == list(ids.values())
+
+
+def test_resend_replays_a_stored_event_to_an_app(
+    inbox: tuple[Path, dict[str, str]], tmp_path: Path
+) -> None:
+    """``events resend ID --to URL`` posts the envelope as stored; the app stores the same one."""
+    path, ids = inbox
+    deliveries: list[Delivery] = []
+    with (
+        SQLiteStore(tmp_path / "app.sqlite3") as app,
+        serve_receiver(WebhookReceiver(app), "127.0.0.1", 0, deliveries.append) as url,
+    ):
+        result = run_cli("events", "resend", ids["dead"], "--to", url, "--store", str(path))
+        again = run_cli(
+            "events", "resend", ids["dead"], "--to", url, "--store", str(path), "--json"
+        )
+        stored = app.get(ids["dead"])
+    assert 0 == result.returncode, result.stderr
+    assert result.stdout.startswith(f"replayed impressao.falhou  id {ids['dead']}")
+    assert "200 OK" in result.stdout
+    assert stored is not None
+    assert sample("impressao.falhou", ids["dead"]) == dict(stored.raw)
+    answer = json.loads(again.stdout)
+    assert (200, True) == (answer["status_code"], answer["response"]["duplicado"])
+    with SQLiteStore(path) as store:
+        record = store.get(ids["dead"])
+    assert record is not None
+    assert EventState.DEAD is record.state  # the inbox it came from is not changed
+
+
+def test_resend_failures(inbox: tuple[Path, dict[str, str]], served: tuple[object, str]) -> None:
+    """An unknown id, a non-2xx answer and an unreachable URL are exit 1; a bad URL exit 2."""
+    path, ids = inbox
+    _, base_url = served
+    unknown = run_cli("events", "resend", "nope", "--to", base_url, "--store", str(path))
+    refused = run_cli("events", "resend", ids["done"], "--to", base_url, "--store", str(path))
+    bad = run_cli("events", "resend", ids["done"], "--to", "ftp://x", "--store", str(path))
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{sock.getsockname()[1]}/"
+    gone = run_cli("events", "resend", ids["done"], "--to", closed, "--store", str(path))
+    assert (1, 1, 2, 1) == (unknown.returncode, refused.returncode, bad.returncode, gone.returncode)
+    assert "could not deliver" in gone.stderr
+    assert "no event nope" in unknown.stderr
+    assert "answered HTTP 404" in refused.stderr

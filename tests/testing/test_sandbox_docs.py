@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from smartpos.testing._control import PREFIX, ROUTES
+from smartpos.testing._headless import ENVIRONMENT
+
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 # The page in every language it is written in (docs/en/testing.md, later docs/pt-BR/testing.md).
 PAGES = sorted(DOCS.glob("*/testing.md"))
@@ -42,3 +45,34 @@ def test_every_python_block_of_the_testing_docs_passes(doc: Path, tmp_path: Path
     )
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
     assert f"{tests} passed" in result.stdout
+
+
+def test_every_control_route_is_documented() -> None:
+    """Each route of the control API has its row in docs/en/testing.md."""
+    text = (DOCS / "en" / "testing.md").read_text(encoding="utf-8")
+    missing = [
+        f"{route.method} {PREFIX}{route.path}"
+        for route in ROUTES
+        if f"`{route.method} {PREFIX}{route.path}`" not in text
+    ]
+    assert [] == missing
+
+
+def test_the_container_entry_is_documented() -> None:
+    """Every SMARTPOS_SANDBOX_* variable is documented, and the compose service installs smartpos.
+
+    The docker-compose block uses only variables the program reads, and the published package
+    (``pip install smartpos`` in a stock Python image): there is no image to build by hand.
+    """
+    text = (DOCS / "en" / "testing.md").read_text(encoding="utf-8")
+    for variable in ENVIRONMENT.values():
+        assert f"`{variable}`" in text, variable
+    [compose] = re.findall(r"```yaml\n(.*?)```", text, re.DOTALL)
+    sandbox_service = compose.split("  app:")[0]
+    assert "image: python:" in sandbox_service
+    assert "pip install --no-cache-dir smartpos" in sandbox_service
+    assert "python -m smartpos.testing" in sandbox_service
+    assert "build:" not in sandbox_service
+    used = set(re.findall(r"(SMARTPOS_SANDBOX_\w+):", compose))
+    assert used
+    assert set() == used - set(ENVIRONMENT.values())

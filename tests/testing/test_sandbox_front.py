@@ -11,7 +11,6 @@ import pytest
 from sandbox_bodies import Bodies
 
 from smartpos.testing import DropConnection, Latency, RateLimited, ReadTimeout, Sandbox
-from smartpos.testing._control import Control
 from smartpos.testing._faults import FaultPlan
 from smartpos.testing._front import Front
 from smartpos.testing._outbox import Outbox
@@ -34,7 +33,7 @@ class Parts:
         self.faults = FaultPlan()
         self.outbox = Outbox(self.world, self.faults, attempts=1, backoff=0.0, timeout=1.0)
         self.terminals = Terminals(self.world, self.outbox)
-        self.service = Service(self.world, self.terminals, Control(self.terminals, self.outbox))
+        self.service = Service(self.world, self.terminals)
         self.front = Front(self.service, self.faults, self.world, self.outbox)
         self.world.add_partner(Sandbox.API_KEY, "sandbox", True, "active")
         self.world.add_customer(Sandbox.DOCUMENTO, Sandbox.API_KEY)

@@ -311,11 +311,11 @@ def test_payment_errors(
 def test_payment_with_a_body_that_is_no_json_object_is_campo_invalido(
     api: httpx.Client, content: bytes
 ) -> None:
-    """Malformed JSON, or JSON that is not an object, answers 400 CAMPO_INVALIDO."""
+    """Malformed JSON, or JSON that is not an object, answers 400 CAMPO_INVALIDO, campo ``$``."""
     response = api.post(
         "/v1/payments", content=content, headers={"content-type": "application/json"}
     )
-    erro(response, 400, "CAMPO_INVALIDO")
+    erro(response, 400, "CAMPO_INVALIDO", "$")
 
 
 def test_field_checks_come_before_the_customer(raw: httpx.Client) -> None:

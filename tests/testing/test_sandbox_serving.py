@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import socket
 import subprocess
@@ -15,6 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+import smartpos
 from smartpos.testing import Sandbox
 from smartpos.testing.__main__ import main
 
@@ -100,10 +102,19 @@ def test_serve_handles_concurrent_requests(sandbox: Sandbox) -> None:
     assert len({e["id"] for e in sandbox.events}) == 16
 
 
-def test_main_refuses_a_public_host(capsys: pytest.CaptureFixture[str]) -> None:
-    """python -m smartpos.testing --host 0.0.0.0 exits 2 with an error."""
-    assert main(["--host", "0.0.0.0", "--port", "0"]) == 2
-    assert "loopback" in capsys.readouterr().err
+def test_main_warns_before_binding_beyond_loopback(capsys: pytest.CaptureFixture[str]) -> None:
+    """A host beyond loopback is taken with a warning (here an address no interface has).
+
+    192.0.2.1 (TEST-NET-1, RFC 5737) cannot be bound, so nothing listens beyond this machine;
+    the stop event is set as well, so the server would end at once if it could bind.
+    """
+    stop = threading.Event()
+    stop.set()
+    assert main(["--host", "192.0.2.1", "--port", "0"], stop=stop) == 1
+    err = capsys.readouterr().err
+    assert "warning: serving on 192.0.2.1" in err
+    assert "control API" in err
+    assert "error:" in err
 
 
 @pytest.mark.slow
@@ -255,3 +266,116 @@ def test_main_serves_until_stopped(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert "serving at http://127.0.0.1:" in out
     assert "stopped." in out
+
+
+def test_settings_come_from_options_then_the_environment() -> None:
+    """An option wins over its variable; a variable fills what no option gave."""
+    from smartpos.testing._headless import Settings
+
+    environ = {
+        "SMARTPOS_SANDBOX_HOST": "0.0.0.0",
+        "SMARTPOS_SANDBOX_PORT": "9000",
+        "SMARTPOS_SANDBOX_WEBHOOK": "http://app:8000/hooks",
+        "SMARTPOS_SANDBOX_SEED": "7",
+        "SMARTPOS_SANDBOX_LOG": "json",
+    }
+    settings = Settings.from_environment(environ, port=0, host=None)
+    assert Settings("0.0.0.0", 0, "http://app:8000/hooks", 7, "json") == settings
+    assert settings.remote
+    assert Settings() == Settings.from_environment({"SMARTPOS_SANDBOX_PORT": " "})
+    assert not Settings().remote
+
+
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [
+        ("SMARTPOS_SANDBOX_PORT", "http"),
+        ("SMARTPOS_SANDBOX_PORT", "70000"),
+        ("SMARTPOS_SANDBOX_SEED", "x"),
+        ("SMARTPOS_SANDBOX_LOG", "loud"),
+    ],
+)
+def test_a_bad_variable_is_exit_2_naming_it(
+    variable: str,
+    value: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A variable that cannot be read stops the program before it serves, naming it."""
+    monkeypatch.setenv(variable, value)
+    assert 2 == main([], stop=threading.Event())
+    assert variable in capsys.readouterr().err
+
+
+def test_main_refuses_a_webhook_beyond_loopback_on_loopback(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Delivering to another host needs a sandbox that serves beyond loopback too."""
+    stop = threading.Event()
+    stop.set()
+    assert 2 == main(["--port", "0", "--webhook", "http://app:8000/hooks"], stop=stop)
+    assert "loopback" in capsys.readouterr().err
+
+
+def test_a_remote_sandbox_accepts_a_webhook_of_another_host() -> None:
+    """allow_remote_webhooks (a container's sandbox) takes http://app:8000/... as a target."""
+    with Sandbox(allow_remote_webhooks=True) as sandbox:
+        sandbox.set_webhook("http://app:8000/webhooks/smartpos")
+        assert "http://app:8000/webhooks/smartpos" == sandbox.partners[0].webhook_target
+        with pytest.raises(ValueError, match="http URLs"):
+            sandbox.set_webhook("ftp://app/hooks")
+
+
+@pytest.mark.slow
+def test_the_container_entry_is_configured_by_the_environment(tmp_path: Path) -> None:
+    """python -m smartpos.testing with SMARTPOS_SANDBOX_* only: JSON readiness, JSON log, stop."""
+    from sandbox_receiver import receiving
+
+    with receiving() as receiver:
+        env = {
+            **{k: v for k, v in os.environ.items() if not k.startswith("SMARTPOS_")},
+            "SMARTPOS_SANDBOX_PORT": "0",
+            "SMARTPOS_SANDBOX_SEED": "3",
+            "SMARTPOS_SANDBOX_LOG": "json",
+            "SMARTPOS_SANDBOX_WEBHOOK": receiver.url,
+        }
+        process = subprocess.Popen(
+            [sys.executable, "-m", "smartpos.testing"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        try:
+            assert process.stdout is not None
+            ready = json.loads(process.stdout.readline())
+            assert receiver.url == ready["webhook"]
+            with smartpos.Client(api_key=ready["api_key"], base_url=ready["base_url"]) as client:
+                client.payments.create(
+                    documento_cliente=Sandbox.DOCUMENTO,
+                    smartpos_id=Sandbox.SMARTPOS_ID,
+                    valor_centavos=990,
+                )
+            request = json.loads(process.stdout.readline())
+            delivery = json.loads(process.stdout.readline())
+            process.send_signal(signal.SIGTERM)
+            out, err = process.communicate(timeout=10)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.communicate()
+    assert ("request", "POST", "/v1/payments", 202) == (
+        request["kind"],
+        request["request"]["method"],
+        request["request"]["path"],
+        request["request"]["statusCode"],
+    )
+    assert "529.***.***-25" == request["request"]["json"]["documentoCliente"]
+    assert ("delivery", receiver.url, True) == (
+        delivery["kind"],
+        delivery["delivery"]["target"],
+        delivery["delivery"]["ok"],
+    )
+    assert [delivery["delivery"]["eventId"]] == [e["id"] for e in receiver.events]
+    assert 0 == process.returncode, err
+    assert '{"stopped": true}' == out.strip().splitlines()[-1]

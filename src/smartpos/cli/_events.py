@@ -1,8 +1,9 @@
-"""``smartpos events list|show|requeue``: look into an SQLite inbox file and requeue events.
+"""``smartpos events list|show|requeue|resend``: look into an SQLite inbox, requeue, replay.
 
 Each action goes through :class:`~smartpos.webhooks.SQLiteStore`'s own ``list``, ``get`` and
-``requeue``, after checking through a read-only connection that the file holds an inbox table:
-opening a store on any other SQLite file would create one in it. What is printed, text or
+``requeue`` (``resend`` posts a stored envelope to one's own endpoint), after checking through
+a read-only connection that the file holds an inbox table: opening a store on any other SQLite
+file would create one in it. What is printed, text or
 ``--json``, has ``documentoCliente`` masked; ``--json`` records carry the inbox's path, so
 ``smartpos refund --event -`` can read the full envelope back from it.
 """
@@ -229,6 +230,67 @@ def _requeue(args: argparse.Namespace, out: Output) -> int:
     return EXIT_ERROR
 
 
+def _resend(args: argparse.Namespace, out: Output) -> int:
+    """POST a stored envelope, as received, to ``--to``; the inbox is not changed."""
+    import json
+
+    import httpx
+
+    from smartpos._version import __version__
+
+    from ._samples import check_to, parse_headers
+
+    check_to(args.to)
+    headers = {
+        "content-type": "application/json",
+        "user-agent": f"smartpos-cli/{__version__} (events resend)",
+        **parse_headers(args.header),
+    }
+    with open_inbox(args.store) as store:
+        record = store.get(args.event_id)
+    if record is None:
+        raise CommandError(
+            f"no event {args.event_id} in {args.store}",
+            hint="list the ids with 'smartpos events list'.",
+        )
+    body = json.dumps(dict(record.raw), ensure_ascii=False, separators=(",", ":")).encode()
+    try:
+        with httpx.Client(timeout=args.timeout, trust_env=False) as client:
+            response = client.post(args.to, content=body, headers=headers)
+    except httpx.HTTPError as exc:
+        raise CommandError(
+            f"could not deliver to {args.to}: {type(exc).__name__}: {exc}",
+            hint="is your endpoint running at that URL?",
+        ) from exc
+    ok = response.is_success
+    if out.json:
+        try:
+            answer: object = response.json()
+        except ValueError:
+            answer = response.text[:500]
+        out.data(
+            {
+                "id": record.id,
+                "tipo": record.tipo,
+                "to": args.to,
+                "status_code": response.status_code,
+                "response": answer,
+            }
+        )
+    else:
+        out.event(record.raw, prefix="replayed ")
+        status = f"{response.status_code} {response.reason_phrase}"
+        shown = response.text[:500]
+        out.line(f"  -> {out.style(status, 'bold', 'green' if ok else 'red')}  {shown}")
+    if not ok:
+        out.error(
+            f"{args.to} answered HTTP {response.status_code}",
+            hint="a webhook endpoint answers 2xx once the event is stored.",
+        )
+        return EXIT_ERROR
+    return EXIT_OK
+
+
 def run(args: argparse.Namespace, out: Output) -> int:
     """Dispatch ``smartpos events ACTION``.
 
@@ -239,5 +301,5 @@ def run(args: argparse.Namespace, out: Output) -> int:
     Returns:
         The exit status.
     """
-    actions = {"list": _list, "show": _show, "requeue": _requeue}
+    actions = {"list": _list, "show": _show, "requeue": _requeue, "resend": _resend}
     return actions[args.action](args, out)

@@ -347,6 +347,12 @@ class Output:
         # One write, so a progress line from another thread cannot land inside the event.
         self.line("\n".join(lines))
 
+    def warn(self, message: str) -> None:
+        """Print a warning on stderr (in JSON mode too: it is never data)."""
+        self._write(
+            self.stderr, self.style("warning:", "bold", "yellow", err=True) + f" {message}\n"
+        )
+
     def error(self, message: str, *, hint: str | None = None, details: Any = None) -> None:
         """Report a failure on stderr: text, or one JSON object ``{"error": ...}``.
 

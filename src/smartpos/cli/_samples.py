@@ -1,8 +1,11 @@
-"""Realistic sample events (spec section 6, every ``dados`` field) and ``smartpos trigger``.
+"""``smartpos trigger``: an event made by a running sandbox, or a realistic standalone sample.
 
-A sample is a pure function of its id and options: every generated value (referencia,
-authorization code, serial number...) is drawn from a random generator seeded with the id, and
-ids made here are UUIDv7, whose first 48 bits are the creation time in milliseconds, so
+Through a sandbox (its control API's ``/trigger``), the event's operation exists in the
+sandbox's world: a triggered ``pagamento.aprovado`` can be refunded there, and ``--resend ID``
+asks the sandbox to deliver it again. Without one, a sample is posted (spec section 6, every
+``dados`` field). A sample is a pure function of its id and options: every generated value
+(referencia, authorization code, serial number...) is drawn from a generator seeded with the id,
+and ids made here are UUIDv7, whose first 48 bits are the creation time in milliseconds, so
 ``criadoEm`` is rebuilt from the id too. ``--resend ID`` therefore posts byte for byte the body
 sent the first time, as the service's manual resend does, and a correct receiver sees a
 duplicate. Changing an option on a resend changes the body: a receiver should then keep the
@@ -20,10 +23,19 @@ import time
 import uuid
 from typing import Any, Final
 
-from ._app import TIPOS
 from ._output import EXIT_ERROR, EXIT_OK, CommandError, Output, mask_documents
+from ._parser import TIPOS
 
-__all__ = ["SAMPLE_DOCUMENTO", "SAMPLE_SMARTPOS_ID", "TIPOS", "new_event_id", "sample", "trigger"]
+__all__ = [
+    "SAMPLE_DOCUMENTO",
+    "SAMPLE_SMARTPOS_ID",
+    "TIPOS",
+    "check_to",
+    "new_event_id",
+    "parse_headers",
+    "sample",
+    "trigger",
+]
 
 SAMPLE_DOCUMENTO: Final = "52998224725"
 """The sandbox customer's CPF (valid check digits)."""
@@ -170,7 +182,12 @@ def sample(
     }
 
 
-def _headers(values: list[str]) -> dict[str, str]:
+def parse_headers(values: list[str]) -> dict[str, str]:
+    """Read ``-H 'Name: value'`` options.
+
+    Raises:
+        CommandError: A value without a colon (exit 2).
+    """
     headers: dict[str, str] = {}
     for value in values:
         name, sep, content = value.partition(":")
@@ -180,34 +197,125 @@ def _headers(values: list[str]) -> dict[str, str]:
     return headers
 
 
+def check_to(to: str) -> None:
+    import httpx
+
+    try:
+        url = httpx.URL(to)
+    except httpx.InvalidURL as exc:
+        raise CommandError(f"bad URL {to!r}: {exc}", code=2) from exc
+    if url.scheme not in ("http", "https") or not url.host:
+        raise CommandError(
+            f"--to must be an http(s) URL, not {to!r}",
+            hint="e.g. --to http://127.0.0.1:8766/",
+            code=2,
+        )
+
+
+class _NoSandbox(Exception):
+    """No sandbox can make the event (why in the message): send a standalone sample."""
+
+
+def _through_sandbox(
+    args: argparse.Namespace, url: str, headers: dict[str, str]
+) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+    """Ask the sandbox at ``url`` to make (or resend) the event and deliver it to ``--to``.
+
+    Returns:
+        The envelope (``None`` for a resend) and the delivery attempt.
+
+    Raises:
+        _NoSandbox: No sandbox answers there, it is not a sandbox, or it does not know a
+            resent id.
+        CommandError: The sandbox refused (an unknown customer or terminal, a bad --to).
+    """
+    import httpx
+
+    from smartpos.testing import RemoteSandbox, SandboxError
+
+    body: dict[str, Any] = {"to": args.to, "headers": headers or None}
+    try:
+        with RemoteSandbox(url, timeout=args.timeout + 5.0) as sandbox:
+            if args.resend:
+                data = sandbox.call("POST", f"/events/{args.resend}/resend", body)
+            else:
+                body.update(
+                    tipo=args.tipo,
+                    documentoCliente=args.documento,
+                    smartposId=args.smartpos_id,
+                    valorCentavos=args.valor_centavos,
+                    referencia=args.referencia,
+                )
+                data = sandbox.call("POST", "/trigger", body)
+    except httpx.ConnectError:
+        raise _NoSandbox(f"no sandbox answers at {url}") from None
+    except httpx.HTTPError as exc:
+        raise CommandError(f"the sandbox at {url} failed: {type(exc).__name__}: {exc}") from exc
+    except ValueError as exc:
+        raise CommandError(str(exc), hint="the sandbox delivers to loopback URLs.", code=2) from exc
+    except SandboxError as exc:
+        if str(exc).startswith("RECURSO_NAO_ENCONTRADO"):
+            raise _NoSandbox(f"{url} is not a smartpos sandbox") from None
+        if args.resend and "no event" in str(exc):
+            raise _NoSandbox(f"the sandbox at {url} has no event {args.resend}") from None
+        raise CommandError(
+            f"the sandbox at {url} refused: {exc}",
+            hint="check --documento and --smartpos-id against the sandbox's world, or use "
+            "--no-sandbox for a standalone sample.",
+        ) from exc
+    deliveries = data.get("deliveries") if isinstance(data, dict) else None
+    if not isinstance(deliveries, list) or not deliveries:
+        raise _NoSandbox(f"{url} is not a smartpos sandbox")
+    return (None if args.resend else data.get("event")), deliveries[-1]
+
+
 def trigger(args: argparse.Namespace, out: Output) -> int:
-    """``smartpos trigger``: post a sample event and report what the receiver answered.
+    """``smartpos trigger``: make an event happen and report what the endpoint answered.
+
+    Through a running sandbox when one answers (the event's operation then exists in it),
+    else a standalone sample.
 
     Args:
-        args: ``tipo``, ``to``, ``resend``, ``documento``, ``referencia``, ``smartpos_id``,
-            ``valor_centavos``, ``header``, ``timeout``.
+        args: ``tipo``, ``to``, ``sandbox``, ``no_sandbox``, ``resend``, ``documento``,
+            ``referencia``, ``smartpos_id``, ``valor_centavos``, ``header``, ``timeout``.
         out: The output.
 
     Returns:
-        0 when the receiver answered 2xx, 1 otherwise.
+        0 when the endpoint answered 2xx, 1 otherwise.
 
     Raises:
-        CommandError: The URL is not http(s), a bad header, or the receiver is unreachable.
+        CommandError: The URL is not http(s), a bad header, or the endpoint is unreachable.
     """
+    from ._sandbox import sandbox_url
+
+    check_to(args.to)
+    headers = parse_headers(args.header)
+    if args.no_sandbox:
+        return _standalone(args, out, headers)
+    url = sandbox_url(args.sandbox)
+    try:
+        envelope, attempt = _through_sandbox(args, url, headers)
+    except _NoSandbox as exc:
+        out.warn(
+            f"{exc}: sending a standalone sample, which no sandbox knows (refunding it fails "
+            "with 404). Start one with 'smartpos sandbox', or pass --no-sandbox."
+        )
+        return _standalone(args, out, headers)
+    if envelope is None:
+        envelope = {"id": args.resend, "tipo": args.tipo}
+    if attempt.get("statusCode") is None:
+        raise CommandError(
+            f"could not deliver to {args.to}: {attempt.get('error')}",
+            hint="is the receiver running? ('smartpos listen' starts one on port 8766)",
+        )
+    return _report(out, args, envelope, attempt["statusCode"], attempt.get("answer") or "", url)
+
+
+def _standalone(args: argparse.Namespace, out: Output, headers: dict[str, str]) -> int:
     import httpx
 
     from smartpos._version import __version__
 
-    try:
-        url = httpx.URL(args.to)
-    except httpx.InvalidURL as exc:
-        raise CommandError(f"bad URL {args.to!r}: {exc}", code=2) from exc
-    if url.scheme not in ("http", "https") or not url.host:
-        raise CommandError(
-            f"--to must be an http(s) URL, not {args.to!r}",
-            hint="e.g. --to http://127.0.0.1:8766/",
-            code=2,
-        )
     event_id = args.resend or new_event_id()
     envelope = sample(
         args.tipo,
@@ -218,54 +326,75 @@ def trigger(args: argparse.Namespace, out: Output) -> int:
         valor_centavos=args.valor_centavos,
     )
     body = json.dumps(envelope, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    headers = {
+    all_headers = {
         "content-type": "application/json",
         "user-agent": f"smartpos-cli/{__version__} (trigger)",
-        **_headers(args.header),
+        **headers,
     }
     try:
         with httpx.Client(timeout=args.timeout, trust_env=False) as client:
-            response = client.post(url, content=body, headers=headers)
+            response = client.post(args.to, content=body, headers=all_headers)
     except httpx.HTTPError as exc:
         raise CommandError(
             f"could not deliver to {args.to}: {type(exc).__name__}: {exc}",
             hint="is the receiver running? ('smartpos listen' starts one on port 8766)",
         ) from exc
+    return _report(out, args, envelope, response.status_code, response.text, None)
+
+
+def _report(
+    out: Output,
+    args: argparse.Namespace,
+    envelope: dict[str, Any],
+    status_code: int,
+    text: str,
+    sandbox: str | None,
+) -> int:
+    import http
+
     try:
-        answer: Any = response.json()
+        answer: Any = json.loads(text)
     except ValueError:
-        answer = response.text[:500]
-    ok = response.is_success
+        answer = text[:500]
+    ok = 200 <= status_code < 300
     duplicate = isinstance(answer, dict) and answer.get("duplicado") is True
+    event_id = envelope["id"]
     if out.json:
         out.data(
             {
                 "id": event_id,
-                "tipo": args.tipo,
-                "to": str(url),
-                "status_code": response.status_code,
+                "tipo": envelope.get("tipo", args.tipo),
+                "to": args.to,
+                "sandbox": sandbox,
+                "status_code": status_code,
                 "duplicate": duplicate,
                 "response": answer,
                 "event": mask_documents(envelope),
             }
         )
     else:
-        out.event(envelope, prefix="resent " if args.resend else "sent ")
+        if "dados" in envelope:
+            out.event(envelope, prefix="resent " if args.resend else "sent ")
+        else:
+            out.line(f"resent {out.tipo(str(envelope['tipo']))}  id {event_id}")
+        try:
+            reason = http.HTTPStatus(status_code).phrase
+        except ValueError:
+            reason = ""
         shown = answer if isinstance(answer, str) else json.dumps(answer, ensure_ascii=False)
         colour = "green" if ok else "red"
-        out.line(
-            f"  -> {out.style(f'{response.status_code} {response.reason_phrase}', 'bold', colour)}"
-            f"  {shown}"
-        )
+        out.line(f"  -> {out.style(f'{status_code} {reason}'.strip(), 'bold', colour)}  {shown}")
         if duplicate:
             out.line("  the receiver recognised the id: a duplicate, not processed again.")
+        if sandbox is not None and not args.resend:
+            out.line(f"  made by the sandbox at {sandbox}: its operation exists there.")
         if ok and not args.resend:
             out.line(
                 f"  resend it:  smartpos trigger {args.tipo} --to {args.to} --resend {event_id}"
             )
     if not ok:
         out.error(
-            f"the receiver answered HTTP {response.status_code}",
+            f"the receiver answered HTTP {status_code}",
             hint=(
                 "the service delivers again after a non-2xx answer: store the event and "
                 "answer 2xx within 1-2 s; answer 4xx only to a body that cannot be an event."

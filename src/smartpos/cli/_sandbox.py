@@ -1,78 +1,405 @@
-"""``smartpos sandbox``: serve the simulator of the service on a loopback address."""
+"""``smartpos sandbox``: serve the simulator with a live log, and drive a running one.
+
+``smartpos sandbox`` serves (the same program as ``python -m smartpos.testing``: options or
+``SMARTPOS_SANDBOX_*`` variables) and prints one line per request and per delivery attempt.
+The actions talk to a running sandbox's control API through
+:class:`~smartpos.testing.RemoteSandbox`: ``scan``, ``next``, ``fault``, ``resend``, ``log``.
+Outcome and fault words are the sandbox's one vocabulary (``smartpos.testing._vocabulary``).
+"""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
+import signal
 import threading
+from collections.abc import Iterator
+from types import FrameType
+from typing import TYPE_CHECKING, Any, Final
 
-from smartpos._signals import stop_on_signals
+from ._output import EXIT_ERROR, EXIT_OK, EXIT_USAGE, CommandError, Output
 
-from ._output import EXIT_OK, EXIT_USAGE, CommandError, Output
+if TYPE_CHECKING:
+    from smartpos.testing import LogEntry, RemoteSandbox
 
-__all__ = ["run"]
+__all__ = ["DEFAULT_URL", "print_entry", "remote", "run", "sandbox_url", "stop_on_signals"]
+
+DEFAULT_URL: Final = "http://127.0.0.1:8765"
+"""Where the actions look for a sandbox when no ``--url`` or variable says otherwise."""
+
+
+@contextlib.contextmanager
+def stop_on_signals(stop: threading.Event) -> Iterator[None]:
+    """Set ``stop`` on SIGINT (Ctrl-C) and SIGTERM while the block runs (main thread only).
+
+    Args:
+        stop: The event to set.
+
+    Yields:
+        Nothing; the previous handlers are restored on exit.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def _stop(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    previous = {sig: signal.signal(sig, _stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def sandbox_url(given: str | None) -> str:
+    """The running sandbox's base URL: ``--url``, ``SMARTPOS_SANDBOX_URL``, ``SMARTPOS_BASE_URL``.
+
+    Args:
+        given: The ``--url`` option.
+
+    Returns:
+        The URL, :data:`DEFAULT_URL` when nothing says otherwise.
+    """
+    return (
+        given
+        or os.environ.get("SMARTPOS_SANDBOX_URL")
+        or os.environ.get("SMARTPOS_BASE_URL")
+        or DEFAULT_URL
+    )
+
+
+@contextlib.contextmanager
+def remote(url: str) -> Iterator[RemoteSandbox]:
+    """A :class:`RemoteSandbox` whose failures become the command's errors.
+
+    Args:
+        url: The sandbox's base URL.
+
+    Yields:
+        The remote sandbox.
+
+    Raises:
+        CommandError: No sandbox answers there (exit 1), a bad argument (exit 2), a misuse
+            the sandbox refused (exit 1).
+    """
+    import httpx
+
+    from smartpos.testing import RemoteSandbox, SandboxError
+
+    try:
+        with RemoteSandbox(url) as sandbox:
+            yield sandbox
+    except httpx.HTTPError as exc:
+        raise CommandError(
+            f"no sandbox answers at {url}: {type(exc).__name__}: {exc}",
+            hint="start one with 'smartpos sandbox', or point at it with --url or "
+            "SMARTPOS_SANDBOX_URL.",
+        ) from exc
+    except ValueError as exc:
+        raise CommandError(
+            str(exc), hint="see 'smartpos sandbox --help'.", code=EXIT_USAGE
+        ) from exc
+    except SandboxError as exc:
+        message = str(exc)
+        if message.startswith("RECURSO_NAO_ENCONTRADO"):
+            raise CommandError(
+                f"{url} is not a smartpos sandbox (no control API at /_sandbox/v1/)",
+                hint="point at a sandbox with --url or SMARTPOS_SANDBOX_URL.",
+            ) from exc
+        raise CommandError(message) from exc
+    except TimeoutError as exc:
+        raise CommandError(str(exc)) from exc
+
+
+# ---------------------------------------------------------------------------------- serving
+
+
+def print_entry(out: Output, entry: LogEntry) -> None:
+    """Print one log entry: a readable line, or a JSON object in JSON mode.
+
+    Args:
+        out: The output.
+        entry: A request or a delivery attempt of the sandbox.
+    """
+    from smartpos.testing._headless import describe, entry_data
+
+    if out.json:
+        out.data(entry_data(entry))
+        return
+    line, ok = describe(entry)
+    when, _, rest = line.partition("  ")
+    out.line(f"{out.style(when, 'dim')}  {out.style(rest, 'green' if ok else 'red')}")
+
+
+def _serve(args: argparse.Namespace, out: Output) -> int:
+    from smartpos.testing._headless import REMOTE_WARNING, Follower, Settings, serving
+
+    try:
+        settings = Settings.from_environment(
+            os.environ,
+            host=args.host,
+            port=args.port,
+            webhook=args.webhook,
+            seed=args.seed,
+            log="quiet" if args.quiet else None,
+        )
+    except ValueError as exc:
+        raise CommandError(str(exc), code=EXIT_USAGE) from exc
+    if settings.remote:
+        out.warn(REMOTE_WARNING.format(host=settings.host))
+    stop = threading.Event()
+    try:
+        with stop_on_signals(stop), serving(settings) as (sandbox, base_url):
+            _ready(out, base_url, settings.webhook)
+            quiet = settings.log == "quiet"
+            on_entry = (lambda entry: None) if quiet else (lambda entry: print_entry(out, entry))
+            with Follower(sandbox, on_entry):
+                while not stop.wait(0.2):
+                    pass
+    except OSError as exc:
+        raise CommandError(
+            f"cannot listen on {settings.host}:{settings.port}: {exc.strerror or exc}",
+            hint="pick another port with --port (0 picks a free one).",
+        ) from exc
+    except ValueError as exc:
+        raise CommandError(
+            f"--webhook: {exc}",
+            hint="give a loopback http URL, e.g. --webhook http://127.0.0.1:8766/",
+            code=EXIT_USAGE,
+        ) from exc
+    if out.json:
+        out.data({"stopped": True})
+    out.line("sandbox stopped.")
+    return EXIT_OK
+
+
+def _ready(out: Output, base_url: str, webhook: str | None) -> None:
+    from smartpos.testing import Sandbox
+
+    if out.json:
+        out.data(
+            {
+                "base_url": base_url,
+                "api_key": Sandbox.API_KEY,
+                "documento_cliente": Sandbox.DOCUMENTO,
+                "smartpos_id": Sandbox.SMARTPOS_ID,
+                "webhook": webhook,
+            }
+        )
+        return
+    out.line(f"smartpos sandbox serving at {out.style(base_url, 'bold')}")
+    out.fields(
+        {
+            "x-api-key": f"{Sandbox.API_KEY}  (the sandbox's public test key)",
+            "documentoCliente": Sandbox.DOCUMENTO,
+            "smartposId": Sandbox.SMARTPOS_ID,
+            "webhook": webhook or "events recorded in the sandbox only",
+        }
+    )
+    out.line("Use it from another terminal:")
+    out.line(f"  export SMARTPOS_BASE_URL={base_url} SMARTPOS_API_KEY={Sandbox.API_KEY}")
+    out.line(f"  smartpos pay {Sandbox.DOCUMENTO} 1990 --smartpos-id {Sandbox.SMARTPOS_ID}")
+    out.line("  smartpos sandbox next payment recusar   (the next payment is refused)")
+    out.line("Ctrl-C to stop.")
+
+
+# ---------------------------------------------------------------------------------- actions
+
+
+def _scan(args: argparse.Namespace, out: Output, sandbox: RemoteSandbox) -> int:
+    event = sandbox.scan(args.qr_code, args.smartpos_id)
+    if out.json:
+        from ._output import mask_documents
+
+        out.data({"event": mask_documents(event)})
+    else:
+        out.event(event, prefix="scanned: ")
+    return EXIT_OK
+
+
+def _outcome(args: argparse.Namespace) -> Any:
+    """The outcome the words and options of ``next`` describe."""
+    import attrs
+
+    from smartpos.testing._vocabulary import outcome_from_text
+
+    outcome = outcome_from_text(args.kind, args.outcome)
+    options = {
+        name: value
+        for name, value in (
+            ("mensagem_operador", args.mensagem),
+            ("status", args.status),
+            ("codigo_status", args.codigo_status),
+        )
+        if value is not None
+    }
+    if not options:
+        return outcome
+    chain: list[Any] = [outcome]
+    while getattr(chain[-1], "then", None) is not None:
+        chain.append(chain[-1].then)
+    base = chain[-1]
+    wanted = set(options)
+    accepted = {f.name for f in attrs.fields(type(base))}
+    if hasattr(base, "then") or not wanted <= accepted:
+        flags = ", ".join("--" + n.replace("_", "-").replace("-operador", "") for n in wanted)
+        raise CommandError(
+            f"{flags} does not apply to {' '.join(args.outcome)!r}",
+            hint="--mensagem goes with aprovar, recusar, concluir or falhar; --status and "
+            "--codigo-status with recusar or falhar (e.g. 'next payment recusar --mensagem X').",
+            code=EXIT_USAGE,
+        )
+    rebuilt: Any = attrs.evolve(base, **options)
+    for wrapper in reversed(chain[:-1]):
+        rebuilt = attrs.evolve(wrapper, then=rebuilt)
+    return rebuilt
+
+
+def _next(args: argparse.Namespace, out: Output, sandbox: RemoteSandbox) -> int:
+    from smartpos.testing._vocabulary import outcome_to_json
+
+    try:
+        outcome = _outcome(args)
+    except (ValueError, TypeError) as exc:
+        raise CommandError(str(exc), hint="see 'smartpos sandbox next --help'.", code=2) from exc
+    where = f"on {args.smartpos_id}" if args.smartpos_id else "on any terminal"
+    if args.always:
+        if args.times != 1:
+            raise CommandError("--always and --times do not go together", code=EXIT_USAGE)
+        key = "payments" if args.kind == "payment" else "prints"
+        sandbox.set_outcomes(smartpos_id=args.smartpos_id, **{key: outcome})
+        said = f"from now on, every {args.kind} {where}"
+    else:
+        script = sandbox.script_payments if args.kind == "payment" else sandbox.script_prints
+        script(outcome, times=args.times, smartpos_id=args.smartpos_id)
+        count = f"the next {args.times} {args.kind}s" if args.times > 1 else f"the next {args.kind}"
+        said = f"{count} {where}"
+    words = " ".join(args.outcome)
+    if out.json:
+        out.data(
+            {
+                "kind": args.kind,
+                "outcome": outcome_to_json(outcome),
+                "times": None if args.always else args.times,
+                "always": args.always,
+                "smartpos_id": args.smartpos_id,
+            }
+        )
+    out.line(f"{said}: {out.style(words, 'bold')}")
+    return EXIT_OK
+
+
+def _fault(args: argparse.Namespace, out: Output, sandbox: RemoteSandbox) -> int:
+    from smartpos.testing._vocabulary import (
+        WebhookFault,
+        endpoint_name,
+        fault_from_text,
+        fault_to_json,
+    )
+
+    if args.clear:
+        if args.endpoint or args.fault:
+            raise CommandError("--clear takes no endpoint or fault", code=EXIT_USAGE)
+        sandbox.clear_faults()
+        out.data({"cleared": True})
+        out.line("every fault not used yet is forgotten.")
+        return EXIT_OK
+    if not args.endpoint or not args.fault:
+        raise CommandError(
+            "give an ENDPOINT and a FAULT (or --clear)",
+            hint="e.g. 'smartpos sandbox fault payments drop' or 'fault webhook 503 --times 3'.",
+            code=EXIT_USAGE,
+        )
+    words = list(args.fault)
+    if args.retry_after is not None:
+        words.append(str(args.retry_after))
+    if args.after_accept:
+        words.append("after-accept")
+    if args.before_accept:
+        words.append("before-accept")
+    try:
+        endpoint = endpoint_name(args.endpoint)
+        fault = fault_from_text(endpoint, " ".join(words))
+    except ValueError as exc:
+        raise CommandError(str(exc), hint="see 'smartpos sandbox fault --help'.", code=2) from exc
+    given = fault_to_json(fault)
+    if endpoint == "webhook":
+        status = given["fault"]
+        if status == "timeout":
+            sandbox.slow_webhook(times=args.times)
+        else:
+            sandbox.fail_webhook(times=args.times, status_code=int(status))
+    else:
+        assert not isinstance(fault, WebhookFault)
+        sandbox.fail_next(endpoint, fault, times=args.times)
+    if out.json:
+        out.data({"endpoint": endpoint, "fault": given, "times": args.times})
+    what = "delivery attempt" if endpoint == "webhook" else "request"
+    where = (
+        "" if endpoint == "webhook" else f" to {'any endpoint' if endpoint == '*' else endpoint}"
+    )
+    count = f"the next {args.times} {what}s" if args.times > 1 else f"the next {what}"
+    out.line(f"{count}{where}: {out.style(' '.join(words), 'bold')}")
+    return EXIT_OK
+
+
+def _resend(args: argparse.Namespace, out: Output, sandbox: RemoteSandbox) -> int:
+    before = len(sandbox.deliveries)
+    sandbox.resend(args.event_id, to=args.to)
+    attempts = [d for d in sandbox.deliveries[before:] if d.event_id == args.event_id]
+    if out.json:
+        from smartpos.testing._codec import to_json
+
+        out.data({"id": args.event_id, "to": args.to, "deliveries": to_json(attempts)})
+    where = args.to or "the partner's webhook"
+    out.line(f"resent {args.event_id} to {where}, same id.")
+    for attempt in attempts:
+        status = attempt.status_code if attempt.status_code is not None else ""
+        result = f"{status} ok".strip() if attempt.ok else f"FAILED {attempt.error}"
+        colour = "green" if attempt.ok else "red"
+        out.line(f"  -> {attempt.target}: {out.style(result, colour)}")
+    failed = attempts and not attempts[-1].ok
+    return EXIT_ERROR if failed else EXIT_OK
+
+
+def _log(args: argparse.Namespace, out: Output, sandbox: RemoteSandbox) -> int:
+    from smartpos.testing._headless import Follower
+
+    if not args.follow:
+        for entry in sandbox.log(args.since):
+            print_entry(out, entry)
+        return EXIT_OK
+    stop = threading.Event()
+    with (
+        stop_on_signals(stop),
+        Follower(sandbox, lambda entry: print_entry(out, entry), since=args.since),
+    ):
+        while not stop.wait(0.2):
+            pass
+    return EXIT_OK
+
+
+_ACTIONS = {"scan": _scan, "next": _next, "fault": _fault, "resend": _resend, "log": _log}
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
-    """Serve the sandbox until Ctrl-C or SIGTERM.
+    """Serve the sandbox (no action), or run an action against a running one.
 
     Args:
-        args: ``host``, ``port``, ``webhook``, ``seed``.
+        args: The parsed command line.
         out: The output.
 
     Returns:
-        0 after a clean stop.
+        The exit status.
 
     Raises:
-        CommandError: Not a loopback address, a port in use, or a bad webhook URL.
+        CommandError: What went wrong, with what to do.
     """
-    from smartpos.testing import Sandbox
-
-    stop = threading.Event()
-    sandbox = Sandbox(seed=args.seed)
-    if args.webhook:
-        try:
-            sandbox.set_webhook(args.webhook)
-        except (ValueError, TypeError) as exc:
-            sandbox.close()
-            raise CommandError(
-                f"--webhook: {exc}",
-                hint="give a loopback http URL, e.g. --webhook http://127.0.0.1:8766/",
-                code=EXIT_USAGE,
-            ) from exc
-    try:
-        server = sandbox.serve(args.host, args.port)
-        with stop_on_signals(stop), sandbox, server as base_url:
-            if out.json:
-                out.data(
-                    {
-                        "base_url": base_url,
-                        "api_key": Sandbox.API_KEY,
-                        "documento_cliente": Sandbox.DOCUMENTO,
-                        "smartpos_id": Sandbox.SMARTPOS_ID,
-                        "webhook": args.webhook,
-                    }
-                )
-            out.line(f"smartpos sandbox serving at {out.style(base_url, 'bold')}")
-            out.fields(
-                {
-                    "x-api-key": f"{Sandbox.API_KEY}  (the sandbox's public test key)",
-                    "documentoCliente": Sandbox.DOCUMENTO,
-                    "smartposId": Sandbox.SMARTPOS_ID,
-                    "webhook": args.webhook or "events recorded in the sandbox only",
-                }
-            )
-            out.line("Use it from another terminal:")
-            out.line(f"  export SMARTPOS_BASE_URL={base_url} SMARTPOS_API_KEY={Sandbox.API_KEY}")
-            out.line(f"  smartpos pay {Sandbox.DOCUMENTO} 1990 --smartpos-id {Sandbox.SMARTPOS_ID}")
-            out.line("Ctrl-C to stop.")
-            while not stop.wait(0.2):
-                pass
-    except OSError as exc:
-        raise CommandError(
-            f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}",
-            hint="pick another port with --port (0 picks a free one).",
-        ) from exc
-    except (ValueError, TypeError) as exc:
-        raise CommandError(str(exc), hint="use a loopback address such as 127.0.0.1.") from exc
-    out.line("sandbox stopped.")
-    return EXIT_OK
+    if args.action is None:
+        return _serve(args, out)
+    url = sandbox_url(args.url)
+    with remote(url) as sandbox:
+        return _ACTIONS[args.action](args, out, sandbox)

@@ -23,9 +23,14 @@ if TYPE_CHECKING:
         RateLimited,
         ReadTimeout,
     )
+    from ._httpx import SandboxTransport
     from ._outcomes import (
         Approve,
+        Contradict,
+        Delay,
+        Duplicate,
         NoAnswer,
+        OutOfOrder,
         PaymentOutcome,
         PrintDone,
         PrintFail,
@@ -36,6 +41,7 @@ if TYPE_CHECKING:
         Card,
         Customer,
         KeyStatus,
+        LogEntry,
         Partner,
         Payment,
         PrintJob,
@@ -44,22 +50,28 @@ if TYPE_CHECKING:
         SandboxRefund,
         SandboxTerminal,
     )
-    from ._sandbox import Sandbox, SandboxTransport
+    from ._remote import RemoteSandbox
+    from ._sandbox import Sandbox
 
 __all__ = [
     "Approve",
     "BadGateway",
     "Card",
     "ConnectionRefused",
+    "Contradict",
     "Customer",
+    "Delay",
     "DeliveryAttempt",
     "DropConnection",
+    "Duplicate",
     "Endpoint",
     "Fault",
     "InternalError",
     "KeyStatus",
     "Latency",
+    "LogEntry",
     "NoAnswer",
+    "OutOfOrder",
     "Partner",
     "Payment",
     "PaymentOutcome",
@@ -72,6 +84,7 @@ __all__ = [
     "ReadTimeout",
     "RecordedRequest",
     "Refuse",
+    "RemoteSandbox",
     "Sandbox",
     "SandboxError",
     "SandboxQRCode",
@@ -100,7 +113,11 @@ _HOMES = {
     ),
     "._outcomes": (
         "Approve",
+        "Contradict",
+        "Delay",
+        "Duplicate",
         "NoAnswer",
+        "OutOfOrder",
         "PaymentOutcome",
         "PrintDone",
         "PrintFail",
@@ -112,6 +129,7 @@ _HOMES = {
         "Card",
         "Customer",
         "KeyStatus",
+        "LogEntry",
         "Partner",
         "Payment",
         "PrintJob",
@@ -120,7 +138,9 @@ _HOMES = {
         "SandboxRefund",
         "SandboxTerminal",
     ),
-    "._sandbox": ("Sandbox", "SandboxTransport"),
+    "._remote": ("RemoteSandbox",),
+    "._httpx": ("SandboxTransport",),
+    "._sandbox": ("Sandbox",),
 }
 _LAZY = {name: module for module, names in _HOMES.items() for name in names}
 

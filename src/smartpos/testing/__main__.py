@@ -1,18 +1,32 @@
-"""``python -m smartpos.testing``: serve the sandbox on loopback for tools in any language.
+"""``python -m smartpos.testing``: serve the sandbox headless, for any language and for containers.
 
-Prints the base URL and the default world (API key, customer document, terminal), then serves
-until Ctrl-C or SIGTERM. ``--webhook URL`` delivers events to a loopback URL as well.
+Prints the base URL and the default world, then one line per request and per delivery attempt
+(``--quiet`` for none, ``--json`` for one JSON object per line), until Ctrl-C or SIGTERM. Every
+option can come from the environment instead (``SMARTPOS_SANDBOX_HOST``, ``_PORT``, ``_WEBHOOK``,
+``_SEED``, ``_LOG``): a container needs no command line. ``smartpos sandbox`` runs the same thing.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import signal
 import sys
 import threading
 from collections.abc import Sequence
 from types import FrameType
 
+from ._headless import (
+    ENVIRONMENT,
+    REMOTE_WARNING,
+    Follower,
+    Settings,
+    describe,
+    entry_data,
+    serving,
+)
+from ._records import LogEntry
 from ._sandbox import Sandbox
 
 __all__ = ["main"]
@@ -21,13 +35,33 @@ __all__ = ["main"]
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m smartpos.testing",
-        description="Serve the smartpos sandbox (a simulator of the whole service) on loopback.",
+        description=(
+            "Serve the smartpos sandbox (a simulator of the whole service, with its control "
+            "API under /_sandbox/v1/) until Ctrl-C or SIGTERM."
+        ),
+        epilog="environment: "
+        + ", ".join(f"{v} (--{k})" for k, v in ENVIRONMENT.items() if k != "log")
+        + f", {ENVIRONMENT['log']} (text, json or quiet)",
     )
-    parser.add_argument("--host", default="127.0.0.1", help="loopback address (127.0.0.1)")
-    parser.add_argument("--port", type=int, default=8765, help="port, 0 for any free one (8765)")
-    parser.add_argument("--webhook", help="loopback URL that receives the webhook events")
+    parser.add_argument("--host", help="address to bind (127.0.0.1; 0.0.0.0 in a container)")
+    parser.add_argument("--port", type=int, help="port, 0 for any free one (8765)")
+    parser.add_argument("--webhook", help="URL that receives the webhook events")
     parser.add_argument("--seed", type=int, help="seed for reproducible ids")
+    style = parser.add_mutually_exclusive_group()
+    style.add_argument(
+        "--quiet", dest="log", action="store_const", const="quiet", help="no live log"
+    )
+    style.add_argument(
+        "--json", dest="log", action="store_const", const="json", help="log as JSON lines"
+    )
     return parser
+
+
+def _print_entry(style: str, entry: LogEntry) -> None:
+    if style == "json":
+        print(json.dumps(entry_data(entry), ensure_ascii=False), flush=True)
+    elif style == "text":
+        print(describe(entry)[0], flush=True)
 
 
 def main(argv: Sequence[str] | None = None, *, stop: threading.Event | None = None) -> int:
@@ -39,18 +73,24 @@ def main(argv: Sequence[str] | None = None, *, stop: threading.Event | None = No
 
     Returns:
         The exit status: 0 after a clean stop, 1 when the address cannot be bound, 2 for bad
-        arguments.
+        arguments or environment variables.
     """
     args = _parser().parse_args(argv)
     stop = stop or threading.Event()
     try:
-        sandbox = Sandbox(seed=args.seed)
-        if args.webhook:
-            sandbox.set_webhook(args.webhook)
-        server = sandbox.serve(args.host, args.port)
+        settings = Settings.from_environment(
+            os.environ,
+            host=args.host,
+            port=args.port,
+            webhook=args.webhook,
+            seed=args.seed,
+            log=args.log,
+        )
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if settings.remote:
+        print("warning: " + REMOTE_WARNING.format(host=settings.host), file=sys.stderr, flush=True)
 
     def _stop(signum: int, frame: FrameType | None) -> None:
         stop.set()
@@ -60,21 +100,35 @@ def main(argv: Sequence[str] | None = None, *, stop: threading.Event | None = No
         for signum in (signal.SIGTERM, signal.SIGINT):
             previous[signum] = signal.signal(signum, _stop)
     try:
-        with sandbox, server as base_url:
-            print(f"smartpos sandbox serving at {base_url}", flush=True)
-            print(f"  x-api-key:        {Sandbox.API_KEY}", flush=True)
-            print(f"  documentoCliente: {Sandbox.DOCUMENTO}", flush=True)
-            print(f"  smartposId:       {Sandbox.SMARTPOS_ID}", flush=True)
-            print("Ctrl-C to stop.", flush=True)
-            while not stop.wait(0.5):
-                pass
+        with serving(settings) as (sandbox, base_url):
+            if settings.log == "json":
+                ready = {
+                    "base_url": base_url,
+                    "api_key": Sandbox.API_KEY,
+                    "documento_cliente": Sandbox.DOCUMENTO,
+                    "smartpos_id": Sandbox.SMARTPOS_ID,
+                    "webhook": settings.webhook,
+                }
+                print(json.dumps(ready), flush=True)
+            else:
+                print(f"smartpos sandbox serving at {base_url}", flush=True)
+                print(f"  x-api-key:        {Sandbox.API_KEY}", flush=True)
+                print(f"  documentoCliente: {Sandbox.DOCUMENTO}", flush=True)
+                print(f"  smartposId:       {Sandbox.SMARTPOS_ID}", flush=True)
+                print("Ctrl-C to stop.", flush=True)
+            with Follower(sandbox, lambda entry: _print_entry(settings.log, entry)):
+                while not stop.wait(0.5):
+                    pass
+    except ValueError as exc:  # a webhook URL the sandbox cannot deliver to
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     except OSError as exc:  # the port is taken, or the address cannot be bound
         print(f"error: {exc}", file=sys.stderr)
         return 1
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
-    print("stopped.", flush=True)
+    print('{"stopped": true}' if settings.log == "json" else "stopped.", flush=True)
     return 0
 
 

@@ -58,6 +58,7 @@ class DeliveryAttempt:
         ok: Whether the target took it (HTTP 2xx, or no failure in process).
         status_code: The status the target answered, when it answered one.
         error: Why the attempt failed, when it did.
+        answer: The body a URL target answered (its first 1,000 characters).
     """
 
     event_id: str
@@ -67,6 +68,7 @@ class DeliveryAttempt:
     ok: bool
     status_code: int | None = None
     error: str | None = None
+    answer: str | None = None
 
 
 def is_loopback_host(host: str) -> bool:
@@ -86,20 +88,28 @@ def is_loopback_host(host: str) -> bool:
         return False
 
 
-def check_target(target: object) -> None:
+def check_target(target: object, *, allow_remote: bool = False) -> None:
     """Refuse a target the sandbox cannot deliver to.
 
     Args:
         target: The webhook target.
+        allow_remote: Accept a URL beyond loopback (a sandbox run as a container service,
+            delivering to another service such as ``http://app:8000/webhooks``).
 
     Raises:
-        ValueError: A URL that is not ``http(s)`` on a loopback host.
+        ValueError: A URL that is not ``http(s)`` on a loopback host (any host with
+            ``allow_remote``).
         TypeError: Not a str, a ``receive`` object or a callable.
     """
     if isinstance(target, str):
-        url = httpx.URL(target)
-        if url.scheme not in ("http", "https") or not is_loopback_host(url.host):
-            raise ValueError(f"the sandbox only delivers to loopback http URLs, not {target!r}")
+        try:
+            url = httpx.URL(target)
+        except httpx.InvalidURL as exc:
+            raise ValueError(f"not a URL: {target!r} ({exc})") from None
+        local = allow_remote or is_loopback_host(url.host)
+        if url.scheme not in ("http", "https") or not url.host or not local:
+            where = "" if allow_remote else "loopback "
+            raise ValueError(f"the sandbox only delivers to {where}http URLs, not {target!r}")
         return
     if not isinstance(target, SupportsReceive) and not callable(target):
         raise TypeError(f"a webhook target is a URL, a callable or a receiver, not {target!r}")
@@ -129,33 +139,44 @@ def _status_of(result: object) -> int | None:
 
 
 def attempt_delivery(
-    target: WebhookTarget, envelope: Mapping[str, Any], client: httpx.Client | None
-) -> tuple[bool, int | None, str | None]:
+    target: WebhookTarget,
+    envelope: Mapping[str, Any],
+    client: httpx.Client | None,
+    extra_headers: Mapping[str, str] | None = None,
+) -> tuple[bool, int | None, str | None, str | None]:
     """Deliver one envelope once.
 
     Args:
         target: Where to deliver.
         envelope: The event envelope.
         client: The HTTP client for URL targets (``None`` for in-process targets).
+        extra_headers: More headers for a URL target (e.g. a shared secret it checks).
 
     Returns:
-        ``(ok, status_code, error)``; ``ok`` is ``False`` for a non-2xx answer, a network error
-        or an exception raised by an in-process target.
+        ``(ok, status_code, error, answer)``; ``ok`` is ``False`` for a non-2xx answer, a
+        network error or an exception raised by an in-process target; ``answer`` is the body
+        a URL target answered.
     """
     body = encode_json(envelope)
-    headers = {"content-type": "application/json", "user-agent": USER_AGENT}
+    headers = {
+        "content-type": "application/json",
+        "user-agent": USER_AGENT,
+        **(extra_headers or {}),
+    }
+    answer: str | None = None
     try:
         if isinstance(target, str):
             assert client is not None
             response = client.post(target, content=body, headers=headers)
             status: int | None = response.status_code
+            answer = response.content[:1000].decode("utf-8", "replace")
         elif isinstance(target, SupportsReceive):
             status = _status_of(target.receive(body, headers))
         else:
             # A fresh copy: the target may mutate it, the sandbox keeps the one it sent.
             status = _status_of(target(json.loads(body)))
     except Exception as exc:  # noqa: BLE001 - any failure of the target is a failed delivery
-        return False, None, f"{type(exc).__name__}: {exc}"
+        return False, None, f"{type(exc).__name__}: {exc}", None
     if status is not None and not 200 <= status < 300:
-        return False, status, f"HTTP {status}"
-    return True, status, None
+        return False, status, f"HTTP {status}", answer
+    return True, status, None, answer

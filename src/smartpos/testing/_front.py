@@ -14,6 +14,7 @@ Every driver (the sync and async httpx transport, the HTTP server) does the same
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import attrs
 
@@ -68,13 +69,23 @@ class Front:
         faults: The fault plan.
         world: The world, whose request log is kept here.
         outbox: Flushed after each request, once the world's lock is free.
+        control: Answers the sandbox's own ``/_sandbox/`` paths (the control API); without
+            it they are the service's 404.
     """
 
-    def __init__(self, service: Service, faults: FaultPlan, world: World, outbox: Outbox) -> None:
+    def __init__(
+        self,
+        service: Service,
+        faults: FaultPlan,
+        world: World,
+        outbox: Outbox,
+        control: Callable[[Request], Response] | None = None,
+    ) -> None:
         self._service = service
         self._faults = faults
         self._world = world
         self._outbox = outbox
+        self._control = control
 
     def begin(self, request: Request) -> Exchange:
         """Take the fault planned for ``request``'s endpoint, if any.
@@ -133,7 +144,10 @@ class Front:
         if isinstance(fault, RateLimited):
             headers = {"retry-after": str(fault.retry_after)}
             return json_response(429, Reject("LIMITE_REQUISICOES").body(), headers)
-        response = self._service.handle(request)
+        if self._control is not None and request.path.startswith("/_sandbox/"):
+            response = self._control(request)
+        else:
+            response = self._service.handle(request)
         if isinstance(fault, DropConnection):
             return NoResponse("dropped")
         if isinstance(fault, ReadTimeout):

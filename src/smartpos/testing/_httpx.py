@@ -1,12 +1,15 @@
-"""Between httpx and the sandbox's own types: what the transport and the server both need."""
+"""Between httpx and the sandbox's own types, and the httpx transport that serves a sandbox."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import httpx
 
+from ._front import Front
 from ._protocol import NoResponse, Request, Response
 
-__all__ = ["from_httpx", "to_httpx"]
+__all__ = ["SandboxTransport", "from_httpx", "to_httpx"]
 
 
 def from_httpx(request: httpx.Request) -> Request:
@@ -23,6 +26,7 @@ def from_httpx(request: httpx.Request) -> Request:
         path=request.url.path,
         headers=dict(request.headers.items()),
         body=request.content,
+        query=request.url.query.decode("ascii", "replace"),
     )
 
 
@@ -50,3 +54,45 @@ def to_httpx(answer: Response | NoResponse, request: httpx.Request) -> httpx.Res
             "[sandbox] server disconnected without sending a response", request=request
         )
     raise httpx.ReadTimeout("[sandbox] read timed out", request=request)
+
+
+class SandboxTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
+    """An httpx transport serving a :class:`Sandbox` to both ``Client`` and ``AsyncClient``.
+
+    Args:
+        sandbox: The sandbox to serve.
+    """
+
+    def __init__(self, sandbox: Any) -> None:
+        self.sandbox = sandbox
+        self._front: Front = sandbox._front
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        """Answer a request from ``httpx.Client`` (latency faults use ``time.sleep``).
+
+        Args:
+            request: The request.
+
+        Returns:
+            The response.
+        """
+        request.read()
+        return to_httpx(self._front.handle(from_httpx(request)), request)
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        """Answer a request from ``httpx.AsyncClient`` (latency faults use ``asyncio.sleep``).
+
+        Args:
+            request: The request.
+
+        Returns:
+            The response.
+        """
+        import asyncio
+
+        await request.aread()
+        front = self._front
+        exchange = front.begin(from_httpx(request))
+        if exchange.delay is not None:
+            await asyncio.sleep(exchange.delay)
+        return to_httpx(front.answer(exchange), request)

@@ -5,14 +5,21 @@ lock is free, so a webhook target may call the sandbox (or a client bound to it)
 in process are called at once on the flushing thread; URL targets are posted by one background
 thread with retries and backoff. Every envelope lands in :attr:`Outbox.events` when its delivery
 ends, whatever the target answered.
+
+An envelope may come with a :class:`Plan` (the hard cases of ``_outcomes``): delivered several
+times, held back until the next envelope (out of order), scheduled for later on the sandbox's
+clock (a scheduler thread, or :meth:`Outbox.deliver_due` when the clock is advanced), or sent to
+one URL only, at once and once (``trigger``).
 """
 
 from __future__ import annotations
 
 import queue
 import threading
+from collections.abc import Mapping
 from typing import Any
 
+import attrs
 import httpx
 
 from ._delivery import DeliveryAttempt, WebhookTarget, attempt_delivery, describe_target
@@ -20,10 +27,29 @@ from ._errors import SandboxError
 from ._faults import FaultPlan
 from ._world import World
 
-__all__ = ["Outbox"]
+__all__ = ["Outbox", "Plan"]
 
 _Item = tuple[str, dict[str, Any]]
 """A partner's name and an envelope."""
+
+
+@attrs.frozen
+class Plan:
+    """How one envelope travels.
+
+    Attributes:
+        delay: Seconds (on the sandbox's clock) before it is handed to delivery.
+        copies: How many times it is delivered, with the same ``id``.
+        out_of_order: Held back until the next envelope has been handed to delivery.
+        to: Deliver only to this URL, at once, one attempt (not to the partner's webhook).
+        headers: Extra headers of that one delivery.
+    """
+
+    delay: float = 0.0
+    copies: int = 1
+    out_of_order: bool = False
+    to: str | None = None
+    headers: Mapping[str, str] | None = None
 
 
 class Outbox:
@@ -49,6 +75,11 @@ class Outbox:
         self._timeout = timeout
         self._envelopes: dict[str, _Item] = {}
         self._queued: list[_Item] = []
+        self._deferred: list[_Item] = []
+        # (due time, item, out of order)
+        self._scheduled: list[tuple[float, _Item, bool]] = []
+        self._scheduler: threading.Thread | None = None
+        self._direct: dict[str, tuple[str, Mapping[str, str] | None]] = {}
         self._held: list[_Item] | None = None
         self._events: list[dict[str, Any]] = []
         self._deliveries: list[DeliveryAttempt] = []
@@ -58,36 +89,77 @@ class Outbox:
         self._closed = threading.Event()
 
     def close(self) -> None:
-        """Stop the delivery thread (pending URL deliveries are abandoned); idempotent."""
+        """Stop the delivery threads (pending and delayed deliveries are abandoned); idempotent."""
         self._closed.set()
+        with self._changed:
+            self._changed.notify_all()
         worker = self._worker
         if worker is not None:
             self._jobs.put(None)
             worker.join(timeout=5.0)
+        scheduler = self._scheduler
+        if scheduler is not None:
+            scheduler.join(timeout=5.0)
 
     # ------------------------------------------------------------------ emitting
 
-    def emit(self, partner: str, tipo: str, dados: dict[str, Any]) -> dict[str, Any]:
+    def emit(
+        self, partner: str, tipo: str, dados: dict[str, Any], plan: Plan | None = None
+    ) -> dict[str, Any]:
         """Create an envelope for ``partner`` and queue it until the next :meth:`flush`.
+
+        Args:
+            partner: The partner whose webhook receives it.
+            tipo: The event's ``tipo``.
+            dados: Its ``dados``.
+            plan: How it travels (default: once, at the next flush, to the partner's webhook).
 
         Returns:
             The envelope.
         """
-        with self._lock:
+        plan = plan or Plan()
+        with self._changed:
             envelope = self._world.envelope(tipo, dados)
-            self._envelopes[envelope["id"]] = (partner, envelope)
-            self._queued.append((partner, envelope))
+            item = (partner, envelope)
+            self._envelopes[envelope["id"]] = item
+            if plan.to is not None:
+                self._direct[envelope["id"]] = (plan.to, plan.headers)
+            items = [item] * plan.copies
+            if plan.delay > 0:
+                due = self._world.now() + plan.delay
+                self._scheduled.extend((due, i, plan.out_of_order) for i in items)
+                self._start_scheduler()
+                self._changed.notify_all()
+            elif plan.out_of_order:
+                self._deferred.extend(items)
+            else:
+                self._queued.extend(items)
             return envelope
 
     def flush(self) -> None:
-        """Hand every queued envelope to delivery (call it without holding the lock)."""
+        """Hand every queued envelope to delivery (call it without holding the lock).
+
+        Envelopes held back out of order follow the first queued ones.
+        """
         with self._lock:
             items, self._queued = self._queued, []
+            if items and self._deferred:
+                items, self._deferred = items + self._deferred, []
         for partner, envelope in items:
             self._dispatch(partner, envelope)
 
-    def resend(self, event_id: str) -> None:
+    def resend(
+        self,
+        event_id: str,
+        to: str | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
         """Deliver an event again with the same ``id``.
+
+        Args:
+            event_id: The envelope's ``id``.
+            to: Deliver only to this URL, at once, one attempt.
+            headers: Extra headers of that delivery.
 
         Raises:
             SandboxError: No event has that id.
@@ -96,8 +168,47 @@ class Outbox:
             found = self._envelopes.get(event_id)
             if found is None:
                 raise SandboxError(f"no event {event_id!r}")
+            if to is not None:
+                self._direct[event_id] = (to, headers)
             self._queued.append(found)
         self.flush()
+
+    def deliver_due(self) -> None:
+        """Hand the delayed envelopes whose time has come to delivery (after the clock moved)."""
+        with self._changed:
+            now = self._world.now()
+            due = [entry for entry in self._scheduled if entry[0] <= now]
+            self._scheduled = [entry for entry in self._scheduled if entry[0] > now]
+            for _, item, out_of_order in due:
+                (self._deferred if out_of_order else self._queued).append(item)
+        if due:
+            self.flush()
+
+    @property
+    def scheduled(self) -> int:
+        """How many deliveries wait for their delay."""
+        with self._lock:
+            return len(self._scheduled)
+
+    def _start_scheduler(self) -> None:
+        if self._scheduler is None and not self._closed.is_set():
+            self._scheduler = threading.Thread(
+                target=self._schedule, name="smartpos-sandbox-delays", daemon=True
+            )
+            self._scheduler.start()
+
+    def _schedule(self) -> None:
+        while not self._closed.is_set():
+            with self._changed:
+                if not self._scheduled:
+                    self._changed.wait()  # emit() and close() notify
+                    continue
+                wait = min(entry[0] for entry in self._scheduled) - self._world.now()
+                if wait > 0:
+                    # Bounded: a clock moved by advance() or a test's own clock is seen soon.
+                    self._changed.wait(min(wait, 0.25))
+                    continue
+            self.deliver_due()
 
     def hold(self) -> None:
         """Hold every new delivery until :meth:`release`."""
@@ -112,12 +223,17 @@ class Outbox:
             return [dict(e) for _, e in self._held or []]
 
     def release(self, *, reverse: bool) -> list[dict[str, Any]]:
-        """Stop holding and deliver the held envelopes, in emission order or reversed."""
+        """Stop holding and deliver the held envelopes, in emission order or reversed.
+
+        Envelopes held back out of order (waiting for a next event) are delivered too, last.
+        """
         with self._lock:
             held, self._held = self._held or [], None
             if reverse:
                 held.reverse()
             self._queued.extend(held)
+            self._queued.extend(self._deferred)
+            self._deferred = []
         self.flush()
         return [dict(e) for _, e in held]
 
@@ -166,9 +282,15 @@ class Outbox:
 
     def _dispatch(self, partner: str, envelope: dict[str, Any]) -> None:
         with self._lock:
-            if self._held is not None:
+            direct = self._direct.pop(envelope["id"], None)
+            if direct is None and self._held is not None:
                 self._held.append((partner, envelope))
                 return
+        if direct is not None:
+            with httpx.Client(timeout=self._timeout, trust_env=False) as client:
+                self._deliver(direct[0], envelope, client, attempts=1, headers=direct[1])
+            return
+        with self._lock:
             target = self._world.webhook_of(partner)
             failure = None
             if target is False:
@@ -180,6 +302,7 @@ class Outbox:
                     envelope["id"], envelope["tipo"], 1, "-", ok=False, error=failure
                 )
                 self._deliveries.append(attempt)
+                self._world.add_log(attempt)
                 return
             if isinstance(target, str):
                 self._pending += 1
@@ -193,27 +316,32 @@ class Outbox:
         target: WebhookTarget | None,
         envelope: dict[str, Any],
         client: httpx.Client | None,
+        *,
+        attempts: int | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> None:
         """Deliver one envelope with retries; record it in :attr:`events` when done."""
         description = "sandbox.events" if target is None else describe_target(target)
-        for attempt in range(1, self._attempts + 1):
+        attempts = attempts or self._attempts
+        for attempt in range(1, attempts + 1):
             injected = self._faults.take_webhook()
+            answer: str | None = None
             if injected is False or injected is None:
                 if target is None:
                     ok, status, error = True, None, None
                 else:
-                    ok, status, error = attempt_delivery(target, envelope, client)
+                    ok, status, error, answer = attempt_delivery(target, envelope, client, headers)
                 if injected is None:
                     ok, status, error = False, None, "timed out waiting for the target's answer"
             else:
                 ok, status, error = False, injected, f"HTTP {injected} (injected)"
+            record = DeliveryAttempt(
+                envelope["id"], envelope["tipo"], attempt, description, ok, status, error, answer
+            )
             with self._lock:
-                self._deliveries.append(
-                    DeliveryAttempt(
-                        envelope["id"], envelope["tipo"], attempt, description, ok, status, error
-                    )
-                )
-            if ok or attempt == self._attempts:
+                self._deliveries.append(record)
+                self._world.add_log(record)
+            if ok or attempt == attempts:
                 break
             if isinstance(target, str) and self._closed.wait(self._backoff * 2 ** (attempt - 1)):
                 break

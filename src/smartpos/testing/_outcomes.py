@@ -1,22 +1,40 @@
-"""What a simulated terminal does with a payment or a print job.
+"""What a simulated terminal does with a payment or a print job, and how its event travels.
 
 A payment ends in :class:`Approve`, :class:`Refuse` or :class:`NoAnswer`; a print job in
 :class:`PrintDone`, :class:`PrintFail` or :class:`NoAnswer`. Fields left ``None`` are filled with
 realistic generated values when the terminal acts.
+
+Four wrappers change how the event of an outcome reaches the partner, for the hard cases an
+integrator must handle: :class:`Delay` (it comes late), :class:`Duplicate` (the same event
+twice), :class:`OutOfOrder` (after the next event), :class:`Contradict` (a second event that
+says the opposite). They wrap an outcome (``then``), or the terminal's standing one when
+``then`` is ``None``, and nest: ``Delay(2, then=Duplicate(then=Refuse()))``.
+
+Each class has a :attr:`NAME`, the word the control API, the command line and pytest markers use
+for it (``aprovar``, ``recusar``, ``silencio``...): :mod:`._vocabulary` reads and writes them.
 """
 
 from __future__ import annotations
+
+from typing import ClassVar
 
 import attrs
 
 __all__ = [
     "Approve",
+    "Contradict",
+    "Delay",
+    "Duplicate",
+    "Modifier",
     "NoAnswer",
+    "OutOfOrder",
+    "Outcome",
     "PaymentOutcome",
     "PrintDone",
     "PrintFail",
     "PrintOutcome",
     "Refuse",
+    "check_outcome",
     "check_outcomes",
 ]
 
@@ -34,6 +52,8 @@ class Approve:
         mensagem_operador: ``resultadoSmartPOS.mensagemOperador``.
         codigo_status: ``resultadoSmartPOS.codigoStatus``.
     """
+
+    NAME: ClassVar[str] = "aprovar"
 
     codigo: str | None = None
     numero_transacao: str | None = None
@@ -54,6 +74,8 @@ class Refuse:
         executado: ``resultadoSmartPOS.executado``.
     """
 
+    NAME: ClassVar[str] = "recusar"
+
     status: str = "recusado"
     mensagem_operador: str = "TRANSACAO NEGADA"
     codigo_status: str = "05"
@@ -68,6 +90,8 @@ class PrintDone:
         mensagem_operador: ``resultadoSmartPOS.mensagemOperador``.
         codigo_status: ``resultadoSmartPOS.codigoStatus``.
     """
+
+    NAME: ClassVar[str] = "concluir"
 
     mensagem_operador: str = "IMPRESSAO CONCLUIDA"
     codigo_status: str = "00"
@@ -84,6 +108,8 @@ class PrintFail:
         executado: ``resultadoSmartPOS.executado``.
     """
 
+    NAME: ClassVar[str] = "falhar"
+
     status: str = "falhou"
     mensagem_operador: str = "SEM PAPEL"
     codigo_status: str = "E01"
@@ -92,14 +118,131 @@ class PrintFail:
 
 @attrs.frozen
 class NoAnswer:
-    """The terminal never answers: the operation is accepted and no event is ever emitted."""
+    """Silence: the operation is accepted, and no event ever comes (the customer walked away)."""
+
+    NAME: ClassVar[str] = "silencio"
 
 
-PaymentOutcome = Approve | Refuse | NoAnswer
-"""What a terminal may do with a payment."""
+@attrs.frozen
+class Delay:
+    """The event of ``then`` is delivered ``seconds`` after the terminal acted.
 
-PrintOutcome = PrintDone | PrintFail | NoAnswer
-"""What a terminal may do with a print job."""
+    The delay runs on the sandbox's clock: it passes in real time, and ``Sandbox.advance``
+    delivers what became due at once (no sleeping in tests). ``criadoEm`` is when the terminal
+    acted.
+
+    Attributes:
+        seconds: How late (0 to 3600).
+        then: The outcome; ``None``: what the terminal would do otherwise.
+    """
+
+    NAME: ClassVar[str] = "atraso"
+
+    seconds: float
+    then: Outcome | None = None
+
+    def __attrs_post_init__(self) -> None:
+        if isinstance(self.seconds, bool) or not isinstance(self.seconds, (int, float)):
+            raise TypeError(f"Delay.seconds is a number of seconds, not {self.seconds!r}")
+        if not 0 <= self.seconds <= 3600:
+            raise ValueError(f"Delay.seconds must be 0 to 3600, not {self.seconds!r}")
+
+
+@attrs.frozen
+class Duplicate:
+    """The event of ``then`` is delivered ``times`` times in a row, with the same ``id``.
+
+    Attributes:
+        then: The outcome; ``None``: what the terminal would do otherwise.
+        times: Deliveries of the same envelope (2 to 10).
+    """
+
+    NAME: ClassVar[str] = "duplicar"
+
+    then: Outcome | None = None
+    times: int = 2
+
+    def __attrs_post_init__(self) -> None:
+        if isinstance(self.times, bool) or not isinstance(self.times, int):
+            raise TypeError(f"Duplicate.times is a whole number, not {self.times!r}")
+        if not 2 <= self.times <= 10:
+            raise ValueError(f"Duplicate.times must be 2 to 10, not {self.times!r}")
+
+
+@attrs.frozen
+class OutOfOrder:
+    """The event of ``then`` is held back and delivered right after the next event emitted.
+
+    If no other event comes, ``Sandbox.release_events()`` delivers it.
+
+    Attributes:
+        then: The outcome; ``None``: what the terminal would do otherwise.
+    """
+
+    NAME: ClassVar[str] = "fora-de-ordem"
+
+    then: Outcome | None = None
+
+
+@attrs.frozen
+class Contradict:
+    """The event of ``then``, followed by a second event (another ``id``) saying the opposite.
+
+    An approval is followed by ``pagamento.recusado``, a refusal by ``pagamento.aprovado``, a
+    finished print job by ``impressao.falhou`` and a failed one by ``impressao.concluida``, all
+    with the same ``referencia``. The sandbox's own record keeps the first outcome (a refund of
+    a contradicted approval works), as a receiver that keeps the first final event should.
+
+    Attributes:
+        then: The outcome; ``None``: what the terminal would do otherwise.
+    """
+
+    NAME: ClassVar[str] = "contradicao"
+
+    then: Outcome | None = None
+
+
+Modifier = Delay | Duplicate | OutOfOrder | Contradict
+"""A wrapper that changes how the event of an outcome is delivered."""
+
+Outcome = Approve | Refuse | PrintDone | PrintFail | NoAnswer | Modifier
+"""Any outcome or wrapper."""
+
+PaymentOutcome = Approve | Refuse | NoAnswer | Modifier
+"""What a terminal may do with a payment (a wrapper must wrap a payment outcome)."""
+
+PrintOutcome = PrintDone | PrintFail | NoAnswer | Modifier
+"""What a terminal may do with a print job (a wrapper must wrap a print outcome)."""
+
+_MODIFIERS = (Delay, Duplicate, OutOfOrder, Contradict)
+_KINDS = {
+    "payment": ((Approve, Refuse, NoAnswer), "Approve, Refuse or NoAnswer"),
+    "print": ((PrintDone, PrintFail, NoAnswer), "PrintDone, PrintFail or NoAnswer"),
+}
+
+
+def check_outcome(kind: str, outcome: object) -> None:
+    """Refuse what is not an outcome of ``kind`` (``"payment"`` or ``"print"``), wrappers included.
+
+    Args:
+        kind: ``"payment"`` or ``"print"``.
+        outcome: The outcome, possibly wrapped.
+
+    Raises:
+        TypeError: Not an outcome of that kind (or a wrapper around one).
+        ValueError: :class:`Contradict` around :class:`NoAnswer`: silence has no opposite.
+    """
+    classes, names = _KINDS[kind]
+    value = outcome
+    while isinstance(value, _MODIFIERS):
+        inner = value.then
+        if isinstance(value, Contradict) and isinstance(inner, NoAnswer):
+            raise ValueError("Contradict needs an outcome with an event, not NoAnswer")
+        if inner is None:
+            return
+        value = inner
+    if not isinstance(value, classes):
+        raise TypeError(f"a {kind} outcome is {names} (or a wrapper of one), not {outcome!r}")
 
 
 def check_outcomes(payments: object, prints: object) -> None:
@@ -111,8 +254,9 @@ def check_outcomes(payments: object, prints: object) -> None:
 
     Raises:
         TypeError: One of them is not an outcome of its kind.
+        ValueError: A contradiction of silence.
     """
-    if payments is not None and not isinstance(payments, (Approve, Refuse, NoAnswer)):
-        raise TypeError(f"a payment outcome is Approve, Refuse or NoAnswer, not {payments!r}")
-    if prints is not None and not isinstance(prints, (PrintDone, PrintFail, NoAnswer)):
-        raise TypeError(f"a print outcome is PrintDone, PrintFail or NoAnswer, not {prints!r}")
+    if payments is not None:
+        check_outcome("payment", payments)
+    if prints is not None:
+        check_outcome("print", prints)

@@ -36,12 +36,14 @@ class Request:
         path: The URL path, percent-decoded.
         headers: Header names in lower case; repeated headers joined by ``", "``.
         body: The raw body.
+        query: The raw query string, without ``?`` (only the control API reads it).
     """
 
     method: str
     path: str
     headers: Mapping[str, str]
     body: bytes
+    query: str = ""
 
 
 @attrs.frozen
@@ -83,7 +85,10 @@ def encode_json(data: Mapping[str, Any]) -> bytes:
     Returns:
         The encoded body.
     """
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    # A lone surrogate (from a request's "\\ud800", echoed or logged) cannot be UTF-8: written
+    # back as the same JSON escape, so that encoding never fails.
+    return text.encode("utf-8", "backslashreplace")
 
 
 def json_response(
@@ -132,5 +137,5 @@ def try_json(content: bytes) -> Any:
         return None
     try:
         return json.loads(content)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None

@@ -11,12 +11,14 @@ from typing import Any, Literal
 
 import attrs
 
+from ._delivery import DeliveryAttempt
 from ._documents import mask_documento
 
 __all__ = [
     "Card",
     "Customer",
     "KeyStatus",
+    "LogEntry",
     "Partner",
     "Payment",
     "PrintJob",
@@ -248,6 +250,26 @@ class RecordedRequest:
             f"RecordedRequest(method={self.method!r}, path={path!r}, json={body!r}, "
             f"status_code={self.status_code!r}, fault={self.fault!r})"
         )
+
+
+@attrs.frozen
+class LogEntry:
+    """One line of the sandbox's log: a request it answered or a delivery attempt it made.
+
+    Attributes:
+        seq: The entry's number, from 1, in the order things happened.
+        at: When, as Unix time on the sandbox's clock.
+        record: The :class:`RecordedRequest` or the :class:`DeliveryAttempt`.
+    """
+
+    seq: int
+    at: float
+    record: RecordedRequest | DeliveryAttempt
+
+    @property
+    def kind(self) -> Literal["request", "delivery"]:
+        """``"request"`` or ``"delivery"``."""
+        return "request" if isinstance(self.record, RecordedRequest) else "delivery"
 
 
 _CUSTOMER_PATH = re.compile(r"(/v1/customers/)([^/?#]+)(/smartpos)")

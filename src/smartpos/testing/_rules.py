@@ -219,12 +219,59 @@ def decode_json(content: bytes) -> dict[str, Any]:
         Reject: ``CAMPO_INVALIDO`` for malformed JSON or JSON that is not an object.
     """
     try:
-        data = json.loads(content.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        raise Reject("CAMPO_INVALIDO", mensagem="O corpo não é JSON válido.") from None
+        data = _DECODER.decode(content.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise Reject("CAMPO_INVALIDO", "$", mensagem="O corpo não é JSON válido.") from None
     if not isinstance(data, dict):
-        raise Reject("CAMPO_INVALIDO", mensagem="O corpo deve ser um objeto JSON.")
+        raise Reject("CAMPO_INVALIDO", "$", mensagem="O corpo deve ser um objeto JSON.")
+    problem = _first_problem(data)
+    if problem is not None:
+        campo, what = problem
+        raise Reject("CAMPO_INVALIDO", campo, mensagem=f"{campo}: {what}.")
     return data
+
+
+class _NotJSON:
+    """What ``NaN``, ``Infinity`` and ``-Infinity`` decode to: found and refused by path."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+_DECODER = json.JSONDecoder(parse_constant=_NotJSON)
+
+
+def _has_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _first_problem(data: dict[str, Any]) -> tuple[str, str] | None:
+    """The path (``comanda.itens[0].titulo``) and kind of the first value JSON does not allow.
+
+    ``NaN``/``Infinity`` are not JSON (RFC 8259) and a lone surrogate is not text; Python's
+    decoder accepts both. Walked without recursion: a deep body cannot overflow the stack.
+    """
+    stack: list[tuple[str, Any]] = [("", data)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, _NotJSON):
+            return path or "$", f"{value.name} não é JSON"
+        if isinstance(value, str) and _has_surrogate(value):
+            return path or "$", "texto com surrogate isolado (não é Unicode válido)"
+        if isinstance(value, dict):
+            for key, item in reversed(list(value.items())):
+                if _has_surrogate(key):
+                    return path or "$", "chave com surrogate isolado (não é Unicode válido)"
+                stack.append((f"{path}.{key}" if path else key, item))
+        elif isinstance(value, list):
+            stack.extend((f"{path}[{i}]", item) for i, item in reversed(list(enumerate(value))))
+    return None
 
 
 def _absent(value: Any) -> bool:

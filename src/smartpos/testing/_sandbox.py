@@ -7,7 +7,8 @@
   and ``serve()`` (``_server``) are thin drivers of it.
 - ``_service.Service``: the pure ``Request -> Response`` function: endpoints over raw camelCase
   dicts written from the spec (``_rules`` holds the checks that need no state);
-  ``_control.Control`` answers the sandbox's own ``/_sandbox/`` endpoints.
+  ``_control.Control`` answers the control API under ``/_sandbox/v1/`` by calling this facade's
+  own methods (each route names its twin), outcomes and faults read by ``_vocabulary``.
 - ``_terminals.Terminals``: what terminals do (scripted outcomes, pairing, the operator queue).
 - ``_outbox.Outbox``: events emitted under the lock, delivered after it (``_delivery``).
 - ``_world.World``: every piece of state, behind one lock; ``_records`` are its snapshots.
@@ -18,23 +19,24 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import time
-from collections.abc import Callable
-from typing import Any, ClassVar
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar, cast
 
 import httpx
 
 from . import _rules
 from ._control import Control
-from ._delivery import DeliveryAttempt, WebhookTarget
+from ._delivery import DeliveryAttempt, WebhookTarget, check_target
 from ._faults import Endpoint, Fault, FaultPlan
 from ._front import Front
-from ._httpx import from_httpx, to_httpx
-from ._outbox import Outbox
-from ._outcomes import PaymentOutcome, PrintOutcome
+from ._httpx import SandboxTransport, from_httpx, to_httpx
+from ._outbox import Outbox, Plan
+from ._outcomes import Outcome, PaymentOutcome, PrintOutcome
 from ._records import (
     Card,
     Customer,
     KeyStatus,
+    LogEntry,
     Partner,
     Payment,
     PrintJob,
@@ -45,11 +47,20 @@ from ._records import (
 )
 from ._service import Service
 from ._terminals import Terminals
+from ._vocabulary import WebhookFault, endpoint_name, fault_from_json, outcome_from_json
 from ._world import World
 
-__all__ = ["Sandbox", "SandboxTransport"]
+__all__ = ["Sandbox"]
 
 _BRT = dt.timezone(dt.timedelta(hours=-3))
+
+_OutcomeLike = Outcome | str | Mapping[str, Any]
+"""An outcome object, or the same in words (``"recusar"``, ``"atraso 5"``) or as JSON."""
+
+
+def _read(kind: str, value: Any) -> Any:
+    """An outcome given as words or JSON becomes the object; objects pass through."""
+    return outcome_from_json(kind, value) if isinstance(value, (str, Mapping)) else value
 
 
 class Sandbox:
@@ -69,6 +80,8 @@ class Sandbox:
             In-process targets are retried at once, so tests stay deterministic.
         webhook_timeout: Seconds the sandbox waits for a URL target to answer (spec: 1-2 s).
         event_timezone: The UTC offset of ``criadoEm`` (default ``-03:00``, Brasília).
+        allow_remote_webhooks: Accept webhook URLs beyond loopback, for a sandbox run as a
+            service next to the application (docker-compose); off by default.
     """
 
     API_KEY: ClassVar[str] = "sandbox-key"
@@ -93,12 +106,14 @@ class Sandbox:
         webhook_backoff: float = 0.05,
         webhook_timeout: float = 2.0,
         event_timezone: dt.tzinfo = _BRT,
+        allow_remote_webhooks: bool = False,
     ) -> None:
         if webhook_attempts < 1:
             raise ValueError("webhook_attempts must be at least 1")
         self._world = World(
             seed=seed, clock=clock, qr_code_ttl=qr_code_ttl, event_timezone=event_timezone
         )
+        self._world.allow_remote_webhooks = allow_remote_webhooks
         self._faults = FaultPlan()
         self._outbox = Outbox(
             self._world,
@@ -108,8 +123,10 @@ class Sandbox:
             timeout=webhook_timeout,
         )
         self._terminals = Terminals(self._world, self._outbox)
-        service = Service(self._world, self._terminals, Control(self._terminals, self._outbox))
-        self._front = Front(service, self._faults, self._world, self._outbox)
+        self._service = Service(self._world, self._terminals)
+        self._front = Front(
+            self._service, self._faults, self._world, self._outbox, Control(self).handle
+        )
         if default_world:
             self.add_partner(self.API_KEY, name="sandbox")
             self.add_customer(self.DOCUMENTO)
@@ -128,7 +145,7 @@ class Sandbox:
         self.close()
 
     def close(self) -> None:
-        """Stop the delivery thread (pending URL deliveries are abandoned); idempotent."""
+        """Stop the delivery threads (pending and delayed deliveries are abandoned); idempotent."""
         self._outbox.close()
 
     def __repr__(self) -> str:
@@ -142,20 +159,19 @@ class Sandbox:
     # ------------------------------------------------------------------ clock
 
     def now(self) -> float:
-        """Return the sandbox's current Unix time (the clock plus every :meth:`advance`).
-
-        Returns:
-            Seconds since the epoch.
-        """
+        """Return the sandbox's current Unix time (the clock plus every :meth:`advance`)."""
         return self._world.now()
 
     def advance(self, seconds: float) -> None:
         """Move the sandbox's clock forward, e.g. to expire a QR code without waiting.
 
+        Delayed events (:class:`Delay`) that become due are delivered before it returns.
+
         Args:
             seconds: How far to move it.
         """
         self._world.advance(seconds)
+        self._outbox.deliver_due()
 
     # ------------------------------------------------------------------ world building
 
@@ -199,11 +215,7 @@ class Sandbox:
         self._world.set_webhook(webhook, api_key)
 
     def set_key_status(self, api_key: str, status: KeyStatus) -> None:
-        """Change a key's state; only ``"active"`` keys are accepted by the service.
-
-        Args:
-            api_key: The key.
-            status: ``"active"``, ``"rotated"`` or ``"inactive"``.
+        """Set a key's state: ``"active"`` (it works), ``"rotated"`` or ``"inactive"``.
 
         Raises:
             SandboxError: No partner has that key.
@@ -212,10 +224,6 @@ class Sandbox:
 
     def rotate_key(self, api_key: str, new_api_key: str) -> None:
         """Rotate a partner's key: the old one answers ``API_KEY_INVALIDA``, the new one works.
-
-        Args:
-            api_key: The current key.
-            new_api_key: The key that replaces it.
 
         Raises:
             SandboxError: No partner has ``api_key``, or ``new_api_key`` is taken.
@@ -244,8 +252,8 @@ class Sandbox:
         documento_cliente: str | None = None,
         numero_serie_terminal: str | None = None,
         adquirente: str = "STONE",
-        payments: PaymentOutcome | None = None,
-        prints: PrintOutcome | None = None,
+        payments: PaymentOutcome | str | None = None,
+        prints: PrintOutcome | str | None = None,
     ) -> SandboxTerminal:
         """Add a terminal, linked to a customer or waiting to be paired by :meth:`scan`.
 
@@ -264,7 +272,12 @@ class Sandbox:
             SandboxError: The id is taken or the customer does not exist.
         """
         return self._world.add_terminal(
-            smartpos_id, documento_cliente, numero_serie_terminal, adquirente, payments, prints
+            smartpos_id,
+            documento_cliente,
+            numero_serie_terminal,
+            adquirente,
+            None if payments is None else _read("payment", payments),
+            None if prints is None else _read("print", prints),
         )
 
     def link_terminal(self, smartpos_id: str, documento_cliente: str | None) -> None:
@@ -290,80 +303,91 @@ class Sandbox:
         return self._world.list_customers()
 
     def terminals(self, documento_cliente: str | None = None) -> list[SandboxTerminal]:
-        """List terminals, all of them or those linked to one customer.
-
-        Args:
-            documento_cliente: The customer (masked or not), or ``None`` for every terminal.
-
-        Returns:
-            The terminals in creation order.
-        """
+        """Every terminal in creation order, or those linked to one customer (masked or not)."""
         return self._world.list_terminals(documento_cliente)
 
     # ------------------------------------------------------------------ scripting terminals
 
-    def script_payments(self, *outcomes: PaymentOutcome, smartpos_id: str | None = None) -> None:
+    def script_payments(
+        self, *outcomes: _OutcomeLike, times: int = 1, smartpos_id: str | None = None
+    ) -> None:
         """Queue what the next payments do, in order, before terminals fall back to defaults.
 
         Args:
-            *outcomes: :class:`Approve`, :class:`Refuse` or :class:`NoAnswer`, one per payment.
+            *outcomes: :class:`Approve`, :class:`Refuse`, :class:`NoAnswer`, or a wrapper
+                (:class:`Delay`, :class:`Duplicate`, :class:`OutOfOrder`, :class:`Contradict`);
+                or the same in words (``"recusar"``, ``"atraso 5"``, ``"silencio"``).
+            times: Queue the sequence this many times (the next N operations).
             smartpos_id: Only payments on this terminal; ``None``: the next payments on any
                 terminal (a terminal's own script is used first).
 
         Raises:
             TypeError: An outcome is not a payment outcome.
+            ValueError: An unknown word, or ``times`` below 1.
             SandboxError: Unknown terminal.
         """
-        self._terminals.script_payments(outcomes, smartpos_id)
+        parsed = tuple(_read("payment", o) for o in outcomes)
+        self._terminals.script("payment", parsed, times, smartpos_id)
 
-    def script_prints(self, *outcomes: PrintOutcome, smartpos_id: str | None = None) -> None:
-        """Queue what the next print jobs do, in order, before terminals fall back to defaults.
+    def script_prints(
+        self, *outcomes: _OutcomeLike, times: int = 1, smartpos_id: str | None = None
+    ) -> None:
+        """Queue what the next print jobs do: :meth:`script_payments` for print outcomes.
 
-        Args:
-            *outcomes: :class:`PrintDone`, :class:`PrintFail` or :class:`NoAnswer`.
-            smartpos_id: Only print jobs on this terminal; ``None``: on any terminal.
-
-        Raises:
-            TypeError: An outcome is not a print outcome.
-            SandboxError: Unknown terminal.
+        :class:`PrintDone`, :class:`PrintFail`, :class:`NoAnswer` or a wrapper, or words
+        (``"falhar"``, ``"concluir"``, ``"silencio"``).
         """
-        self._terminals.script_prints(outcomes, smartpos_id)
+        parsed = tuple(_read("print", o) for o in outcomes)
+        self._terminals.script("print", parsed, times, smartpos_id)
 
     def set_outcomes(
         self,
         *,
-        payments: PaymentOutcome | None = None,
-        prints: PrintOutcome | None = None,
+        payments: _OutcomeLike | None = None,
+        prints: _OutcomeLike | None = None,
         smartpos_id: str | None = None,
     ) -> None:
         """Set what terminals do from now on when nothing is scripted.
 
         Args:
-            payments: The standing payment outcome (unchanged when ``None``).
-            prints: The standing print outcome (unchanged when ``None``).
+            payments: The standing payment outcome (unchanged when ``None``), or its words.
+            prints: The standing print outcome (unchanged when ``None``), or its words.
             smartpos_id: One terminal; ``None`` sets the sandbox-wide default.
 
         Raises:
             TypeError: An outcome of the wrong kind.
             SandboxError: Unknown terminal.
         """
-        self._terminals.set_outcomes(payments, prints, smartpos_id)
+        self._terminals.set_outcomes(
+            None if payments is None else _read("payment", payments),
+            None if prints is None else _read("print", prints),
+            smartpos_id,
+        )
 
     # ------------------------------------------------------------------ faults
 
-    def fail_next(self, endpoint: Endpoint, fault: Fault, *, times: int = 1) -> None:
+    def fail_next(self, endpoint: Endpoint | str, fault: Fault | str, *, times: int = 1) -> None:
         """Inject a fault into the next ``times`` requests to an endpoint.
 
         Args:
             endpoint: ``"qrcodes"``, ``"payments"``, ``"refunds"``, ``"print_jobs"``,
                 ``"terminals"`` or ``"*"`` for any of them.
-            fault: What happens (see :mod:`smartpos.testing` faults).
+            fault: What happens (see :mod:`smartpos.testing` faults), or its words:
+                ``"500"``, ``"500 after-accept"``, ``"502"``, ``"429 5"``, ``"latency 2"``,
+                ``"drop"``, ``"refuse"``, ``"timeout 5"``.
             times: How many requests it applies to.
 
         Raises:
-            ValueError: ``times`` below 1 or an unknown endpoint.
+            ValueError: ``times`` below 1, an unknown endpoint or fault.
         """
-        self._faults.fail_next(endpoint, fault, times)
+        name = endpoint_name(endpoint)
+        if name == "webhook":
+            raise ValueError("webhook faults are fail_webhook() and slow_webhook()")
+        if isinstance(fault, str):
+            parsed = fault_from_json(name, fault)
+            assert not isinstance(parsed, WebhookFault)
+            fault = parsed
+        self._faults.fail_next(cast(Endpoint, name), fault, times)
 
     def clear_faults(self) -> None:
         """Forget every fault not yet used, webhook faults included."""
@@ -403,24 +427,26 @@ class Sandbox:
         return SandboxTransport(self)
 
     def serve(
-        self, host: str = "127.0.0.1", port: int = 0
+        self, host: str = "127.0.0.1", port: int = 0, *, allow_remote: bool = False
     ) -> contextlib.AbstractContextManager[str]:
-        """Serve this sandbox over real HTTP on a loopback address while the block runs.
+        """Serve this sandbox over real HTTP (its control API too) while the block runs.
 
         Args:
-            host: A loopback address.
+            host: A loopback address (any address with ``allow_remote``).
             port: The port; 0 picks a free one.
+            allow_remote: Bind beyond loopback (a container's ``0.0.0.0``): anyone who can reach
+                the port can drive the sandbox through its control API, without a key.
 
         Returns:
             A context manager giving the base URL, e.g. ``"http://127.0.0.1:54321"``.
 
         Raises:
-            ValueError: ``host`` is not a loopback address.
+            ValueError: ``host`` is not a loopback address and ``allow_remote`` is false.
         """
         # Imported here: the HTTP server's modules are not needed by in-process tests.
         from ._server import serve
 
-        return serve(self._front, host, port)
+        return serve(self._front, host, port, allow_remote=allow_remote)
 
     def handle(self, request: httpx.Request) -> httpx.Response:
         """Answer one request as the service would, faults included (sync: latency sleeps).
@@ -441,14 +467,14 @@ class Sandbox:
 
     # ------------------------------------------------------------------ pairing and operator
 
-    def scan(self, qr_code: str, smartpos_id: str) -> dict[str, Any]:
+    def scan(self, qr_code: str | None = None, smartpos_id: str = SMARTPOS_ID) -> dict[str, Any]:
         """Read a QR code on a terminal: link it to the customer, emit ``smartpos.identificado``.
 
         An unknown ``smartpos_id`` is a new device: the terminal is created.
 
         Args:
-            qr_code: The ``qrCode`` value returned by ``POST /qrcode``.
-            smartpos_id: The terminal that reads it.
+            qr_code: The ``qrCode`` value returned by ``POST /qrcode``; ``None``: the newest.
+            smartpos_id: The terminal that reads it (default :attr:`SMARTPOS_ID`).
 
         Returns:
             The event envelope.
@@ -480,7 +506,7 @@ class Sandbox:
         referencia: str,
         *,
         smartpos_id: str | None = None,
-        outcome: PaymentOutcome | None = None,
+        outcome: _OutcomeLike | None = None,
     ) -> dict[str, Any] | None:
         """Start a queued manual-mode card on a terminal, as its operator would.
 
@@ -497,7 +523,8 @@ class Sandbox:
             SandboxError: No such card, or the terminal is not one of its targets.
             TypeError: ``outcome`` is not a payment outcome.
         """
-        return self._terminals.operator_start(referencia, smartpos_id, outcome)
+        parsed = None if outcome is None else _read("payment", outcome)
+        return self._terminals.operator_start(referencia, smartpos_id, parsed)
 
     def operator_cancel(
         self, referencia: str, *, mensagem_operador: str = "CANCELADO PELO OPERADOR"
@@ -590,16 +617,23 @@ class Sandbox:
         """
         self._outbox.wait_for_deliveries(timeout)
 
-    def resend(self, event_id: str) -> None:
+    def resend(
+        self, event_id: str, *, to: str | None = None, headers: Mapping[str, str] | None = None
+    ) -> None:
         """Deliver an event again with the same ``id``, like the service's manual resend.
 
         Args:
             event_id: The envelope's ``id``.
+            to: Deliver it only to this URL, at once and once (answer in :attr:`deliveries`).
+            headers: Extra headers of that delivery (e.g. a shared secret the URL checks).
 
         Raises:
             SandboxError: No event has that id.
+            ValueError: ``to`` is not a URL the sandbox may deliver to.
         """
-        self._outbox.resend(event_id)
+        if to is not None:
+            check_target(to, allow_remote=self._world.allow_remote_webhooks)
+        self._outbox.resend(event_id, to, headers)
 
     def hold_events(self) -> None:
         """Hold every new delivery until :meth:`release_events` (to deliver out of order)."""
@@ -613,50 +647,70 @@ class Sandbox:
     def release_events(self, *, reverse: bool = False) -> list[dict[str, Any]]:
         """Stop holding and deliver the held envelopes, in emission order or reversed.
 
+        Events held back by :class:`OutOfOrder` are delivered too, after them.
+
         Args:
             reverse: Deliver the newest first.
 
         Returns:
-            The envelopes in the order they were handed to delivery.
+            The held envelopes in the order they were handed to delivery.
         """
         return self._outbox.release(reverse=reverse)
 
+    # ------------------------------------------------------------------ log and trigger
 
-class SandboxTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
-    """An httpx transport serving a :class:`Sandbox` to both ``Client`` and ``AsyncClient``.
-
-    Args:
-        sandbox: The sandbox to serve.
-    """
-
-    def __init__(self, sandbox: Sandbox) -> None:
-        self.sandbox = sandbox
-
-    def handle_request(self, request: httpx.Request) -> httpx.Response:
-        """Answer a request from ``httpx.Client`` (latency faults use ``time.sleep``).
+    def log(self, since: int = 0, *, wait: float = 0.0) -> list[LogEntry]:
+        """Every request answered and delivery attempt, in order (control API reads excluded).
 
         Args:
-            request: The request.
+            since: Only entries after this :attr:`LogEntry.seq` (0: from the start).
+            wait: Seconds to wait for a first new entry when there is none yet (follow mode).
 
         Returns:
-            The response.
+            The entries, oldest first.
         """
-        return self.sandbox.handle(request)
+        return self._world.log_since(since, wait)
 
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        """Answer a request from ``httpx.AsyncClient`` (latency faults use ``asyncio.sleep``).
+    def trigger(
+        self,
+        tipo: str,
+        *,
+        to: str | None = None,
+        documento_cliente: str = DOCUMENTO,
+        smartpos_id: str = SMARTPOS_ID,
+        valor_centavos: int = 1990,
+        referencia: str | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> dict[str, Any]:
+        """Make an event happen for real: its operation exists in the world (and can be refunded).
 
         Args:
-            request: The request.
+            tipo: ``pagamento.aprovado``/``recusado`` (a payment), ``impressao.concluida``/
+                ``falhou`` (a print job), ``smartpos.identificado`` (a QR code scanned).
+            to: Deliver it only to this URL, at once and once (the answer is in
+                :attr:`deliveries`); ``None``: to the partner's webhook, as usual.
+            documento_cliente: The customer (its partner receives the event).
+            smartpos_id: The terminal.
+            valor_centavos: Payments: the amount (``formaPagamento`` ``credito``).
+            referencia: The operation's referencia (default: a new one).
+            headers: Extra headers of the delivery to ``to``.
 
         Returns:
-            The response.
-        """
-        import asyncio
+            The event envelope.
 
-        await request.aread()
-        front = self.sandbox._front
-        exchange = front.begin(from_httpx(request))
-        if exchange.delay is not None:
-            await asyncio.sleep(exchange.delay)
-        return to_httpx(front.answer(exchange), request)
+        Raises:
+            SandboxError: Unknown ``tipo`` or customer, or a rule of the service broken.
+            ValueError: ``to`` is not a URL the sandbox may deliver to.
+        """
+        if to is not None:
+            check_target(to, allow_remote=self._world.allow_remote_webhooks)
+        envelope = self._service.trigger(
+            tipo,
+            documento_cliente=documento_cliente,
+            smartpos_id=smartpos_id,
+            valor_centavos=valor_centavos,
+            referencia=referencia,
+            to=None if to is None else Plan(to=to, headers=headers),
+        )
+        self._outbox.flush()
+        return envelope

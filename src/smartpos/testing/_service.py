@@ -14,9 +14,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import _rules
-from ._control import Control
 from ._documents import normalize_documento
+from ._errors import SandboxError
 from ._faults import Endpoint
+from ._outbox import Plan
+from ._outcomes import Approve, PaymentOutcome, PrintDone, PrintFail, PrintOutcome, Refuse
 from ._protocol import Request, Response, error_response, json_response
 from ._records import SandboxQRCode, SandboxRefund
 from ._rules import Reject
@@ -59,13 +61,11 @@ class Service:
     Args:
         world: The world the service reads and changes.
         terminals: The terminals that execute what the service accepts.
-        control: The sandbox's own ``/_sandbox/`` endpoints.
     """
 
-    def __init__(self, world: World, terminals: Terminals, control: Control) -> None:
+    def __init__(self, world: World, terminals: Terminals) -> None:
         self._world = world
         self._terminals = terminals
-        self._control = control
 
     def handle(self, request: Request) -> Response:
         """Answer one request as the service would (faults are applied around this).
@@ -77,8 +77,6 @@ class Service:
             The answer: a success, or the spec's error body for the first rule broken.
         """
         path = request.path
-        if path.startswith("/_sandbox/"):
-            return self._control.handle(request)
         match = _CUSTOMER_TERMINALS.fullmatch(path)
         allowed = "GET" if match else _ROUTES.get(path, ("", None))[0]
         try:
@@ -158,6 +156,15 @@ class Service:
         return 201, {"qrCode": qr.qr_code, "referencia": referencia, "expiresAt": qr.expires_at}
 
     def _create_payment(self, partner: str, body: Mapping[str, Any]) -> _Answer:
+        return self._payment(partner, body, None, None)[0]
+
+    def _payment(
+        self,
+        partner: str,
+        body: Mapping[str, Any],
+        outcome: PaymentOutcome | None,
+        to: Plan | None,
+    ) -> tuple[_Answer, dict[str, Any] | None]:
         req = _rules.check_payment(body)
         world = self._world
         with world.lock:
@@ -194,15 +201,18 @@ class Service:
             )
             world.payments[req.referencia] = payment
             response: dict[str, Any] = {"referencia": req.referencia, "status": "processando"}
+            envelope = None
             if payment.modo == "imediato":
                 response["mensagem"] = "Pagamento enviado ao terminal."
                 response["smartposId"] = targets[0]
-                self._terminals.run_payment(payment, world.terminals[targets[0]], None)
+                envelope = self._terminals.run_payment(
+                    payment, world.terminals[targets[0]], outcome, to=to
+                )
             else:
                 payment.status = "na_fila"
                 response["mensagem"] = "Comanda criada na fila do operador."
             response["targets"] = [{"smartposId": t, "status": "enviado"} for t in targets]
-        return 202, response
+        return (202, response), envelope
 
     def _create_refund(self, partner: str, body: Mapping[str, Any]) -> _Answer:
         req = _rules.check_refund(body)
@@ -261,6 +271,15 @@ class Service:
         raise Reject("PAGAMENTO_ORIGINAL_NAO_ENCONTRADO", "pagamentoOriginal")
 
     def _create_print_job(self, partner: str, body: Mapping[str, Any]) -> _Answer:
+        return self._print_job(partner, body, None, None)[0]
+
+    def _print_job(
+        self,
+        partner: str,
+        body: Mapping[str, Any],
+        outcome: PrintOutcome | None,
+        to: Plan | None,
+    ) -> tuple[_Answer, dict[str, Any] | None]:
         req = _rules.check_print(body)
         world = self._world
         with world.lock:
@@ -270,14 +289,15 @@ class Service:
             world.partners[partner].referencias.add(req.referencia)
             job = PrintJobState(partner, req.referencia, documento, req.smartpos_id, req.conteudo)
             world.prints[req.referencia] = job
-            self._terminals.run_print(job, terminal)
-        return 202, {
+            envelope = self._terminals.run_print(job, terminal, outcome, to=to)
+        answer = {
             "referencia": req.referencia,
             "status": "processando",
             "mensagem": "Impressão enviada ao terminal.",
             "smartposId": req.smartpos_id,
             "targets": [{"smartposId": req.smartpos_id, "status": "enviado"}],
         }
+        return (202, answer), envelope
 
     def _list_terminals(self, partner: str, documento_cliente: str) -> _Answer:
         world = self._world
@@ -296,3 +316,63 @@ class Service:
                     for t in terminals
                 ],
             }
+
+    # ------------------------------------------------------------------ trigger
+
+    def trigger(
+        self,
+        tipo: str,
+        *,
+        documento_cliente: str,
+        smartpos_id: str,
+        valor_centavos: int,
+        referencia: str | None,
+        to: Plan | None,
+    ) -> dict[str, Any]:
+        """Make an event of ``tipo`` happen for real in the world; see ``Sandbox.trigger``.
+
+        Raises:
+            SandboxError: An unknown ``tipo`` or customer, or a rule of the service broken
+                (its ``codigo`` and ``mensagem`` in the message).
+        """
+        world = self._world
+        with world.lock:
+            documento = world.existing_customer(documento_cliente)
+            assert documento is not None
+            partner = world.customers[documento]
+            referencia = referencia or world.uuid()
+        body: dict[str, Any] = {
+            "referencia": referencia,
+            "documentoCliente": documento,
+            "smartposId": smartpos_id,
+        }
+        try:
+            if tipo in _PAYMENT_TIPOS:
+                body.update(
+                    valorCentavos=valor_centavos, modoExecucao="imediato", formaPagamento="credito"
+                )
+                _, envelope = self._payment(partner, body, _PAYMENT_TIPOS[tipo], to)
+            elif tipo in _PRINT_TIPOS:
+                body["conteudo"] = {"tipo": "base64", "base64": "c21hcnRwb3MgdHJpZ2dlcgo="}
+                _, envelope = self._print_job(partner, body, _PRINT_TIPOS[tipo], to)
+            elif tipo == "smartpos.identificado":
+                del body["smartposId"]
+                _, qr = self._create_qrcode(partner, body)
+                envelope = self._terminals.scan(qr["qrCode"], smartpos_id, to=to, flush=False)
+            else:
+                known = ", ".join([*_PAYMENT_TIPOS, *_PRINT_TIPOS, "smartpos.identificado"])
+                raise SandboxError(f"cannot trigger {tipo!r}; one of: {known}")
+        except Reject as reject:
+            raise SandboxError(f"{reject.codigo}: {reject.mensagem}") from None
+        assert envelope is not None
+        return envelope
+
+
+_PAYMENT_TIPOS: dict[str, PaymentOutcome] = {
+    "pagamento.aprovado": Approve(),
+    "pagamento.recusado": Refuse(),
+}
+_PRINT_TIPOS: dict[str, PrintOutcome] = {
+    "impressao.concluida": PrintDone(),
+    "impressao.falhou": PrintFail(),
+}

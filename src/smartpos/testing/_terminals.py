@@ -2,6 +2,8 @@
 
 A terminal acts under the world's lock and emits its event into the outbox; the methods a test
 calls directly (:meth:`Terminals.scan`, the operator's) flush the outbox once the lock is free.
+An outcome's wrappers (``Delay``, ``Duplicate``, ``OutOfOrder``, ``Contradict``) are unwrapped
+here into the base outcome and the outbox's delivery :class:`~._outbox.Plan`.
 """
 
 from __future__ import annotations
@@ -11,21 +13,27 @@ from typing import Any
 
 from ._documents import normalize_documento
 from ._errors import QRCodeExpiredError, SandboxError
-from ._outbox import Outbox
+from ._outbox import Outbox, Plan
 from ._outcomes import (
     Approve,
+    Contradict,
+    Delay,
+    Duplicate,
     NoAnswer,
+    Outcome,
+    OutOfOrder,
     PaymentOutcome,
     PrintDone,
     PrintFail,
     PrintOutcome,
     Refuse,
+    check_outcome,
     check_outcomes,
 )
 from ._records import Card
 from ._world import PaymentState, PrintJobState, TerminalState, World
 
-__all__ = ["Terminals", "valor_formatado"]
+__all__ = ["Resolved", "Terminals", "resolve", "valor_formatado"]
 
 _TIPO_PAGAMENTO = {"credito": "CREDITO", "debito": "DEBITO", "pix": "PIX", "voucher": "VOUCHER"}
 
@@ -40,6 +48,61 @@ def valor_formatado(centavos: int) -> str:
         The formatted amount.
     """
     return f"{centavos // 100}.{centavos % 100:02d}"
+
+
+class Resolved:
+    """An outcome without its wrappers: what the terminal does, and how its event travels.
+
+    Attributes:
+        base: The outcome itself (never a wrapper).
+        plan: The delivery plan of its event.
+        contradict: Whether an opposite event follows it.
+    """
+
+    __slots__ = ("base", "contradict", "plan")
+
+    def __init__(self, base: Outcome, plan: Plan, contradict: bool) -> None:
+        self.base = base
+        self.plan = plan
+        self.contradict = contradict
+
+
+def resolve(
+    outcome: Outcome | None, standing: Outcome, default: Outcome, to: Plan | None = None
+) -> Resolved:
+    """Unwrap ``outcome``; a wrapper without ``then`` wraps the ``standing`` outcome.
+
+    Args:
+        outcome: The outcome, possibly wrapped (nested wrappers add up); ``None``: the
+            standing one.
+        standing: The terminal's standing outcome (itself possibly a wrapper).
+        default: What a standing wrapper without ``then`` wraps (approve, or print).
+        to: A plan with the single URL target (``to``, ``headers``) to keep, if any.
+
+    Returns:
+        The base outcome and its plan.
+    """
+    delay, copies, out_of_order, contradict = 0.0, 1, False, False
+    value = outcome if outcome is not None else standing
+    used_standing = outcome is None
+    while True:
+        if isinstance(value, Delay):
+            delay += value.seconds
+        elif isinstance(value, Duplicate):
+            copies *= value.times
+        elif isinstance(value, OutOfOrder):
+            out_of_order = True
+        elif isinstance(value, Contradict):
+            contradict = True
+        else:
+            target = to or Plan()
+            plan = Plan(delay, copies, out_of_order, target.to, target.headers)
+            return Resolved(value, plan, contradict)
+        then = value.then
+        if then is None:
+            then = default if used_standing else standing
+            used_standing = True
+        value = then
 
 
 class Terminals:
@@ -60,31 +123,37 @@ class Terminals:
 
     # ------------------------------------------------------------------ outcomes
 
-    def script_payments(
-        self, outcomes: tuple[PaymentOutcome, ...], smartpos_id: str | None
+    def script(
+        self, kind: str, outcomes: tuple[Outcome, ...], times: int, smartpos_id: str | None
     ) -> None:
-        """Queue what the next payments do (on one terminal, or on any)."""
-        for outcome in outcomes:
-            check_outcomes(outcome, None)
-        with self._world.lock:
-            script = (
-                self._payment_script
-                if smartpos_id is None
-                else self._world.terminal(smartpos_id).payment_script
-            )
-            script.extend(outcomes)
+        """Queue what the next payments or print jobs do (on one terminal, or on any).
 
-    def script_prints(self, outcomes: tuple[PrintOutcome, ...], smartpos_id: str | None) -> None:
-        """Queue what the next print jobs do (on one terminal, or on any)."""
+        Args:
+            kind: ``"payment"`` or ``"print"``.
+            outcomes: In order; the whole sequence is queued ``times`` times.
+            times: How many times.
+            smartpos_id: One terminal, or ``None`` for any.
+
+        Raises:
+            TypeError: An outcome of the wrong kind.
+            ValueError: ``times`` below 1, no outcome, a contradiction of silence.
+            SandboxError: Unknown terminal.
+        """
+        if isinstance(times, bool) or not isinstance(times, int) or times < 1:
+            raise ValueError(f"times must be a whole number of at least 1, not {times!r}")
+        if not outcomes:
+            raise ValueError("script at least one outcome")
         for outcome in outcomes:
-            check_outcomes(None, outcome)
+            check_outcome(kind, outcome)
         with self._world.lock:
-            script = (
-                self._print_script
-                if smartpos_id is None
-                else self._world.terminal(smartpos_id).print_script
-            )
-            script.extend(outcomes)
+            if smartpos_id is None:
+                script: collections.deque[Any] = (
+                    self._payment_script if kind == "payment" else self._print_script
+                )
+            else:
+                terminal = self._world.terminal(smartpos_id)
+                script = terminal.payment_script if kind == "payment" else terminal.print_script
+            script.extend(outcomes * times)
 
     def set_outcomes(
         self,
@@ -103,32 +172,58 @@ class Terminals:
                 terminal.payments = payments or terminal.payments
                 terminal.prints = prints or terminal.prints
 
-    def _next_payment_outcome(self, terminal: TerminalState) -> PaymentOutcome:
+    def _next_payment_outcome(self, terminal: TerminalState) -> PaymentOutcome | None:
+        """The scripted outcome, or ``None`` for the standing one."""
         if terminal.payment_script:
             return terminal.payment_script.popleft()
         if self._payment_script:
             return self._payment_script.popleft()
-        return terminal.payments or self._payment_default
+        return None
 
-    def _next_print_outcome(self, terminal: TerminalState) -> PrintOutcome:
+    def _next_print_outcome(self, terminal: TerminalState) -> PrintOutcome | None:
         if terminal.print_script:
             return terminal.print_script.popleft()
         if self._print_script:
             return self._print_script.popleft()
-        return terminal.prints or self._print_default
+        return None
 
     # ------------------------------------------------------------------ acting
 
     def run_payment(
-        self, payment: PaymentState, terminal: TerminalState, outcome: PaymentOutcome | None
+        self,
+        payment: PaymentState,
+        terminal: TerminalState,
+        outcome: PaymentOutcome | None,
+        *,
+        to: Plan | None = None,
     ) -> dict[str, Any] | None:
-        """Let ``terminal`` execute ``payment`` (lock held); return the event, if any."""
-        world = self._world
-        outcome = outcome or self._next_payment_outcome(terminal)
+        """Let ``terminal`` execute ``payment`` (lock held); return the event, if any.
+
+        ``to`` (a plan with ``to`` and ``headers``) sends the event to that URL only.
+        """
+        chosen = outcome or self._next_payment_outcome(terminal)
+        resolved = resolve(chosen, terminal.payments or self._payment_default, Approve(), to)
+        base = resolved.base
         payment.smartpos_id = terminal.smartpos_id
-        if isinstance(outcome, NoAnswer):
+        if isinstance(base, NoAnswer):
             payment.status = "processando"
             return None
+        assert isinstance(base, (Approve, Refuse))
+        tipo, dados = self._payment_event(payment, terminal, base)
+        payment.status = dados["status"]
+        if isinstance(base, Approve):
+            payment.autorizacao = dict(dados["autorizacao"])
+        envelope = self._outbox.emit(payment.partner, tipo, dados, resolved.plan)
+        if resolved.contradict:
+            opposite: Approve | Refuse = Refuse() if isinstance(base, Approve) else Approve()
+            tipo, dados = self._payment_event(payment, terminal, opposite)
+            self._outbox.emit(payment.partner, tipo, dados, resolved.plan)
+        return envelope
+
+    def _payment_event(
+        self, payment: PaymentState, terminal: TerminalState, outcome: Approve | Refuse
+    ) -> tuple[str, dict[str, Any]]:
+        world = self._world
         dados: dict[str, Any] = {
             "referencia": payment.referencia,
             "documentoCliente": payment.documento,
@@ -141,7 +236,7 @@ class Terminals:
         dados["parcelas"] = payment.parcelas or 1
         dados["smartposId"] = terminal.smartpos_id
         if isinstance(outcome, Approve):
-            autorizacao = {
+            dados["autorizacao"] = {
                 "codigo": outcome.codigo or world.alnum(6),
                 "numeroTransacao": outcome.numero_transacao or world.digits(12),
                 "dadosFinalizacao": outcome.dados_finalizacao
@@ -149,8 +244,6 @@ class Terminals:
                 "tipoPagamento": outcome.tipo_pagamento
                 or _TIPO_PAGAMENTO.get(payment.forma or "credito", "CREDITO"),
             }
-            payment.autorizacao = autorizacao
-            dados["autorizacao"] = dict(autorizacao)
             executado = True
             tipo = "pagamento.aprovado"
         else:
@@ -161,23 +254,46 @@ class Terminals:
             "codigoStatus": outcome.codigo_status,
             "mensagemOperador": outcome.mensagem_operador,
         }
-        payment.status = dados["status"]
-        return self._outbox.emit(payment.partner, tipo, dados)
+        return tipo, dados
 
-    def run_print(self, job: PrintJobState, terminal: TerminalState) -> None:
-        """Let ``terminal`` execute ``job`` (lock held)."""
-        outcome = self._next_print_outcome(terminal)
-        if isinstance(outcome, NoAnswer):
-            return
+    def run_print(
+        self,
+        job: PrintJobState,
+        terminal: TerminalState,
+        outcome: PrintOutcome | None = None,
+        *,
+        to: Plan | None = None,
+    ) -> dict[str, Any] | None:
+        """Let ``terminal`` execute ``job`` (lock held); return the event, if any."""
+        chosen = outcome or self._next_print_outcome(terminal)
+        resolved = resolve(chosen, terminal.prints or self._print_default, PrintDone(), to)
+        base = resolved.base
+        if isinstance(base, NoAnswer):
+            return None
+        assert isinstance(base, (PrintDone, PrintFail))
+        tipo, dados = self._print_event(job, terminal, base)
+        job.status = dados["status"]
+        envelope = self._outbox.emit(job.partner, tipo, dados, resolved.plan)
+        if resolved.contradict:
+            opposite: PrintDone | PrintFail = (
+                PrintFail() if isinstance(base, PrintDone) else PrintDone()
+            )
+            tipo, dados = self._print_event(job, terminal, opposite)
+            self._outbox.emit(job.partner, tipo, dados, resolved.plan)
+        return envelope
+
+    @staticmethod
+    def _print_event(
+        job: PrintJobState, terminal: TerminalState, outcome: PrintDone | PrintFail
+    ) -> tuple[str, dict[str, Any]]:
         if isinstance(outcome, PrintDone):
-            job.status, executado, tipo = "concluida", True, "impressao.concluida"
+            status, executado, tipo = "concluida", True, "impressao.concluida"
         else:
-            assert isinstance(outcome, PrintFail)
-            job.status, executado, tipo = outcome.status, outcome.executado, "impressao.falhou"
+            status, executado, tipo = outcome.status, outcome.executado, "impressao.falhou"
         dados = {
             "referencia": job.referencia,
             "documentoCliente": job.documento,
-            "status": job.status,
+            "status": status,
             "smartposId": terminal.smartpos_id,
             "resultadoSmartPOS": {
                 "executado": executado,
@@ -185,17 +301,27 @@ class Terminals:
                 "mensagemOperador": outcome.mensagem_operador,
             },
         }
-        self._outbox.emit(job.partner, tipo, dados)
+        return tipo, dados
 
     # ------------------------------------------------------------------ pairing
 
-    def scan(self, qr_code: str, smartpos_id: str) -> dict[str, Any]:
-        """Read a QR code on a terminal (created when new); see ``Sandbox.scan``."""
+    def scan(
+        self, qr_code: str | None, smartpos_id: str, *, to: Plan | None = None, flush: bool = True
+    ) -> dict[str, Any]:
+        """Read a QR code on a terminal (created when new); see ``Sandbox.scan``.
+
+        ``qr_code`` ``None`` reads the newest QR code; ``to`` sends the event to that URL only;
+        ``flush=False`` leaves the delivery to the caller (lock held by it).
+        """
         world = self._world
         with world.lock:
+            if qr_code is None:
+                if not world.qrcodes:
+                    raise SandboxError("no QR code was created yet (POST /qrcode first)")
+                qr_code = next(reversed(world.qrcodes))
             qr = world.qrcodes.get(qr_code)
             if qr is None:
-                raise SandboxError("no such QR code")
+                raise SandboxError(f"no such QR code {qr_code!r}")
             if world.now() > qr.expires_at:
                 raise QRCodeExpiredError(
                     f"QR code {qr.qr_code_id} expired at {qr.expires_at} (now {int(world.now())})"
@@ -216,8 +342,10 @@ class Terminals:
                     "numeroSerieTerminal": terminal.numero_serie,
                     "adquirente": terminal.adquirente,
                 },
+                to,
             )
-        self._outbox.flush()
+        if flush:
+            self._outbox.flush()
         return envelope
 
     # ------------------------------------------------------------------ the operator queue

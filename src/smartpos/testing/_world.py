@@ -17,7 +17,7 @@ from typing import Any
 
 import attrs
 
-from ._delivery import WebhookTarget, check_target
+from ._delivery import DeliveryAttempt, WebhookTarget, check_target
 from ._documents import normalize_documento
 from ._errors import SandboxError
 from ._outcomes import PaymentOutcome, PrintOutcome, check_outcomes
@@ -25,6 +25,7 @@ from ._protocol import Request, try_json
 from ._records import (
     Customer,
     KeyStatus,
+    LogEntry,
     Partner,
     Payment,
     PrintJob,
@@ -32,6 +33,7 @@ from ._records import (
     SandboxQRCode,
     SandboxRefund,
     SandboxTerminal,
+    mask_key,
 )
 
 __all__ = ["PartnerState", "PaymentState", "PrintJobState", "TerminalState", "World"]
@@ -165,6 +167,9 @@ class World:
         self.refunds: list[SandboxRefund] = []
         self.prints: dict[str, PrintJobState] = {}
         self.requests: list[RecordedRequest] = []
+        self.log: list[LogEntry] = []
+        self.log_changed = threading.Condition(self.lock)
+        self.allow_remote_webhooks = False
 
     # ------------------------------------------------------------------ clock and ids
 
@@ -252,7 +257,7 @@ class World:
     ) -> Partner:
         """Add a partner with one key (see ``Sandbox.add_partner``)."""
         if not isinstance(webhook, bool):
-            check_target(webhook)
+            check_target(webhook, allow_remote=self.allow_remote_webhooks)
         with self.lock:
             name = name or f"partner-{len(self.partners) + 1}"
             if api_key in self.keys or name in self.partners:
@@ -265,7 +270,7 @@ class World:
     def set_webhook(self, webhook: WebhookTarget | bool, api_key: str) -> None:
         """Change where a partner's events go."""
         if not isinstance(webhook, bool):
-            check_target(webhook)
+            check_target(webhook, allow_remote=self.allow_remote_webhooks)
         with self.lock:
             self.partner_of(api_key).webhook = webhook
 
@@ -322,16 +327,43 @@ class World:
             self.terminal(smartpos_id).documento = self.existing_customer(documento_cliente)
 
     def record(self, request: Request, status: int | None, fault: str | None) -> None:
-        """Add a request to the log (its API key is not kept)."""
+        """Add a request to the log (its API key is not kept).
+
+        Reads of the control API (``GET /_sandbox/...``) are not kept: a tool following the
+        log would otherwise fill it with its own polling. Keys in control bodies are masked.
+        """
+        control = request.path.startswith("/_sandbox/")
+        if control and request.method in ("GET", "HEAD"):
+            return
+        body = try_json(request.body)
+        if control and isinstance(body, dict):
+            body = {
+                k: mask_key(v) if k in ("apiKey", "newApiKey") and isinstance(v, str) else v
+                for k, v in body.items()
+            }
         recorded = RecordedRequest(
             method=request.method,
             path=request.path,
-            json=try_json(request.body),
+            json=body,
             status_code=status,
             fault=fault,
         )
         with self.lock:
             self.requests.append(recorded)
+            self.add_log(recorded)
+
+    def add_log(self, record: RecordedRequest | DeliveryAttempt) -> None:
+        """Append a request or a delivery attempt to the log and wake its followers."""
+        with self.log_changed:
+            self.log.append(LogEntry(len(self.log) + 1, self.now(), record))
+            self.log_changed.notify_all()
+
+    def log_since(self, since: int, wait: float) -> list[LogEntry]:
+        """The log entries after sequence number ``since``, waiting up to ``wait`` s for one."""
+        with self.log_changed:
+            if wait > 0:
+                self.log_changed.wait_for(lambda: len(self.log) > since, wait)
+            return self.log[max(since, 0) :]
 
     # ------------------------------------------------------------------ reading
 

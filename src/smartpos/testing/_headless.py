@@ -1,0 +1,285 @@
+"""A served sandbox run as a program: settings from options and the environment, and its live log.
+
+``python -m smartpos.testing`` and ``smartpos sandbox`` both run a sandbox this way, so that a
+container, a CI job or a developer's terminal gets the same thing:
+
+- :class:`Settings`: host, port, webhook URL, seed and log style, each from an option or else
+  from an environment variable (:data:`ENVIRONMENT`), for containers configured by variables;
+- :func:`serving`: the sandbox and its HTTP server, beyond loopback only when asked
+  (:data:`REMOTE_WARNING` says what that means);
+- :class:`Follower`: a thread that hands every new :class:`~._records.LogEntry` (a request, a
+  delivery attempt) to a callback, and :func:`describe` / :func:`entry_data`, which render one
+  as a line of text or as JSON, documents masked.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import re
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, Literal
+
+import attrs
+
+from ._codec import to_json
+from ._delivery import DeliveryAttempt, is_loopback_host
+from ._documents import mask_documento
+from ._records import LogEntry, RecordedRequest
+from ._sandbox import Sandbox
+
+__all__ = [
+    "DEFAULT_PORT",
+    "ENVIRONMENT",
+    "REMOTE_WARNING",
+    "Follower",
+    "LogStyle",
+    "Settings",
+    "describe",
+    "entry_data",
+    "mask_data",
+    "serving",
+]
+
+DEFAULT_PORT = 8765
+"""The port of a served sandbox unless told otherwise."""
+
+ENVIRONMENT = {
+    "host": "SMARTPOS_SANDBOX_HOST",
+    "port": "SMARTPOS_SANDBOX_PORT",
+    "webhook": "SMARTPOS_SANDBOX_WEBHOOK",
+    "seed": "SMARTPOS_SANDBOX_SEED",
+    "log": "SMARTPOS_SANDBOX_LOG",
+}
+"""The environment variable of each setting (an option given on the command line wins)."""
+
+REMOTE_WARNING = (
+    "serving on {host}, beyond this machine's loopback: anyone who can reach this port "
+    "can use the sandbox and drive it through its control API, which has no key. Do this only "
+    "inside a private network, such as a docker-compose project's."
+)
+"""Printed when the host is not a loopback address."""
+
+LogStyle = Literal["text", "json", "quiet"]
+"""How the live log is printed: a readable line, one JSON object per line, or not at all."""
+
+_STYLES: tuple[LogStyle, ...] = ("text", "json", "quiet")
+
+
+@attrs.frozen
+class Settings:
+    """What a served sandbox needs.
+
+    Attributes:
+        host: The address to bind.
+        port: The port, 0 for a free one.
+        webhook: A URL that receives every event, or ``None`` (recorded only).
+        seed: Seed for reproducible ids and authorization data.
+        log: The live log's style.
+    """
+
+    host: str = "127.0.0.1"
+    port: int = DEFAULT_PORT
+    webhook: str | None = None
+    seed: int | None = None
+    log: LogStyle = "text"
+
+    @property
+    def remote(self) -> bool:
+        """Whether the host is beyond loopback (a container's ``0.0.0.0``)."""
+        return not is_loopback_host(self.host)
+
+    @classmethod
+    def from_environment(cls, environ: Mapping[str, str], **given: Any) -> Settings:
+        """Build settings: each given value, else its environment variable, else the default.
+
+        Args:
+            environ: The environment (``os.environ``).
+            **given: Values from the command line; ``None`` means "not given".
+
+        Returns:
+            The settings.
+
+        Raises:
+            ValueError: A variable that cannot be read; the message names it.
+        """
+        values: dict[str, Any] = {}
+        for name, variable in ENVIRONMENT.items():
+            value = given.get(name)
+            if value is None and environ.get(variable, "").strip():
+                value = _read(name, variable, environ[variable].strip())
+            if value is not None:
+                values[name] = value
+        return cls(**values)
+
+
+def _read(name: str, variable: str, text: str) -> Any:
+    if name in ("port", "seed"):
+        try:
+            number = int(text)
+        except ValueError:
+            raise ValueError(f"{variable} must be a whole number, not {text!r}") from None
+        if name == "port" and not 0 <= number <= 65535:
+            raise ValueError(f"{variable} must be a port (0 to 65535), not {text!r}")
+        return number
+    if name == "log" and text not in _STYLES:
+        raise ValueError(f"{variable} must be one of {', '.join(_STYLES)}, not {text!r}")
+    return text
+
+
+@contextlib.contextmanager
+def serving(settings: Settings) -> Iterator[tuple[Sandbox, str]]:
+    """Create the sandbox and serve it while the block runs.
+
+    Beyond loopback (``settings.remote``), webhook URLs beyond loopback are accepted too: the
+    application it delivers to is another service of the same network.
+
+    Args:
+        settings: What to serve.
+
+    Yields:
+        The sandbox and its base URL.
+
+    Raises:
+        ValueError: A webhook URL the sandbox cannot deliver to.
+        OSError: The address cannot be bound.
+    """
+    with Sandbox(seed=settings.seed, allow_remote_webhooks=settings.remote) as sandbox:
+        if settings.webhook:
+            sandbox.set_webhook(settings.webhook)
+        server = sandbox.serve(settings.host, settings.port, allow_remote=settings.remote)
+        with server as base_url:
+            yield sandbox, base_url
+
+
+class Follower:
+    """Hands every new log entry of a sandbox to a callback, from a thread, until stopped.
+
+    Args:
+        sandbox: The sandbox (or a :class:`~smartpos.testing.RemoteSandbox`).
+        on_entry: Called with each entry, in order.
+        since: Start after this entry number (0: from the first).
+        poll: Seconds each wait for a new entry lasts (bounds the reaction to :meth:`stop`).
+    """
+
+    def __init__(
+        self,
+        sandbox: Any,
+        on_entry: Callable[[LogEntry], None],
+        *,
+        since: int = 0,
+        poll: float = 0.5,
+    ) -> None:
+        self._sandbox = sandbox
+        self._on_entry = on_entry
+        self._since = since
+        self._poll = poll
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="smartpos-sandbox-log", daemon=True)
+
+    def __enter__(self) -> Follower:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    def stop(self) -> None:
+        """Hand over what is already logged, then stop the thread."""
+        self._stop.set()
+        self._thread.join(timeout=self._poll + 5.0)
+        self.drain()
+
+    def drain(self) -> None:
+        """Hand over every entry not handed yet (on the caller's thread)."""
+        for entry in self._sandbox.log(self._since):
+            self._since = entry.seq
+            self._on_entry(entry)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            for entry in self._sandbox.log(self._since, wait=self._poll):
+                if self._stop.is_set():
+                    return
+                self._since = entry.seq
+                self._on_entry(entry)
+
+
+_CUSTOMER_PATH = re.compile(r"(/v1/customers/)([^/?#]+)(/smartpos)")
+
+
+def mask_data(value: Any) -> Any:
+    """Return JSON-like data with every ``documentoCliente`` masked, at any depth.
+
+    Args:
+        value: Dicts, lists and scalars.
+
+    Returns:
+        The same shape, documents masked.
+    """
+    if isinstance(value, Mapping):
+        return {
+            k: mask_documento(v) if k == "documentoCliente" and isinstance(v, str) else mask_data(v)
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [mask_data(v) for v in value]
+    return value
+
+
+def _path(path: str) -> str:
+    return _CUSTOMER_PATH.sub(lambda m: m[1] + mask_documento(m[2]) + m[3], path)
+
+
+def entry_data(entry: LogEntry) -> dict[str, Any]:
+    """Return one log entry as JSON (``seq``, ``at`` in ISO 8601, ``kind`` and its record).
+
+    Documents are masked; the request log never holds an API key.
+
+    Args:
+        entry: The entry.
+
+    Returns:
+        The JSON-ready object.
+    """
+    data: dict[str, Any] = mask_data(to_json(entry))
+    data["at"] = dt.datetime.fromtimestamp(entry.at, dt.timezone.utc).isoformat()
+    if isinstance(entry.record, RecordedRequest):
+        data["request"]["path"] = _path(entry.record.path)
+    return data
+
+
+def describe(entry: LogEntry) -> tuple[str, bool]:
+    """Describe one log entry in a line of text, and whether it went well.
+
+    Args:
+        entry: The entry.
+
+    Returns:
+        The line (local time first) and ``True`` for a 2xx/3xx answer or a delivery that
+        worked.
+    """
+    when = dt.datetime.fromtimestamp(entry.at).strftime("%H:%M:%S")
+    record = entry.record
+    if isinstance(record, DeliveryAttempt):
+        result = f"{record.status_code}" if record.status_code else ""
+        if not record.ok:
+            result = f"FAILED {record.error or ''}".strip()
+        attempt = f"  attempt {record.attempt}" if record.attempt > 1 else ""
+        line = (
+            f"{when}  -> {record.tipo}  id {record.event_id}  to {record.target}  "
+            f"{result or 'ok'}{attempt}"
+        )
+        return line.rstrip(), record.ok
+    status = "no answer" if record.status_code is None else str(record.status_code)
+    parts = [f"{when}  {record.method} {_path(record.path)}  {status}"]
+    body = record.json if isinstance(record.json, Mapping) else {}
+    for key in ("referencia", "valorCentavos", "smartposId", "kind", "endpoint", "tipo"):
+        value = body.get(key)
+        if isinstance(value, (str, int)) and not isinstance(value, bool):
+            parts.append(f"{key} {value}")
+    if record.fault:
+        parts.append(f"fault {record.fault}")
+    ok = record.status_code is not None and record.status_code < 400
+    return "  ".join(parts), ok
