@@ -14,6 +14,8 @@ from typing import Any, Final
 
 from smartpos._version import __version__
 
+from ._samples import TIPOS
+
 __all__ = [
     "DEFAULT_LISTEN_PORT",
     "DEFAULT_SANDBOX_PORT",
@@ -29,16 +31,6 @@ DEFAULT_LISTEN_PORT: Final = 8766
 DEFAULT_STORE: Final = "smartpos-inbox.db"
 """Inbox file of ``smartpos listen`` and ``smartpos events`` when ``SMARTPOS_INBOX`` is unset
 (the same default as the webhook examples), in the current directory."""
-
-TIPOS: Final = (
-    # The five event kinds of spec section 6.
-    "smartpos.identificado",
-    "pagamento.aprovado",
-    "pagamento.recusado",
-    "impressao.concluida",
-    "impressao.falhou",
-)
-
 
 _EXIT_STATUSES = """\
 exit status:

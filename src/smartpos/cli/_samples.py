@@ -24,7 +24,6 @@ import uuid
 from typing import Any, Final
 
 from ._output import EXIT_ERROR, EXIT_OK, CommandError, Output, mask_documents
-from ._parser import TIPOS
 
 __all__ = [
     "SAMPLE_DOCUMENTO",
@@ -36,6 +35,15 @@ __all__ = [
     "sample",
     "trigger",
 ]
+
+TIPOS: Final = (
+    # The five event kinds of spec section 6.
+    "smartpos.identificado",
+    "pagamento.aprovado",
+    "pagamento.recusado",
+    "impressao.concluida",
+    "impressao.falhou",
+)
 
 SAMPLE_DOCUMENTO: Final = "52998224725"
 """The sandbox customer's CPF (valid check digits)."""
