@@ -15,6 +15,7 @@ import re
 import uuid
 
 from ._errors import ValidationError
+from ._messages import message
 
 __all__ = [
     "REFERENCIA_NAMESPACE",
@@ -45,8 +46,7 @@ def _with_suffix(value: str, suffix: object) -> str:
     if not isinstance(suffix, str) or not _SUFFIX.fullmatch(suffix):
         raise ValidationError(
             "CAMPO_INVALIDO",
-            "referencia suffix must be non-empty and use only letters, digits, '_', '.', ':' "
-            f"or '-'; got {suffix!r}",
+            message("referencia.suffix", suffix=suffix),
             campo="referencia",
         )
     return f"{value}-{suffix}"
@@ -94,8 +94,9 @@ def referencia_for(key: str, suffix: str | None = None) -> str:
     if not isinstance(key, str) or not key:
         raise ValidationError(
             "CAMPO_INVALIDO",
-            "referencia_for needs a non-empty str key (e.g. f'estorno:{evento.id}'); got "
-            f"{type(key).__name__ if not isinstance(key, str) else 'an empty string'}",
+            message("referencia.key_empty")
+            if isinstance(key, str)
+            else message("referencia.key_type", type=type(key).__name__),
             campo="referencia",
         )
     # uuid.uuid5 with "surrogatepass": a key holding a lone surrogate still has one referencia.

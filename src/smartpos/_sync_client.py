@@ -14,6 +14,7 @@ import httpx
 
 from . import _core, _logging, _transports
 from ._errors import ConfigurationError
+from ._messages import message
 from ._models import (
     Acceptance,
     Comanda,
@@ -65,6 +66,9 @@ class Client:
         strict_referencia: Refuse a referencia that is not a UUID version 4 or 5 from its
             first character (spec 2.6). Turn off only for a legacy system that cannot change
             its references.
+        lang: The language of the SDK's own messages (errors it raises): ``"pt_BR"`` or
+            ``"en"``. Default: env ``SMARTPOS_LANG`` (``pt_BR`` for Portuguese), else English.
+            The service's own ``mensagem``/``acao`` are Portuguese either way; logs stay English.
 
     Raises:
         ConfigurationError: no API key or base URL, a key that cannot be an HTTP header value,
@@ -83,6 +87,7 @@ class Client:
         http_client: httpx.Client | None = None,
         transport: httpx.BaseTransport | None = None,
         strict_referencia: bool = True,
+        lang: str | None = None,
     ) -> None:
         _logging.set_up()
         self._config = _core.Config.create(
@@ -92,13 +97,21 @@ class Client:
             max_retries=max_retries,
             retry_backoff=retry_backoff,
             strict_referencia=strict_referencia,
+            lang=lang,
         )
         if http_client is not None:
             if transport is not None:
-                raise ConfigurationError("pass http_client or transport, not both")
+                raise ConfigurationError(
+                    message("client.http_client_and_transport", lang=self._config.lang)
+                )
             if not isinstance(http_client, httpx.Client):
                 raise ConfigurationError(
-                    f"http_client must be an httpx.Client, not {type(http_client).__name__}"
+                    message(
+                        "client.http_client_type",
+                        lang=self._config.lang,
+                        expected="httpx.Client",
+                        type=type(http_client).__name__,
+                    )
                 )
             if timeout is None:
                 self._config = self._config.with_timeout(http_client.timeout)
@@ -108,7 +121,9 @@ class Client:
         else:
             self._http = httpx.Client(
                 timeout=self._config.timeout,
-                **_transports.client_options(transport, asynchronous=False),  # type: ignore[arg-type]
+                **_transports.client_options(  # type: ignore[arg-type]
+                    transport, asynchronous=False, lang=self._config.lang
+                ),
             )
             self._owns_http = True
         self._closed = False
