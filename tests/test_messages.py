@@ -678,12 +678,14 @@ def test_an_exception_keeps_its_language_through_pickle(
 
 
 def test_the_catalog_loads_only_when_an_error_is_raised() -> None:
-    """`import smartpos` and a successful payment leave the catalog unloaded; an error loads it."""
+    """`import smartpos` loads no message code, a successful payment leaves the catalog
+    unloaded, and an error loads it."""
     code = f"""
 import sys
 import httpx
 import smartpos
 assert "smartpos._message_catalog" not in sys.modules, "import"
+assert "smartpos._messages" not in sys.modules, "import"
 answer = httpx.MockTransport(lambda request: httpx.Response(202, json={ACCEPTANCE_JSON!r}))
 with smartpos.Client(api_key="k", base_url="https://h.test", transport=answer) as client:
     client.payments.create(

@@ -36,8 +36,6 @@ from __future__ import annotations
 import builtins
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ._messages import current_language, message
-
 if TYPE_CHECKING:
     import httpx
 
@@ -136,6 +134,8 @@ class OutcomeUnknownError(SmartPOSError):
     """
 
     def __init__(self, referencia: str, last_error: BaseException, *, attempts: int) -> None:
+        from ._messages import message  # on the error path only: `import smartpos` stays lean
+
         self.referencia = referencia
         self.last_error = last_error
         self.attempts = attempts
@@ -218,6 +218,8 @@ class APIError(SmartPOSError):
         response: httpx.Response | None = None,
         request_id: str | None = None,
     ) -> None:
+        from ._messages import current_language, message
+
         self.status_code = status_code
         self.codigo = codigo
         self.mensagem = mensagem
@@ -274,6 +276,8 @@ def _without_final_period(text: str | None) -> str:
 
 
 def _default_message(status_code: int, lang: str) -> str:
+    from ._messages import message
+
     if status_code >= 500:
         return message("error.service_failed", lang=lang)
     if status_code == 429:

@@ -17,7 +17,6 @@ from decimal import Decimal
 from typing import Final, cast
 
 from ._errors import ValidationError
-from ._messages import message
 
 __all__ = ["format_reais", "to_centavos", "to_reais"]
 
@@ -38,6 +37,9 @@ _EXACT: Final = decimal.Context(prec=64, traps=[decimal.Inexact, decimal.Invalid
 
 
 def _refuse(key: str, **fields: str) -> ValidationError:
+    # Imported on the error path only: `import smartpos` does not load the messages.
+    from ._messages import message
+
     return ValidationError(_CODIGO, message(key, **fields), campo=_CAMPO)
 
 
@@ -180,4 +182,6 @@ def format_reais(valor_centavos: int, *, symbol: bool = True) -> str:
 
 def _check_int(value: object) -> None:
     if isinstance(value, bool) or not isinstance(value, int):
+        from ._messages import message
+
         raise TypeError(message("money.not_int", type=type(value).__name__))

@@ -15,7 +15,6 @@ import re
 import uuid
 
 from ._errors import ValidationError
-from ._messages import message
 
 __all__ = [
     "REFERENCIA_NAMESPACE",
@@ -44,6 +43,9 @@ def _with_suffix(value: str, suffix: object) -> str:
     if suffix is None:
         return value
     if not isinstance(suffix, str) or not _SUFFIX.fullmatch(suffix):
+        # Imported on the error path only: `import smartpos` does not load the messages.
+        from ._messages import message
+
         raise ValidationError(
             "CAMPO_INVALIDO",
             message("referencia.suffix", suffix=suffix),
@@ -92,6 +94,8 @@ def referencia_for(key: str, suffix: str | None = None) -> str:
             ValueError).
     """
     if not isinstance(key, str) or not key:
+        from ._messages import message
+
         raise ValidationError(
             "CAMPO_INVALIDO",
             message("referencia.key_empty")
