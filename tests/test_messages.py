@@ -155,20 +155,48 @@ def _is_message_call(node: ast.expr | None) -> bool:
 
 
 def _bound_to_a_message(name: str, scope: ast.AST) -> bool:
-    """Every assignment of ``name`` in the enclosing function is a message() call."""
+    """``name`` is assigned a message() call in the enclosing function, and otherwise only
+    a method's result on itself (``text = text.replace(key, "[redacted]")``)."""
     values = [
         node.value
         for node in ast.walk(scope)
         if isinstance(node, ast.Assign)
         and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
     ]
-    return bool(values) and all(_is_message_call(value) for value in values)
+
+    def from_itself(value: ast.expr) -> bool:
+        return (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Attribute)
+            and isinstance(value.func.value, ast.Name)
+            and value.func.value.id == name
+        )
+
+    return any(_is_message_call(v) for v in values) and all(
+        _is_message_call(v) or from_itself(v) for v in values
+    )
+
+
+#: The SDK's exceptions whose text is an argument: where that argument is (position, keyword).
+TEXT_ARGUMENT = {
+    "ValidationError": (1, "mensagem"),
+    "ConfigurationError": (0, "message"),
+    "ClientClosedError": (0, "message"),
+    "TransportError": (0, "message"),
+    "TimeoutError": (0, "message"),
+    "ResponseError": (0, "message"),
+}
 
 
 def _error_name(call: ast.Call) -> str | None:
     func = call.func
-    name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
-    return name if name in ("ValidationError", "ConfigurationError") else None
+    if isinstance(func, ast.Name):
+        name: str | None = func.id
+    elif isinstance(func, ast.Attribute) and getattr(func.value, "id", None) == "smartpos":
+        name = func.attr
+    else:  # httpx.TransportError(...) is not the SDK's
+        name = None
+    return name if name in TEXT_ARGUMENT else None
 
 
 def _refusals_not_from_the_catalog(path: Path) -> list[str]:
@@ -180,15 +208,15 @@ def _refusals_not_from_the_catalog(path: Path) -> list[str]:
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call) or _error_name(node) is None:
             continue
-        position = 1 if _error_name(node) == "ValidationError" else 0
-        keyword = "mensagem" if position else "message"
+        position, keyword = TEXT_ARGUMENT[_error_name(node) or ""]
         text = node.args[position] if len(node.args) > position else None
         text = text or next((k.value for k in node.keywords if k.arg == keyword), None)
         if _is_message_call(text):
             continue
         if isinstance(text, ast.Name):
             scope = next(
-                s for s in reversed(scopes) if s.lineno <= node.lineno <= (s.end_lineno or 0)
+                (s for s in reversed(scopes) if s.lineno <= node.lineno <= (s.end_lineno or 0)),
+                tree,
             )
             if _bound_to_a_message(text.id, scope):
                 continue
@@ -197,8 +225,9 @@ def _refusals_not_from_the_catalog(path: Path) -> list[str]:
 
 
 def test_every_validation_and_configuration_error_takes_its_message_from_the_catalog() -> None:
-    """Outside the CLI and the sandbox, ValidationError(...) and ConfigurationError(...) get
-    their text from message(...): no f-string can bring an English sentence back."""
+    """Outside the CLI and the sandbox, ValidationError(...), ConfigurationError(...) and the
+    transport and response errors get their text from message(...): no f-string can bring an
+    English sentence back."""
     modules = _library_modules()
     assert len(modules) > 40
     bad = [where for path in modules for where in _refusals_not_from_the_catalog(path)]
