@@ -17,6 +17,7 @@ from . import _wire
 from ._config import Config
 from ._documents import mask_documento, normalize_documento
 from ._errors import ValidationError
+from ._messages import message
 from ._models import (
     Comanda,
     Comprovante,
@@ -76,13 +77,15 @@ _CONTEUDO = _wire.path(PrintJobRequest, "conteudo", "base64")
 
 def _missing(campo: str) -> ValidationError:
     return ValidationError(
-        "CAMPO_OBRIGATORIO", f"{campo} is required and cannot be empty", campo=campo
+        "CAMPO_OBRIGATORIO", message("argument.required", campo=campo), campo=campo
     )
 
 
 def _not_a_string(value: object, campo: str) -> ValidationError:
     return ValidationError(
-        "CAMPO_INVALIDO", f"{campo} must be a string, not {type(value).__name__}", campo=campo
+        "CAMPO_INVALIDO",
+        message("argument.not_a_string", campo=campo, type=type(value).__name__),
+        campo=campo,
     )
 
 
@@ -115,8 +118,7 @@ def documento(value: object) -> str:
     if doc is None:
         raise ValidationError(
             "DOCUMENTO_CLIENTE_INVALIDO",
-            f"{_DOCUMENTO} {mask_documento(raw)} is not a valid CPF (11 digits) or CNPJ "
-            "(14 characters, numeric or alphanumeric): check the digits",
+            message("argument.documento", campo=_DOCUMENTO, documento=mask_documento(raw)),
             campo=_DOCUMENTO,
         )
     return doc
@@ -129,21 +131,14 @@ def _referencia(config: Config, value: object) -> str:
     if config.strict_referencia and not is_valid_referencia(ref):
         raise ValidationError(
             "CAMPO_INVALIDO",
-            f"{_REFERENCIA} {ref[:60]!r} must start with a UUID version 4 or 5 at its first "
-            "character (optionally followed by -suffix), because some acquirers read only its "
-            "first 10 characters, which time-ordered UUIDs (versions 1, 6, 7) and the nil UUID "
-            "repeat: use smartpos.new_referencia() or smartpos.referencia_for(key), or build "
-            "the client with strict_referencia=False for a legacy system",
+            message("argument.referencia", campo=_REFERENCIA, referencia=ref[:60]),
             campo=_REFERENCIA,
         )
     return ref
 
 
-#: What each positive integer field holds, for the message that refuses a bad value.
-_POSITIVE_INT = {
-    _VALOR: "a positive integer number of cents (1590 for R$ 15,90; never a float)",
-    _PARCELAS: "a positive integer number of installments (never a float)",
-}
+#: The message that refuses a bad value of each positive integer field (what it holds).
+_POSITIVE_INT = {_VALOR: "argument.valor_centavos", _PARCELAS: "argument.parcelas"}
 
 
 def _positive_int(value: object, campo: str) -> int:
@@ -151,10 +146,8 @@ def _positive_int(value: object, campo: str) -> int:
         raise _missing(campo)
     # bool is an int in Python, and 5.0 or "5" are not integers on the wire.
     if type(value) is not int or value <= 0:
-        what = _POSITIVE_INT.get(campo, "a positive integer")
-        raise ValidationError(
-            "VALOR_INVALIDO", f"{campo} must be {what}; got {value!r}", campo=campo
-        )
+        key = _POSITIVE_INT.get(campo, "argument.positive_int")
+        raise ValidationError("VALOR_INVALIDO", message(key, campo=campo, value=value), campo=campo)
     return value
 
 
@@ -172,7 +165,9 @@ def _enum(cls: type[_E], value: object, campo: str, codigo: str) -> _E | None:
     if member is None:
         allowed = ", ".join(m.value for m in cls)
         raise ValidationError(
-            codigo, f"{campo} must be one of {allowed}; got {value!r}", campo=campo
+            codigo,
+            message("argument.one_of", campo=campo, allowed=allowed, value=value),
+            campo=campo,
         )
     return member  # type: ignore[return-value]
 
@@ -182,7 +177,7 @@ def _instance(value: object, cls: type[T], campo: str) -> T | None:
         return value
     raise ValidationError(
         "CAMPO_INVALIDO",
-        f"{campo} must be a smartpos.{cls.__name__}, not {type(value).__name__}",
+        message("argument.instance", campo=campo, cls=cls.__name__, type=type(value).__name__),
         campo=campo,
     )
 
@@ -197,7 +192,7 @@ def _check_comanda(card: Comanda) -> None:
     if not isinstance(itens, tuple):
         raise ValidationError(
             "CAMPO_INVALIDO",
-            f"{_ITENS} must be a sequence of smartpos.ItemComanda, not {type(itens).__name__}",
+            message("argument.itens", campo=_ITENS, type=type(itens).__name__),
             campo=_ITENS,
         )
     for index, item in enumerate(itens):
@@ -213,8 +208,7 @@ def _check_comanda(card: Comanda) -> None:
 def _not_an_item(item: object, campo: str) -> ValidationError:
     return ValidationError(
         "CAMPO_INVALIDO",
-        f"{campo} must be a smartpos.ItemComanda(titulo=..., descricao=...), not "
-        f"{type(item).__name__}",
+        message("argument.item", campo=campo, type=type(item).__name__),
         campo=campo,
     )
 
@@ -225,8 +219,9 @@ def _check_comprovante(receipt: Comprovante) -> None:
         if flag is not None and not isinstance(flag, bool):
             raise ValidationError(
                 "CAMPO_INVALIDO",
-                f"Comprovante.{field.name} must be True, False or None, not "
-                f"{type(flag).__name__} {flag!r}",
+                message(
+                    "argument.comprovante", name=field.name, type=type(flag).__name__, value=flag
+                ),
                 campo=_wire.path(PaymentRequest, "comprovante", field.name),
             )
 
@@ -238,13 +233,13 @@ def _combination(
     if forma is not None and forma is not FormaPagamento.CREDITO and installments:
         raise ValidationError(
             "FORMA_PAGAMENTO_INVALIDA",
-            f"{forma.value} does not take installments: send parcelas=1 or omit it",
+            message("argument.no_installments", forma=forma.value),
             campo=_PARCELAS,
         )
     if forma is FormaPagamento.CREDITO and installments and parcelamento is None:
         raise ValidationError(
             "FORMA_PAGAMENTO_INVALIDA",
-            "credito with parcelas > 1 needs parcelamento (estabelecimento or administradora)",
+            message("argument.needs_parcelamento"),
             campo=_PARCELAMENTO,
         )
 
@@ -306,15 +301,13 @@ def payment_request(
     if modo is ModoExecucao.MANUAL and terminal and not terminal.strip():
         raise ValidationError(
             "CAMPO_INVALIDO",
-            f"{_SMARTPOS_ID} is blank: pass the terminal's id, or omit smartpos_id to publish "
-            "the card to the customer's terminals",
+            message("argument.smartpos_id_blank", campo=_SMARTPOS_ID),
             campo=_SMARTPOS_ID,
         )
     if modo is ModoExecucao.IMEDIATO and not (terminal and terminal.strip()):
         raise ValidationError(
             "SMARTPOS_OBRIGATORIO_MODO_IMEDIATO",
-            f"{_MODO} imediato needs smartpos_id (the terminal that charges); use "
-            "modo_execucao='manual' with a comanda to queue the charge for an operator instead",
+            message("argument.imediato_needs_smartpos_id", modo=_MODO),
             campo=_SMARTPOS_ID,
         )
     has_label = card is not None and isinstance(card.identificacao, str)
@@ -322,15 +315,14 @@ def payment_request(
         if modo is ModoExecucao.MANUAL:
             raise ValidationError(
                 "COMANDA_OBRIGATORIA_MODO_MANUAL",
-                f"{_MODO} manual needs a comanda with identificacao (name, table, ticket)",
+                message("argument.manual_needs_identificacao", modo=_MODO),
                 campo=_IDENTIFICACAO,
             )
         raise _missing(_IDENTIFICACAO)
     if modo is ModoExecucao.MANUAL and card is None:
         raise ValidationError(
             "COMANDA_OBRIGATORIA_MODO_MANUAL",
-            f"{_MODO} manual needs comanda=smartpos.Comanda(identificacao=...) for the "
-            "operator's queue",
+            message("argument.manual_needs_comanda", modo=_MODO),
             campo=_COMANDA,
         )
     assert modo is not None  # refused above when missing
@@ -378,9 +370,7 @@ def refund_request(
         if referencia is not None:
             raise ValidationError(
                 "CAMPO_INVALIDO",
-                f"a refund's {_REFERENCIA} must not share its first 10 characters with the "
-                "payment's (some acquirers read only those, and would take the refund for the "
-                "payment): use smartpos.new_referencia() or smartpos.referencia_for(key)",
+                message("argument.refund_referencia", campo=_REFERENCIA),
                 campo=_REFERENCIA,
             )
         while same_first_characters(ref, payment_referencia):  # 1 in 2**36: nearly never
@@ -422,8 +412,7 @@ def refund_request_for(
     if getattr(evento, "tipo", None) != "pagamento.aprovado" or dados is None:
         raise ValidationError(
             "CAMPO_INVALIDO",
-            "refunds.create_for needs the PagamentoAprovado event of the payment "
-            f"(tipo pagamento.aprovado); got {type(evento).__name__}",
+            message("argument.not_an_approved_event", type=type(evento).__name__),
             campo=_ORIGINAL,
         )
     autorizacao = dados.autorizacao
@@ -433,17 +422,22 @@ def refund_request_for(
         if not value:
             raise ValidationError(
                 "CAMPO_OBRIGATORIO",
-                f"the event {evento.id} has no {_event_path('dados', 'autorizacao', attr)}: it "
-                "cannot be refunded through create_for; use refunds.create with the "
-                "authorization data",
+                message(
+                    "argument.event_without_autorizacao",
+                    evento=evento.id,
+                    path=_event_path("dados", "autorizacao", attr),
+                ),
                 campo=_wire.path(RefundRequest, "pagamento_original", name),
             )
         values[name] = value
     if not dados.smartpos_id:
         raise ValidationError(
             "CAMPO_OBRIGATORIO",
-            f"the event {evento.id} has no {_event_path('dados', 'smartpos_id')}: use "
-            "refunds.create with the terminal that executed the payment",
+            message(
+                "argument.event_without_smartpos_id",
+                evento=evento.id,
+                path=_event_path("dados", "smartpos_id"),
+            ),
             campo=_SMARTPOS_ID,
         )
     approved = dados.valor_centavos
@@ -452,15 +446,19 @@ def refund_request_for(
         if valor_centavos is None:
             raise ValidationError(
                 "CAMPO_OBRIGATORIO",
-                f"the event {evento.id} has no {_event_path('dados', 'valor_centavos')}: pass "
-                "valor_centavos",
+                message(
+                    "argument.event_without_valor",
+                    evento=evento.id,
+                    path=_event_path("dados", "valor_centavos"),
+                ),
                 campo=_VALOR,
             )
     elif type(valor_centavos) is int and type(approved) is int and 0 < approved < valor_centavos:
         raise ValidationError(
             "VALOR_INVALIDO",
-            f"{_VALOR} {valor_centavos} is more than the approved amount of the payment "
-            f"({approved} cents): a refund cannot return more than was charged",
+            message(
+                "argument.more_than_approved", campo=_VALOR, valor=valor_centavos, approved=approved
+            ),
             campo=_VALOR,
         )
     payment_referencia = dados.referencia if isinstance(dados.referencia, str) else None
@@ -495,8 +493,7 @@ def print_job_request(
         except UnicodeEncodeError as exc:
             raise ValidationError(
                 "CAMPO_INVALIDO",
-                f"conteudo holds a character UTF-8 cannot encode at position {exc.start} (a "
-                "lone surrogate such as '\\ud800'): fix the text, or pass the bytes to print",
+                message("argument.conteudo_unencodable", position=exc.start),
                 campo=_CONTEUDO,
             ) from None
     elif isinstance(conteudo, (bytes, bytearray, memoryview)):
@@ -504,7 +501,7 @@ def print_job_request(
     else:
         raise ValidationError(
             "CAMPO_INVALIDO",
-            f"conteudo must be bytes or str, not {type(conteudo).__name__}",
+            message("argument.conteudo_type", type=type(conteudo).__name__),
             campo=_CONTEUDO,
         )
     ref = _referencia(config, referencia)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import attrs
@@ -20,6 +21,7 @@ from . import _arguments, _wire
 from ._config import Config
 from ._documents import mask_documento
 from ._errors import ValidationError
+from ._messages import message, speaking
 from ._models import (
     Acceptance,
     Comanda,
@@ -125,8 +127,7 @@ def _body(request: object) -> bytes:
         campo = _unencodable(data) or "body"
         raise ValidationError(
             "CAMPO_INVALIDO",
-            f"{campo} holds text that cannot be encoded as UTF-8 (a lone surrogate such as "
-            "'\\ud800', often from bytes decoded with errors='surrogateescape'): fix the text",
+            message("call.unencodable", campo=campo),
             campo=campo,
         ) from None
 
@@ -154,7 +155,11 @@ def _unencodable(value: Any, path: str = "") -> str | None:
 
 # --- builders ------------------------------------------------------------------------------
 
+#: A builder's refusals are in the language of its client: ``config.lang``, its first argument.
+_in_client_language = speaking(attrgetter("lang"))
 
+
+@_in_client_language
 def qrcode_call(config: Config, *, documento_cliente: str, referencia: str | None) -> Call[QRCode]:
     """Validate and build ``POST /qrcode``."""
     request = _arguments.qrcode_request(
@@ -171,6 +176,7 @@ def qrcode_call(config: Config, *, documento_cliente: str, referencia: str | Non
     )
 
 
+@_in_client_language
 def payment_call(
     config: Config,
     *,
@@ -211,6 +217,7 @@ def payment_call(
     )
 
 
+@_in_client_language
 def refund_call(
     config: Config,
     *,
@@ -232,6 +239,7 @@ def refund_call(
     return _refund(request, "refunds.create", referencia_supplied=referencia is not None)
 
 
+@_in_client_language
 def refund_for_call(
     config: Config,
     evento: PagamentoAprovado,
@@ -259,6 +267,7 @@ def _refund(request: RefundRequest, operation: str, *, referencia_supplied: bool
     )
 
 
+@_in_client_language
 def print_call(
     config: Config,
     *,
@@ -287,6 +296,7 @@ def print_call(
     )
 
 
+@_in_client_language
 def terminals_call(config: Config, *, documento_cliente: str) -> Call[list[Terminal]]:
     """Validate and build ``GET /v1/customers/{documentoCliente}/smartpos``."""
     doc = _arguments.documento(documento_cliente)

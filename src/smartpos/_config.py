@@ -15,6 +15,7 @@ import httpx
 from . import _httpcompat
 from ._errors import ConfigurationError
 from ._logging import redact_url
+from ._messages import language_of, message
 from ._version import __version__
 
 __all__ = ["DEFAULT_TIMEOUT", "Config"]
@@ -31,49 +32,33 @@ def _redact(value: str) -> str:
 
 # Printable ASCII with no space at either end: what an HTTP header value can carry as is.
 _HEADER_VALUE = re.compile(r"[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?")
-_SWAPPED = (
-    "; are api_key and base_url swapped? Client(api_key=..., base_url=...) takes the key first"
-)
 
 
-def _check_api_key(api_key: str) -> None:
+def _check_api_key(api_key: str, lang: str | None) -> None:
     # Messages name the problem, never the value: a key must not reach a log or a traceback.
     if api_key != api_key.strip():
-        raise ConfigurationError(
-            "the API key has surrounding whitespace or a line break; copy it again"
-        )
+        raise ConfigurationError(message("config.key_whitespace", lang=lang))
     if not _HEADER_VALUE.fullmatch(api_key):
-        raise ConfigurationError(
-            "the API key cannot be sent as an HTTP header value: it has a line break, another "
-            "control character or a non-ASCII character; copy it again from the partner portal"
-        )
+        raise ConfigurationError(message("config.key_not_a_header", lang=lang))
     if api_key.lower().startswith(("http://", "https://")):
-        raise ConfigurationError("the API key looks like a URL" + _SWAPPED)
+        raise ConfigurationError(message("config.key_is_a_url", lang=lang))
 
 
-def _check_base_url(base_url: str, api_key: str) -> None:
+def _check_base_url(base_url: str, api_key: str, lang: str | None) -> None:
     # The value is never echoed: with swapped arguments it would be the API key.
     if base_url == api_key:
-        raise ConfigurationError("base_url is the API key" + _SWAPPED)
-    hint = "" if "://" in base_url else _SWAPPED
+        raise ConfigurationError(message("config.base_url_is_the_key", lang=lang))
+    swapped = "" if "://" in base_url else "_swapped"
     try:
         url = httpx.URL(base_url)
     except (httpx.InvalidURL, TypeError):
-        raise ConfigurationError(
-            "base_url is not a valid URL; pass the service's address, such as "
-            "https://host/api" + hint
-        ) from None
+        raise ConfigurationError(message("config.base_url_invalid" + swapped, lang=lang)) from None
     if url.scheme not in ("http", "https") or not url.host:
-        raise ConfigurationError(
-            "base_url must be an absolute http(s) URL such as https://host/api" + hint
-        )
+        raise ConfigurationError(message("config.base_url_not_absolute" + swapped, lang=lang))
     if "?" in base_url or "#" in base_url:
         # The SDK appends endpoint paths to the base URL: after a query or a fragment they
         # would not be paths any more.
-        raise ConfigurationError(
-            "base_url must not have a query string or a fragment ('?' or '#'): pass only "
-            "scheme, host and path, such as https://host/api"
-        )
+        raise ConfigurationError(message("config.base_url_query", lang=lang))
 
 
 @attrs.frozen(slots=True)
@@ -87,6 +72,8 @@ class Config:
     retry_backoff: float
     strict_referencia: bool = True
     user_agent: str = _USER_AGENT
+    lang: str | None = None
+    """The language of the client's messages (``_messages``); None: ``SMARTPOS_LANG``'s."""
 
     @classmethod
     def create(
@@ -98,46 +85,47 @@ class Config:
         max_retries: int,
         retry_backoff: float,
         strict_referencia: bool,
+        lang: str | None = None,
     ) -> Config:
         """Read arguments, fall back on ``SMARTPOS_API_KEY``/``SMARTPOS_BASE_URL``, validate.
+
+        Messages are in ``lang`` (``"en"``, ``"pt_BR"``; None: ``SMARTPOS_LANG``'s language).
 
         Raises:
             ConfigurationError: a setting is missing or invalid (the message never holds the
                 key, nor the base URL, which would be the key with swapped arguments).
         """
+        if lang is not None:
+            language = language_of(lang)
+            if language is None:
+                raise ConfigurationError(message("config.lang", value=lang))
+            lang = language
         if api_key is None:
             api_key = os.environ.get("SMARTPOS_API_KEY")
         if not api_key or not isinstance(api_key, str):
-            raise ConfigurationError(
-                "no API key: pass api_key=... or set the SMARTPOS_API_KEY environment variable "
-                "(the integration key generated in the partner portal)"
-            )
-        _check_api_key(api_key)
+            raise ConfigurationError(message("config.no_api_key", lang=lang))
+        _check_api_key(api_key, lang)
         if base_url is None:
             base_url = os.environ.get("SMARTPOS_BASE_URL")
         if not base_url or not isinstance(base_url, str):
-            raise ConfigurationError(
-                "no base URL: pass base_url=... or set the SMARTPOS_BASE_URL environment variable"
-            )
-        _check_base_url(base_url, api_key)
+            raise ConfigurationError(message("config.no_base_url", lang=lang))
+        _check_base_url(base_url, api_key, lang)
         if timeout is None:
             timeout = DEFAULT_TIMEOUT
         elif isinstance(timeout, _httpcompat.classes("Timeout")):
             timeout = _httpcompat.to_httpx_timeout(timeout)
         else:
             if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
-                raise ConfigurationError(
-                    "timeout must be a positive number of seconds or an httpx.Timeout"
-                )
+                raise ConfigurationError(message("config.timeout", lang=lang))
             timeout = httpx.Timeout(float(timeout))
         if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
-            raise ConfigurationError("max_retries must be an integer >= 0 (0 disables retries)")
+            raise ConfigurationError(message("config.max_retries", lang=lang))
         if (
             isinstance(retry_backoff, bool)
             or not isinstance(retry_backoff, (int, float))
             or retry_backoff < 0
         ):
-            raise ConfigurationError("retry_backoff must be a number of seconds >= 0")
+            raise ConfigurationError(message("config.retry_backoff", lang=lang))
         return cls(
             api_key=api_key,
             base_url=base_url.rstrip("/"),
@@ -145,6 +133,7 @@ class Config:
             max_retries=max_retries,
             retry_backoff=float(retry_backoff),
             strict_referencia=bool(strict_referencia),
+            lang=lang,
         )
 
     def with_timeout(self, timeout: _httpcompat.AnyTimeout) -> Config:

@@ -32,6 +32,7 @@ import email.utils
 import logging
 import random
 import time
+from operator import attrgetter
 from typing import Generic, TypeVar
 
 import attrs
@@ -60,6 +61,7 @@ from ._errors import (
     TransportError,
 )
 from ._logging import configure_logging_from_env, logger, redact_url
+from ._messages import message, speaking
 from ._models import HTTPInfo
 from ._responses import error_from_response, request_id_of
 
@@ -139,6 +141,10 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
     if seconds != seconds:  # NaN
         return None
     return max(0.0, seconds)
+
+
+#: Messages raised while a call is sent are in the language of its client (``lang=``).
+_in_client_language = speaking(attrgetter("config.lang"))
 
 
 class Attempts(Generic[T]):
@@ -225,12 +231,10 @@ class Attempts(Generic[T]):
         self.started = time.perf_counter()
         self.status = None
 
+    @_in_client_language
     def _closed(self) -> SmartPOSError:
         where = f"{self.call.method} {self.call.log_path or self.call.path}"
-        error = ClientClosedError(
-            f"{where} was not sent: the client is closed (or the http_client it uses is); "
-            "build a new client"
-        )
+        error = ClientClosedError(message("call.closed", where=where))
         if self.call.starts_operation and self.maybe_sent:
             return self._unknown(error)
         return error
@@ -246,6 +250,7 @@ class Attempts(Generic[T]):
         delay = min(MAX_BACKOFF, base * (2 ** (self.attempt - 1)))
         return float(delay * (0.5 + self.rng.random() / 2))
 
+    @_in_client_language
     def answered(self, response: httpx.Response) -> T | Retry:
         """Decide after a response (already read)."""
         try:
@@ -257,6 +262,7 @@ class Attempts(Generic[T]):
             self._observe(step)
         return step
 
+    @_in_client_language
     def failed(self, exc: Exception) -> T | Retry:
         """Decide after any exception raised while sending or reading; raises when final.
 
@@ -275,6 +281,7 @@ class Attempts(Generic[T]):
             self._observe(step)
         return step
 
+    @_in_client_language
     def interrupted(self, exc: BaseException) -> None:
         """Annotate an exception that interrupts the call: cancellation, Ctrl-C, exit.
 
@@ -294,12 +301,7 @@ class Attempts(Generic[T]):
         if not (call.starts_operation and call.referencia and self.attempt):
             return
         where = f"{call.method} {call.log_path or call.path}"
-        add_note(
-            exc,
-            f"smartpos: {where} was interrupted after it may have reached the service: the "
-            f"outcome of referencia {call.referencia} is unknown. Do not retry with a new "
-            "referencia; wait for the webhook event carrying this referencia.",
-        )
+        add_note(exc, message("call.interrupted", where=where, referencia=call.referencia))
         logger.warning(
             "smartpos: outcome unknown for %s referencia=%s: interrupted by %s after %d attempt(s)",
             where,
@@ -360,8 +362,12 @@ class Attempts(Generic[T]):
                 raise
             except Exception as exc:  # a body the readers did not foresee (or unread)
                 unreadable = ResponseError(
-                    f"{self.call.method} {self.call.log_path or self.call.path} answered "
-                    f"{status} with a body the SDK cannot read ({type(exc).__name__})",
+                    message(
+                        "response.unreadable_exception",
+                        where=f"{self.call.method} {self.call.log_path or self.call.path}",
+                        status=status,
+                        type=type(exc).__name__,
+                    ),
                     response=response,
                     referencia=self.call.referencia,
                 )
@@ -421,7 +427,7 @@ class Attempts(Generic[T]):
     def _final(self, exc: Exception) -> SmartPOSError:
         wrapped: TransportError
         where = f"{self.call.method} {self.call.log_path or self.call.path}"
-        text = f"{where} failed after {self.attempt} attempt(s): {_describe(exc)}"
+        text = message("call.failed", where=where, attempts=self.attempt, cause=_describe(exc))
         # Any text may come from a user's hook or transport: keep the key out of it (a key
         # too short to be real would only garble the message).
         if len(self.config.api_key) >= 6:

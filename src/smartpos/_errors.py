@@ -137,21 +137,32 @@ class OutcomeUnknownError(SmartPOSError):
     """
 
     def __init__(self, referencia: str, last_error: BaseException, *, attempts: int) -> None:
+        from ._messages import message  # on the error path only: `import smartpos` stays lean
+
         self.referencia = referencia
         self.last_error = last_error
         self.attempts = attempts
         super().__init__(
-            f"the outcome of referencia {referencia} is unknown after {attempts} attempt(s) "
-            f"(last error: {_short(last_error)}). The service may have accepted it: do not "
-            "retry with a new referencia; wait for the webhook event carrying this referencia."
+            message(
+                "error.outcome_unknown",
+                referencia=referencia,
+                attempts=attempts,
+                last=_short(last_error),
+            )
         )
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Losing this exception on its way out of a worker process would hide the one
-        # outcome that must never be retried with a new referencia.
+        # outcome that must never be retried with a new referencia. The message goes along:
+        # rebuilt elsewhere, it would follow that process's language (SMARTPOS_LANG).
         return (
             _rebuild,
-            (type(self), (self.referencia, self.last_error), {"attempts": self.attempts}),
+            (
+                type(self),
+                (self.referencia, self.last_error),
+                {"attempts": self.attempts},
+                str(self),
+            ),
         )
 
 
@@ -224,8 +235,13 @@ class ResponseError(SmartPOSError):
         return (_rebuild, (type(self), (str(self),), {"referencia": self.referencia}))
 
 
-def _rebuild(cls: type[BaseException], args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
-    return cls(*args, **kw)
+def _rebuild(
+    cls: type[BaseException], args: tuple[Any, ...], kw: dict[str, Any], text: str | None = None
+) -> Any:
+    exc = cls(*args, **kw)
+    if text is not None:
+        exc.args = (text,)
+    return exc
 
 
 class APIError(SmartPOSError):
@@ -250,6 +266,8 @@ class APIError(SmartPOSError):
         response: httpx.Response | None = None,
         request_id: str | None = None,
     ) -> None:
+        from ._messages import current_language, message
+
         self.status_code = status_code
         self.codigo = codigo
         self.mensagem = mensagem
@@ -262,14 +280,16 @@ class APIError(SmartPOSError):
             parts.append(codigo)
         head = " ".join(parts)
         # The service's texts are sentences ("Loja inativa."): drop their final period, so that
-        # what follows never makes "inativa.. What to do".
-        text = _without_final_period(mensagem) or _default_message(status_code)
+        # what follows never makes "inativa.. What to do". The SDK's framing around them is in
+        # one language, read once.
+        lang = current_language()
+        text = _without_final_period(mensagem) or _default_message(status_code, lang)
         if campo:
             text += f" (campo {campo})"
         if acao:
-            text += f". What to do: {acao}"
+            text += message("error.what_to_do", lang=lang, acao=acao)
         if request_id:
-            text += f" [request id {request_id}]"
+            text += message("error.request_id", lang=lang, request_id=request_id)
         super().__init__(f"{head}: {text}")
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -285,24 +305,32 @@ class APIError(SmartPOSError):
                     "campo": self.campo,
                     "request_id": self.request_id,
                 },
+                str(self),
             ),
         )
 
 
-def _rebuild_api_error(cls: type[APIError], status_code: int, kw: dict[str, Any]) -> APIError:
-    return cls(status_code, **kw)
+def _rebuild_api_error(
+    cls: type[APIError], status_code: int, kw: dict[str, Any], text: str | None = None
+) -> APIError:
+    exc = cls(status_code, **kw)
+    if text is not None:
+        exc.args = (text,)  # the message in the language it was raised in
+    return exc
 
 
 def _without_final_period(text: str | None) -> str:
     return text.rstrip().rstrip(".").rstrip() if text else ""
 
 
-def _default_message(status_code: int) -> str:
+def _default_message(status_code: int, lang: str) -> str:
+    from ._messages import message
+
     if status_code >= 500:
-        return "the service failed; try again later"
+        return message("error.service_failed", lang=lang)
     if status_code == 429:
-        return "too many requests; slow down and try again later"
-    return "the service refused the request"
+        return message("error.too_many_requests", lang=lang)
+    return message("error.refused", lang=lang)
 
 
 def _short(exc: BaseException) -> str:

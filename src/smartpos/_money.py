@@ -34,34 +34,30 @@ _ONE_DOT_THREE_DIGITS: Final = re.compile(r"\d{1,3}\.\d{3}", re.ASCII)
 _MAX_DIGITS: Final = 20
 # Enough precision for any amount below that: scaling by 100 never rounds.
 _EXACT: Final = decimal.Context(prec=64, traps=[decimal.Inexact, decimal.InvalidOperation])
-_HINT: Final = "pass a str such as '19,90' or 'R$ 1.234,56', a Decimal, or an int of whole reais"
 
 
-def _refuse(mensagem: str) -> ValidationError:
-    return ValidationError(_CODIGO, mensagem, campo=_CAMPO)
+def _refuse(key: str, **fields: str) -> ValidationError:
+    # Imported on the error path only: `import smartpos` does not load the messages.
+    from ._messages import message
+
+    return ValidationError(_CODIGO, message(key, **fields), campo=_CAMPO)
 
 
 def _check_sign(centavos: int, shown: str, allow_negative: bool) -> int:
     if centavos < 0 and not allow_negative:
-        raise _refuse(
-            f"{shown} is negative; an amount to charge or refund is positive "
-            "(pass allow_negative=True for a balance or a difference)"
-        )
+        raise _refuse("money.negative", shown=shown)
     return centavos
 
 
 def _too_many_places(shown: str) -> ValidationError:
-    return _refuse(
-        f"{shown} has more than 2 decimal places; centavos are whole: round it first the way "
-        "your business rules say (e.g. value.quantize(Decimal('0.01'), ROUND_HALF_EVEN))"
-    )
+    return _refuse("money.too_many_places", shown=shown)
 
 
 def _from_decimal(value: Decimal, shown: str, allow_negative: bool) -> int:
     if not value.is_finite():
-        raise _refuse(f"{shown} is not a finite amount; {_HINT}")
+        raise _refuse("money.not_finite", shown=shown)
     if value.adjusted() >= _MAX_DIGITS:
-        raise _refuse(f"{shown} is too large to be an amount in reais")
+        raise _refuse("money.too_large", shown=shown)
     scaled = value.scaleb(2, context=_EXACT)
     if scaled != scaled.to_integral_value(context=_EXACT):
         raise _too_many_places(shown)
@@ -74,14 +70,11 @@ def _digits(text: str, shown: str) -> Decimal:
         whole, _, fraction = text.partition(",")
         if not fraction and _ONE_DOT_THREE_DIGITS.fullmatch(whole):
             # "1.234": one thousand two hundred and thirty-four in Brazil, 1.234 elsewhere.
-            raise _refuse(
-                f"{shown} is ambiguous: write '1.234,00' (or '1234') for a thousand reais and "
-                "more; a decimal amount has at most 2 decimal places ('1,23' or '1.23')"
-            )
+            raise _refuse("money.ambiguous", shown=shown)
     else:
         match = _POINT.fullmatch(text)
         if match is None:
-            raise _refuse(f"{shown} is not an amount in reais; {_HINT}")
+            raise _refuse("money.not_an_amount", shown=shown)
         whole, fraction = text.split(".")
     if len(fraction) > 2:
         # Strings come from people and screens: "19,900" is 19.9 in Brazil and 19900 in
@@ -101,7 +94,7 @@ def _from_str(value: str, allow_negative: bool) -> int:
         if not negative and text.startswith(("-", "\u2212")):
             negative, text = True, text[1:].lstrip(_SPACES)
     if not text:
-        raise _refuse(f"{shown} holds no amount; {_HINT}")
+        raise _refuse("money.empty", shown=shown)
     amount = _digits(text, shown)
     return _from_decimal(-amount if negative else amount, shown, allow_negative)
 
@@ -141,21 +134,18 @@ def to_centavos(
     """
     given = cast(object, valor)  # the annotation excludes float; untyped callers may not
     if isinstance(given, float):
-        raise _refuse(
-            f"{given!r} is a float, which cannot hold most amounts exactly (19.90 is "
-            f"19.899999...); {_HINT}, e.g. Decimal(str(value)) if a float is all you have"
-        )
+        raise _refuse("money.float", shown=repr(given))
     if isinstance(valor, bool):
-        raise _refuse(f"{valor!r} is a bool, not an amount; {_HINT}")
+        raise _refuse("money.bool", shown=repr(valor))
     if isinstance(valor, int):
         if abs(valor) >= 10**_MAX_DIGITS:
-            raise _refuse(f"{valor!r} is too large to be an amount in reais")
+            raise _refuse("money.too_large", shown=repr(valor))
         return _check_sign(valor * 100, repr(valor), allow_negative)
     if isinstance(valor, Decimal):
         return _from_decimal(valor, repr(valor), allow_negative)
     if isinstance(valor, str):
         return _from_str(valor, allow_negative)
-    raise _refuse(f"{type(given).__name__} is not an amount; {_HINT}")
+    raise _refuse("money.type", type=type(given).__name__)
 
 
 def to_reais(valor_centavos: int) -> Decimal:
@@ -192,7 +182,6 @@ def format_reais(valor_centavos: int, *, symbol: bool = True) -> str:
 
 def _check_int(value: object) -> None:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(
-            f"valor_centavos must be an int of centavos, not {type(value).__name__}; "
-            "convert an amount in reais with smartpos.to_centavos() first"
-        )
+        from ._messages import message
+
+        raise TypeError(message("money.not_int", type=type(value).__name__))

@@ -60,6 +60,7 @@ from ._errors import (
     ValidationError,
 )
 from ._logging import logger
+from ._messages import message
 from ._models import QRCode
 
 if TYPE_CHECKING:
@@ -164,20 +165,13 @@ def check_store(store: object) -> StoreBase | None:
     from .webhooks._journal import JournalBase
 
     if not isinstance(store, JournalBase):
-        raise ConfigurationError(
-            "store must be a smartpos.webhooks store (MemoryStore, SQLiteStore, RedisStore, "
-            f"PostgresStore): the one your WebhookReceiver writes into, not {type(store).__name__}"
-        )
+        raise ConfigurationError(message("outcomes.not_a_store", type=type(store).__name__))
     return cast("StoreBase", store)
 
 
 def _require_store(store: StoreBase | None, what: str) -> StoreBase:
     if store is None:
-        raise ConfigurationError(
-            f"{what} needs a store: build the client with store=... (the webhooks store your "
-            "WebhookReceiver writes events into, e.g. smartpos.webhooks.SQLiteStore(path)); "
-            "nothing was sent"
-        )
+        raise ConfigurationError(message("outcomes.needs_store", what=what))
     return store
 
 
@@ -188,10 +182,7 @@ def _check_timeout(timeout: object) -> float:
         or not math.isfinite(timeout)
         or timeout <= 0
     ):
-        raise ValidationError(
-            "CAMPO_INVALIDO",
-            f"timeout must be a positive, finite number of seconds, not {timeout!r}",
-        )
+        raise ValidationError("CAMPO_INVALIDO", message("outcomes.timeout", value=timeout))
     return float(timeout)
 
 
@@ -199,12 +190,14 @@ def _check_referencia(referencia: object) -> str:
     if not isinstance(referencia, str):
         raise ValidationError(
             "CAMPO_INVALIDO",
-            f"referencia must be a string, not {type(referencia).__name__}",
+            message("argument.not_a_string", campo="referencia", type=type(referencia).__name__),
             campo="referencia",
         )
     if not referencia.strip():
         raise ValidationError(
-            "CAMPO_OBRIGATORIO", "referencia is required and cannot be empty", campo="referencia"
+            "CAMPO_OBRIGATORIO",
+            message("argument.required", campo="referencia"),
+            campo="referencia",
         )
     return referencia
 
@@ -253,10 +246,12 @@ def state_after(call: Call[Any], error: Exception) -> RecordedState:
 def _different_request(referencia: str, operation: Operation) -> ValidationError:
     return ValidationError(
         "REFERENCIA_DUPLICADA",
-        f"referencia {referencia} is already journaled for another request (a {operation.kind}, "
-        f"{operation.state}); nothing was sent. A referencia names one attempt: pass the same "
-        "arguments to get that attempt's result, or use a new referencia "
-        "(smartpos.new_referencia()) for a new attempt",
+        message(
+            "outcomes.different_request",
+            referencia=referencia,
+            kind=operation.kind,
+            state=operation.state,
+        ),
         campo="referencia",
     )
 
@@ -473,7 +468,9 @@ def qrcode_and_wait(
 
     what = "qrcodes.create_and_wait"
     if show is not None and not callable(show):
-        raise ValidationError("CAMPO_INVALIDO", f"show must be callable, not {type(show).__name__}")
+        raise ValidationError(
+            "CAMPO_INVALIDO", message("outcomes.show_not_callable", type=type(show).__name__)
+        )
     event = yield from create_and_wait(store, call, timeout=timeout, what=what, on_result=show)
     return cast("SmartposIdentificado", _expect(event, SmartposIdentificado, what=what))
 
@@ -515,9 +512,7 @@ def reconcile(store: StoreBase | None, referencia: object) -> Flow[Operation]:
     if operation is None:
         raise ValidationError(
             "CAMPO_INVALIDO",
-            f"referencia {ref} is not in the store's journal: nothing to reconcile (it was "
-            "never sent by a client with this store, or it ended and was purged). Its events, "
-            "if any, are in the inbox: client.wait(referencia, timeout=...) finds them",
+            message("outcomes.not_journaled", referencia=ref),
             campo="referencia",
         )
     if operation.state not in ("sending", "unknown"):

@@ -43,10 +43,12 @@ def _with_suffix(value: str, suffix: object) -> str:
     if suffix is None:
         return value
     if not isinstance(suffix, str) or not _SUFFIX.fullmatch(suffix):
+        # Imported on the error path only: `import smartpos` does not load the messages.
+        from ._messages import message
+
         raise ValidationError(
             "CAMPO_INVALIDO",
-            "referencia suffix must be non-empty and use only letters, digits, '_', '.', ':' "
-            f"or '-'; got {suffix!r}",
+            message("referencia.suffix", suffix=suffix),
             campo="referencia",
         )
     return f"{value}-{suffix}"
@@ -92,10 +94,13 @@ def referencia_for(key: str, suffix: str | None = None) -> str:
             ValueError).
     """
     if not isinstance(key, str) or not key:
+        from ._messages import message
+
         raise ValidationError(
             "CAMPO_INVALIDO",
-            "referencia_for needs a non-empty str key (e.g. f'estorno:{evento.id}'); got "
-            f"{type(key).__name__ if not isinstance(key, str) else 'an empty string'}",
+            message("referencia.key_empty")
+            if isinstance(key, str)
+            else message("referencia.key_type", type=type(key).__name__),
             campo="referencia",
         )
     # uuid.uuid5 with "surrogatepass": a key holding a lone surrogate still has one referencia.

@@ -10,6 +10,7 @@ import httpx
 
 from . import _httpcompat, _wire
 from ._errors import APIError, ResponseError, error_class
+from ._messages import message
 from ._models import Acceptance, HTTPInfo, QRCode, Refund, Terminal
 
 if TYPE_CHECKING:
@@ -36,16 +37,18 @@ def _json_body(response: httpx.Response, call: Call[Any], *, allow_empty: bool =
     try:
         return json.loads(content)
     except (ValueError, RecursionError):  # RecursionError: JSON nested too deep
+        content_type = response.headers.get("content-type")
         raise ResponseError(
-            f"{call.method} {call.log_path or call.path} answered {response.status_code} with a "
-            f"body that is not JSON ({_content_type(response)}, {len(content)} bytes)",
+            message(
+                "response.not_json" if content_type is not None else "response.not_json_no_type",
+                where=f"{call.method} {call.log_path or call.path}",
+                status=response.status_code,
+                content_type=content_type,
+                size=len(content),
+            ),
             response=response,
             referencia=call.referencia,
         ) from None
-
-
-def _content_type(response: httpx.Response) -> str:
-    return str(response.headers.get("content-type", "no content-type"))
 
 
 def _structured(
@@ -55,8 +58,12 @@ def _structured(
         return _wire.structure(data, cls, {"http": http})
     except _wire.WireError as exc:
         raise ResponseError(
-            f"{call.method} {call.log_path or call.path} answered {response.status_code} with a "
-            f"body the SDK cannot read: {exc}",
+            message(
+                "response.unreadable",
+                where=f"{call.method} {call.log_path or call.path}",
+                status=response.status_code,
+                problem=exc,
+            ),
             response=response,
             referencia=call.referencia,
         ) from None
@@ -68,8 +75,13 @@ def _check_echo(echoed: object, response: httpx.Response, call: Call[Any]) -> No
     # tell whether *this* request was accepted.
     if echoed != call.referencia:
         raise ResponseError(
-            f"{call.method} {call.log_path or call.path} answered {response.status_code} for "
-            f"referencia {str(echoed)[:60]!r}, not for the referencia sent, {call.referencia}",
+            message(
+                "response.other_referencia",
+                where=f"{call.method} {call.log_path or call.path}",
+                status=response.status_code,
+                echoed=str(echoed)[:60],
+                sent=call.referencia,
+            ),
             response=response,
             referencia=call.referencia,
         )
@@ -102,7 +114,7 @@ def read_refund(response: httpx.Response, call: Call[Any], http: HTTPInfo) -> Re
     data = _json_body(response, call, allow_empty=True)
     if not isinstance(data, Mapping):
         raise ResponseError(
-            f"POST /v1/refunds answered {response.status_code} with JSON that is not an object",
+            message("response.refund_not_an_object", status=response.status_code),
             response=response,
             referencia=call.referencia,
         )
@@ -143,8 +155,7 @@ def read_terminals(response: httpx.Response, call: Call[Any], http: HTTPInfo) ->
                 items = [data]
     if items is None or not all(isinstance(item, Mapping) for item in items):
         raise ResponseError(
-            f"GET {call.log_path} answered {response.status_code} with a body that holds no "
-            "list of terminals",
+            message("response.no_terminals", path=call.log_path, status=response.status_code),
             response=response,
         )
     terminals = []

@@ -15,6 +15,7 @@ import httpx
 
 from . import _core, _httpcompat, _logging, _outcome_calls, _transports
 from ._errors import ConfigurationError
+from ._messages import message
 from ._models import (
     Acceptance,
     Comanda,
@@ -83,6 +84,9 @@ class Client:
             or host. With it, every payment, refund, print job and QR code is journaled
             before it is sent, ``create`` of a referencia already journaled never sends a
             second request, and ``create_and_wait``, ``wait`` and ``reconcile`` work.
+        lang: The language of the SDK's own messages (errors it raises): ``"pt_BR"`` or
+            ``"en"``. Default: env ``SMARTPOS_LANG`` (``pt_BR`` for Portuguese), else English.
+            The service's own ``mensagem``/``acao`` are Portuguese either way; logs stay English.
 
     Raises:
         ConfigurationError: no API key or base URL, a key that cannot be an HTTP header value,
@@ -102,6 +106,7 @@ class Client:
         transport: httpx.BaseTransport | httpx2.BaseTransport | None = None,
         strict_referencia: bool = True,
         store: StoreBase | None = None,
+        lang: str | None = None,
     ) -> None:
         _logging.set_up()
         self._config = _core.Config.create(
@@ -111,15 +116,22 @@ class Client:
             max_retries=max_retries,
             retry_backoff=retry_backoff,
             strict_referencia=strict_referencia,
+            lang=lang,
         )
         self._store = _outcome_calls.check_store(store)
         if http_client is not None:
             if transport is not None:
-                raise ConfigurationError("pass http_client or transport, not both")
+                raise ConfigurationError(
+                    message("client.http_client_and_transport", lang=self._config.lang)
+                )
             if not _httpcompat.is_client(http_client, asynchronous=False):
                 raise ConfigurationError(
-                    "http_client must be an httpx.Client (or an httpx2.Client), "
-                    f"not {type(http_client).__name__}"
+                    message(
+                        "client.http_client_type",
+                        lang=self._config.lang,
+                        expected="httpx.Client/httpx2.Client",
+                        type=type(http_client).__name__,
+                    )
                 )
             if timeout is None:
                 self._config = self._config.with_timeout(http_client.timeout)
@@ -133,7 +145,7 @@ class Client:
             library = _httpcompat.library_of(transport)
             self._http = library.Client(
                 timeout=_httpcompat.timeout_for(library, self._config.timeout),
-                **_transports.client_options(transport, asynchronous=False),
+                **_transports.client_options(transport, asynchronous=False, lang=self._config.lang),
             )
             self._owns_http = True
             # An httpx2 client cannot send a request of httpx's: it builds its own.

@@ -22,6 +22,7 @@ import httpx
 from . import _httpcompat
 from ._calls import OWN_REQUEST
 from ._errors import ConfigurationError
+from ._messages import message
 
 if TYPE_CHECKING:
     import asyncio
@@ -166,7 +167,9 @@ class AsyncUnownedTransport(httpx.AsyncBaseTransport):
         """Leave the user's transport open."""
 
 
-def client_options(transport: object, *, asynchronous: bool) -> dict[str, object]:
+def client_options(
+    transport: object, *, asynchronous: bool, lang: str | None = None
+) -> dict[str, object]:
     """The ``transport``/``verify`` arguments of the client's own ``httpx`` client.
 
     ``transport`` is ``None``, or an httpx or httpx2 transport (whose library builds the
@@ -176,9 +179,11 @@ def client_options(transport: object, *, asynchronous: bool) -> dict[str, object
     - proxies in the environment (``HTTPS_PROXY``...): httpx's default transport, which honours
       them (and ``NO_PROXY``), with the shared SSL context;
     - otherwise: a lazy transport, so that building a client costs nothing.
+
+    A transport of the wrong flavour is refused in ``lang`` (the client's ``Config.lang``).
     """
     if transport is not None:
-        _check_flavour(transport, asynchronous=asynchronous)
+        _check_flavour(transport, asynchronous=asynchronous, lang=lang)
         if asynchronous:
             return {"transport": AsyncUnownedTransport(transport)}  # type: ignore[arg-type]
         return {"transport": UnownedTransport(transport)}  # type: ignore[arg-type]
@@ -200,20 +205,20 @@ def _serves(transport: object, *, asynchronous: bool) -> bool:
     return callable(method) and method is not getattr(base, name)
 
 
-def _check_flavour(transport: object, *, asynchronous: bool) -> None:
+def _check_flavour(transport: object, *, asynchronous: bool, lang: str | None = None) -> None:
     if _serves(transport, asynchronous=asynchronous):
         return
     client, wanted = (
-        ("AsyncClient", "an httpx.AsyncBaseTransport (handle_async_request)")
+        ("AsyncClient", "httpx.AsyncBaseTransport (handle_async_request)")
         if asynchronous
-        else ("Client", "an httpx.BaseTransport (handle_request)")
+        else ("Client", "httpx.BaseTransport (handle_request)")
     )
     if _serves(transport, asynchronous=not asynchronous):
-        what = "a sync transport" if asynchronous else "an async transport"
+        key = "client.transport_sync" if asynchronous else "client.transport_async"
     else:
-        what = "not an httpx transport"
+        key = "client.not_a_transport"
     raise ConfigurationError(
-        f"transport= of {client} must be {wanted}; {type(transport).__name__} is {what}"
+        message(key, lang=lang, client=client, wanted=wanted, type=type(transport).__name__)
     )
 
 

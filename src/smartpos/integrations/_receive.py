@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from smartpos._errors import ConfigurationError
+from smartpos._messages import message
 from smartpos.webhooks import (
     Receipt,
     SharedSecretVerifier,
@@ -65,16 +66,18 @@ def build_receiver(
             receiver does not take. Secrets never appear in the message.
     """
     if secret is not None and verifier is not None:
-        raise ConfigurationError("give a webhook secret or a verifier, not both")
+        raise ConfigurationError(message("integrations.secret_and_verifier"))
     if secret is not None:
         try:
             verifier = SharedSecretVerifier(secret_header, secret=secret)
         except ValueError as exc:
-            raise ConfigurationError(f"unusable webhook secret setting: {exc}") from None
+            raise ConfigurationError(message("integrations.bad_secret", problem=exc)) from None
     try:
         return WebhookReceiver(store, verifier=verifier, **dict(options or {}))
     except (TypeError, ValueError) as exc:
-        raise ConfigurationError(f"bad webhook receiver options: {exc}") from None
+        raise ConfigurationError(
+            message("integrations.bad_receiver_options", problem=exc)
+        ) from None
 
 
 def _too_large(limit: int) -> Receipt:

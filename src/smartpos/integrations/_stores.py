@@ -9,6 +9,7 @@ from typing import Any, Final
 from urllib.parse import urlsplit
 
 from smartpos._errors import ConfigurationError
+from smartpos._messages import message
 from smartpos.webhooks import MemoryStore, SQLiteStore, Store
 
 __all__ = ["STORE_SCHEMES", "StoreSetting", "open_store", "sqlite_path", "store_scheme"]
@@ -41,18 +42,17 @@ def store_scheme(setting: str | os.PathLike[str]) -> str:
     if isinstance(setting, os.PathLike):
         return "sqlite"
     if not isinstance(setting, str) or not setting.strip():
-        raise ConfigurationError(
-            "the store setting is empty: give a path such as 'smartpos-inbox.sqlite3' or a "
-            "URL such as 'sqlite:////var/lib/shop/inbox.sqlite3', 'redis://127.0.0.1:6379/0' "
-            "or 'postgresql://user@host/db'"
-        )
+        raise ConfigurationError(message("integrations.store_empty"))
     if "://" not in setting:
         return "sqlite"
     scheme = setting.split("://", 1)[0].lower()
     if scheme not in STORE_SCHEMES:
         raise ConfigurationError(
-            f"the store URL scheme {scheme!r} is not supported: use one of "
-            f"{', '.join(s + '://' for s in STORE_SCHEMES)} or a file path"
+            message(
+                "integrations.store_scheme",
+                scheme=scheme,
+                schemes=", ".join(s + "://" for s in STORE_SCHEMES),
+            )
         )
     return scheme
 
@@ -66,16 +66,13 @@ def sqlite_path(setting: str | os.PathLike[str]) -> Path:
     if isinstance(setting, os.PathLike) or "://" not in setting:
         return Path(setting)
     if store_scheme(setting) != "sqlite":
-        raise ConfigurationError("not an SQLite store setting")
+        raise ConfigurationError(message("integrations.not_sqlite"))
     # SQLAlchemy's and dj-database-url's convention: three slashes, then the path, so an
     # absolute path has four.
     parts = urlsplit(setting)
     path = parts.path[1:] if parts.path.startswith("/") else parts.path
     if parts.netloc or not path or parts.query or parts.fragment:
-        raise ConfigurationError(
-            "an SQLite store URL is 'sqlite:///relative/inbox.sqlite3' or "
-            "'sqlite:////absolute/inbox.sqlite3' (no host, query or fragment)"
-        )
+        raise ConfigurationError(message("integrations.sqlite_url"))
     return Path(path)
 
 
@@ -111,11 +108,11 @@ def open_store(setting: StoreSetting, options: Mapping[str, Any] | None = None) 
     """
     if _is_store(setting):
         if options:
-            raise ConfigurationError("store options apply to a URL or a path, not to a store")
+            raise ConfigurationError(message("integrations.options_for_a_store"))
         return setting  # type: ignore[return-value]
     if not isinstance(setting, (str, os.PathLike)):
         raise ConfigurationError(
-            f"the store setting must be a URL, a path or a store, not {type(setting).__name__}"
+            message("integrations.store_setting_type", type=type(setting).__name__)
         )
     kwargs = dict(options or {})
     scheme = store_scheme(setting)
@@ -129,16 +126,14 @@ def open_store(setting: StoreSetting, options: Mapping[str, Any] | None = None) 
             try:
                 from smartpos.webhooks import RedisStore
             except ImportError:
-                raise ConfigurationError(
-                    "a redis:// store needs the redis package: pip install 'smartpos[redis]'"
-                ) from None
+                raise ConfigurationError(message("integrations.needs_redis")) from None
             return RedisStore(url, **kwargs)
         try:
             from smartpos.webhooks import PostgresStore
         except ImportError:
-            raise ConfigurationError(
-                "a postgresql:// store needs psycopg: pip install 'smartpos[postgres]'"
-            ) from None
+            raise ConfigurationError(message("integrations.needs_psycopg")) from None
         return PostgresStore(url, **kwargs)
     except TypeError as exc:
-        raise ConfigurationError(f"bad store options for a {scheme} store: {exc}") from None
+        raise ConfigurationError(
+            message("integrations.bad_store_options", scheme=scheme, problem=exc)
+        ) from None

@@ -55,6 +55,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
     ) from exc
 
 from smartpos._errors import ConfigurationError
+from smartpos._messages import message
 from smartpos.webhooks import Claim, Event, EventState, Store
 from smartpos.webhooks._logsafe import loggable
 from smartpos.webhooks._worker import _Heartbeat, _is_async, _Settings
@@ -114,10 +115,10 @@ class SmartPOSTasks:
         store_options: Mapping[str, Any] | None = None,
     ) -> None:
         if not callable(handler):
-            raise ConfigurationError("handler must be callable")
+            raise ConfigurationError(message("integrations.handler"))
         for name, value in (("dispatch_lease", dispatch_lease), ("lease", lease)):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-                raise ConfigurationError(f"{name} must be a positive number of seconds")
+                raise ConfigurationError(message("integrations.positive_seconds", name=name))
         self.app = app
         self._store_setting = store
         self._store_options = dict(store_options or {})

@@ -42,6 +42,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
     ) from exc
 
 import smartpos
+from smartpos._messages import message
 from smartpos.webhooks import AsyncWorker, Event, Receipt, Store, Verifier, WebhookReceiver, Worker
 from smartpos.webhooks._worker import _is_async
 
@@ -147,7 +148,7 @@ class SmartPOS:
         tags: Sequence[str] = ("smartpos",),
     ) -> None:
         if handler is not None and not callable(handler):
-            raise smartpos.ConfigurationError("handler must be callable")
+            raise smartpos.ConfigurationError(message("integrations.handler"))
         self._store_setting = store
         self._store_options = dict(store_options or {})
         self._secret = webhook_secret

@@ -44,6 +44,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
 
 import smartpos
 from smartpos._errors import ConfigurationError
+from smartpos._messages import message
 from smartpos.webhooks import Event, Receipt, Store, WebhookReceiver, Worker
 
 from ._receive import (
@@ -92,10 +93,7 @@ class _AppState:
             if self.store is None:
                 setting = self.config.get("SMARTPOS_STORE")
                 if not setting:
-                    raise ConfigurationError(
-                        "app.config['SMARTPOS_STORE'] is not set: the webhook inbox needs one, "
-                        "e.g. 'sqlite:////var/lib/shop/smartpos-inbox.sqlite3'"
-                    )
+                    raise ConfigurationError(message("integrations.flask_no_store"))
                 self.store = open_store(setting, self.config.get("SMARTPOS_STORE_OPTIONS"))
                 self.owns_store = self.store is not setting
             return self.store
@@ -206,7 +204,7 @@ class SmartPOS:
         )
         if unknown:
             raise ConfigurationError(
-                f"unknown smartpos config keys {unknown}: the keys are {list(_CONFIG_KEYS)}"
+                message("integrations.flask_unknown_keys", unknown=unknown, keys=list(_CONFIG_KEYS))
             )
         app.config.setdefault("SMARTPOS_WEBHOOK_URL", DEFAULT_WEBHOOK_URL)
         app.config.setdefault("SMARTPOS_WEBHOOK_SECRET_HEADER", DEFAULT_SECRET_HEADER)

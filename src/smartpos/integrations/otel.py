@@ -67,6 +67,7 @@ except ImportError as exc:  # pragma: no cover - the extra is missing
 
 from smartpos import _telemetry
 from smartpos._errors import ConfigurationError
+from smartpos._messages import message
 from smartpos._version import __version__
 from smartpos.webhooks import EventState, Store
 
@@ -428,10 +429,7 @@ class _Gauges:
     def add(self, gauges: StoreGauges) -> None:
         with self._lock:
             if any(g.name == gauges.name for g in self._stores):
-                raise ConfigurationError(
-                    f"a store named {gauges.name!r} is already instrumented: pass "
-                    "instrument_store(store, name=...) a name of its own"
-                )
+                raise ConfigurationError(message("otel.store_name_taken", name=gauges.name))
             self._stores.append(gauges)
 
     def remove(self, gauges: StoreGauges) -> None:
@@ -493,9 +491,9 @@ def instrument_store(
             is not a positive int.
     """
     if isinstance(max_count, bool) or not isinstance(max_count, int) or max_count < 1:
-        raise ConfigurationError(f"max_count must be an int >= 1, not {max_count!r}")
+        raise ConfigurationError(message("otel.max_count", value=max_count))
     if not callable(getattr(store, "list", None)):
-        raise ConfigurationError(f"{type(store).__name__} is not a webhooks store (no list())")
+        raise ConfigurationError(message("otel.not_a_store", type=type(store).__name__))
     meter = metrics.get_meter(SCOPE, __version__, meter_provider)
     with _lock:
         # One set of gauges per meter: an instrument cannot be registered twice.

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from smartpos._errors import ConfigurationError
+from smartpos._messages import message
 
 if TYPE_CHECKING:
     from ._listener import ChangeSource
@@ -132,7 +133,9 @@ class MemoryStore(StoreBase):
     ) -> None:
         super().__init__(max_attempts=max_attempts, retention=retention, clock=clock)
         if isinstance(max_events, bool) or not isinstance(max_events, int) or max_events < 1:
-            raise ConfigurationError(f"max_events must be an int >= 1, not {max_events!r}")
+            raise ConfigurationError(
+                message("webhooks.int_at_least_one", name="max_events", value=max_events)
+            )
         self._max_events = max_events
         self._lock = threading.Lock()
         self._events: dict[str, _Record] = {}

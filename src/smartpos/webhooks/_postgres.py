@@ -34,6 +34,7 @@ import psycopg.errors
 import psycopg_pool
 
 from smartpos._errors import ConfigurationError
+from smartpos._messages import message
 
 from ._listener import changes_channel
 from ._outcomes import Answer, JournalEntry, State
@@ -151,8 +152,7 @@ class PostgresStore(StoreBase):
             self._owns_pool = False
         else:
             raise ConfigurationError(
-                "PostgresStore needs a connection string or a psycopg_pool.ConnectionPool, "
-                f"not {type(dsn_or_pool).__name__}"
+                message("webhooks.postgres_target", type=type(dsn_or_pool).__name__)
             )
         self._table = table
         self._schema = schema

@@ -19,6 +19,7 @@ import psycopg
 from psycopg import sql
 
 from smartpos._errors import ConfigurationError
+from smartpos._messages import message
 
 from ._outcomes import Answer, JournalEntry
 from ._store_interface import StoredEvent, _stored_event
@@ -218,9 +219,7 @@ def _check_name(name: str, what: str) -> None:
     # Plain identifiers only, short enough that "<table>_schema" and the index names fit in
     # PostgreSQL's 63 bytes; psycopg.sql quotes them anyway.
     if not isinstance(name, str) or not _NAME.fullmatch(name):
-        raise ConfigurationError(
-            f"{what} must be a plain SQL identifier (letters, digits, _; at most 48), not {name!r}"
-        )
+        raise ConfigurationError(message("webhooks.sql_identifier", what=what, name=name))
 
 
 def render(

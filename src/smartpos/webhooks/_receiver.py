@@ -39,6 +39,7 @@ from typing import Any, Final
 
 from smartpos import _telemetry
 from smartpos._errors import ConfigurationError
+from smartpos._messages import message
 
 from ._adapters import ASGIApp, AsgiReceiver, WSGIApp, WsgiReceiver
 from ._events import (
@@ -115,15 +116,15 @@ class WebhookReceiver:
         store_timeout: float | None = DEFAULT_STORE_TIMEOUT,
     ) -> None:
         if isinstance(max_body_bytes, bool) or not isinstance(max_body_bytes, int):
-            raise ConfigurationError(f"max_body_bytes must be an int, not {max_body_bytes!r}")
+            raise ConfigurationError(message("webhooks.max_body_bytes_type", value=max_body_bytes))
         if max_body_bytes < 1:
-            raise ConfigurationError(f"max_body_bytes must be >= 1, not {max_body_bytes!r}")
+            raise ConfigurationError(message("webhooks.max_body_bytes_range", value=max_body_bytes))
         if store_timeout is not None:
             store_timeout = check_seconds(
                 "store_timeout", store_timeout, positive=True, option=True, or_none=True
             )
         if verifier is not None and not callable(getattr(verifier, "verify", None)):
-            raise ConfigurationError("verifier must have a verify(body, headers) method")
+            raise ConfigurationError(message("webhooks.verifier"))
         configure_logging()
         self._store = store
         self._verifier = verifier

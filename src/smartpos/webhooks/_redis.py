@@ -47,6 +47,7 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from smartpos._errors import ConfigurationError
+from smartpos._messages import message
 
 from ._outcomes import Answer, JournalEntry, State
 
@@ -255,9 +256,7 @@ class RedisStore(StoreBase):
     ) -> None:
         super().__init__(max_attempts=max_attempts, retention=retention, clock=clock)
         if not isinstance(prefix, str) or not prefix or "{" in prefix or "}" in prefix:
-            raise ConfigurationError(
-                f"prefix must be a non-empty string without braces, not {prefix!r}"
-            )
+            raise ConfigurationError(message("webhooks.redis_prefix", value=prefix))
         if isinstance(url_or_client, str):
             # Without timeouts a hung server would block a receiver for good; the URL's own
             # socket_timeout / socket_connect_timeout options take precedence over these.
@@ -270,8 +269,7 @@ class RedisStore(StoreBase):
             self._owns_client = False
         else:
             raise ConfigurationError(
-                "RedisStore needs a redis:// URL or a redis.Redis client, "
-                f"not {type(url_or_client).__name__}"
+                message("webhooks.redis_target", type=type(url_or_client).__name__)
             )
         self._prefix = prefix
         base = "{" + prefix + "}:"

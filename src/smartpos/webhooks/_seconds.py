@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 from smartpos._errors import ConfigurationError
+from smartpos._messages import message
 
 __all__ = ["check_seconds"]
 
@@ -36,17 +37,17 @@ def check_seconds(
         ValueError: Not ``option``, and ``value`` is NaN, infinite or out of range.
     """
     bound = "> 0" if positive else ">= 0"
-    alternative = " (or None)" if or_none else ""
+    or_none_key = "_or_none" if or_none else ""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        message = (
-            f"{name} must be a number of seconds {bound}{alternative}, not {type(value).__name__}"
+        text = message(
+            "webhooks.seconds_type" + or_none_key, name=name, bound=bound, type=type(value).__name__
         )
-        raise ConfigurationError(message) if option else TypeError(message)
+        raise ConfigurationError(text) if option else TypeError(text)
     try:
         seconds = float(value)
     except OverflowError:  # an int too large for a float
         seconds = math.inf
     if not math.isfinite(seconds) or seconds < 0 or (positive and seconds == 0):
-        message = f"{name} must be a finite number {bound} of seconds{alternative}, not {value!r}"
-        raise ConfigurationError(message) if option else ValueError(message)
+        text = message("webhooks.seconds_range" + or_none_key, name=name, bound=bound, value=value)
+        raise ConfigurationError(text) if option else ValueError(text)
     return seconds

@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from smartpos._errors import ConfigurationError
+from smartpos._messages import message
 
 from ._outcomes import Answer, JournalEntry, State
 from ._seconds import check_seconds
@@ -286,13 +287,10 @@ class SQLiteStore(StoreBase):
         super().__init__(max_attempts=max_attempts, retention=retention, clock=clock)
         self._path = os.fspath(path)
         if self._path in ("", ":memory:"):
-            raise ConfigurationError(
-                "SQLiteStore needs a file path (each connection to ':memory:' is a separate "
-                "database); use MemoryStore for an in-process inbox"
-            )
+            raise ConfigurationError(message("webhooks.sqlite_memory"))
         mode = synchronous.upper() if isinstance(synchronous, str) else synchronous
         if mode not in _SYNCHRONOUS_MODES:
-            raise ConfigurationError(f"synchronous must be 'FULL' or 'NORMAL', not {synchronous!r}")
+            raise ConfigurationError(message("webhooks.sqlite_synchronous", value=synchronous))
         busy = check_seconds("busy_timeout", busy_timeout, positive=False, option=True)
         if sqlite3.sqlite_version_info < _MIN_SQLITE:
             raise StoreError(

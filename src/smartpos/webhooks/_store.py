@@ -21,6 +21,7 @@ from types import TracebackType
 from typing import ParamSpec, TypeVar
 
 from smartpos._errors import ConfigurationError
+from smartpos._messages import message
 
 from ._events import envelope_problem, utc_problem
 from ._journal import JournalBase
@@ -150,11 +151,13 @@ class StoreBase(JournalBase):
         clock: Callable[[], float] = time.time,
     ) -> None:
         if isinstance(max_attempts, bool) or not isinstance(max_attempts, int) or max_attempts < 1:
-            raise ConfigurationError(f"max_attempts must be an int >= 1, not {max_attempts!r}")
+            raise ConfigurationError(
+                message("webhooks.int_at_least_one", name="max_attempts", value=max_attempts)
+            )
         if not isinstance(retention, _dt.timedelta) or retention < _dt.timedelta(0):
-            raise ConfigurationError(f"retention must be a timedelta >= 0, not {retention!r}")
+            raise ConfigurationError(message("webhooks.retention", value=retention))
         if not callable(clock):
-            raise ConfigurationError("clock must be a callable returning epoch seconds")
+            raise ConfigurationError(message("webhooks.clock"))
         configure_logging()
         self._max_attempts = max_attempts
         self._retention = retention

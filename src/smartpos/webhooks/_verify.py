@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from typing import Protocol, runtime_checkable
 
 from smartpos._errors import ConfigurationError, SmartPOSError
+from smartpos._messages import message
 
 __all__ = ["HmacSignatureVerifier", "SharedSecretVerifier", "VerificationError", "Verifier"]
 
@@ -51,7 +52,7 @@ def _secret_bytes(
     if isinstance(secret, str):
         secret = secret.encode("utf-8")
     if not isinstance(secret, bytes) or not secret:
-        raise error(f"{what} must be a non-empty str or bytes")
+        raise error(message("webhooks.secret_empty", what=what))
     return secret
 
 
@@ -63,16 +64,16 @@ def _secrets(secret: str | bytes | Sequence[str | bytes]) -> tuple[bytes, ...]:
             items = list(secret)
         except TypeError:  # not iterable
             raise ConfigurationError(
-                f"secret must be a str, bytes or a sequence of them, not {type(secret).__name__}"
+                message("webhooks.secret_type", type=type(secret).__name__)
             ) from None
     if not items:
-        raise ConfigurationError("at least one secret is needed")
+        raise ConfigurationError(message("webhooks.no_secret"))
     return tuple(_secret_bytes(item, "secret") for item in items)
 
 
 def _header_name(header: str) -> str:
     if not isinstance(header, str) or not header.strip():
-        raise ConfigurationError("header must be a non-empty header name")
+        raise ConfigurationError(message("webhooks.header"))
     return header.strip().lower()
 
 
@@ -153,9 +154,7 @@ class HmacSignatureVerifier:
                 raise ValueError(algorithm)
             hashlib.new(algorithm)
         except (ValueError, TypeError):
-            raise ConfigurationError(
-                f"hash algorithm {algorithm!r} is unknown or unusable"
-            ) from None
+            raise ConfigurationError(message("webhooks.algorithm", algorithm=algorithm)) from None
         self._algorithm = algorithm
 
     @property

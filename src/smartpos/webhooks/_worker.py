@@ -41,6 +41,7 @@ from typing import Any, Final
 from smartpos import _telemetry
 from smartpos._documents import mask_documento
 from smartpos._errors import ConfigurationError
+from smartpos._messages import message
 from smartpos._signals import stop_on_signals
 
 from ._events import Event, InvalidEventError
@@ -125,7 +126,9 @@ class _Settings:
         heartbeat: float | None,
     ) -> None:
         if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
-            raise ConfigurationError(f"batch must be an int >= 1, not {batch!r}")
+            raise ConfigurationError(
+                message("webhooks.int_at_least_one", name="batch", value=batch)
+            )
         self.store = store
         self.owner = owner if owner else _default_owner()
         self.lease = _seconds("lease", lease)
@@ -267,7 +270,7 @@ class _WorkerBase:
 
     def __init__(self, store: Store, handler: Callable[[Event], object], **options: Any) -> None:
         if not callable(handler):
-            raise ConfigurationError(f"handler must be callable, not {type(handler).__name__}")
+            raise ConfigurationError(message("webhooks.handler_type", type=type(handler).__name__))
         configure_logging()
         self._settings = _Settings(store, **options)
         self._handler = handler
@@ -327,7 +330,7 @@ class Worker(_WorkerBase):
     ) -> None:
         if callable(handler) and _is_async(handler):
             # Called here it would only build a coroutine: the event would be acked unhandled.
-            raise ConfigurationError("handler is an async function: use AsyncWorker")
+            raise ConfigurationError(message("webhooks.async_handler"))
         super().__init__(
             store,
             handler,

@@ -1,0 +1,827 @@
+"""The catalog of the SDK's own messages: one template per language for each stable key.
+
+Imported by ``_messages.message`` on the first message, never by ``import smartpos``. Each
+entry holds the English (``en``) and Brazilian Portuguese (``pt_BR``) template of one whole
+message, with the same ``str.format`` fields; the tests walk the catalog to keep it so.
+Fields are identifiers and values (``campo`` names, codes, referencias, type names), never
+words of a language: a message is never half in each language. Keys are grouped by the
+module that raises them.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+__all__ = ["CATALOG"]
+
+# Shared endings, spelled once per language.
+_HINT_EN: Final = "pass a str such as '19,90' or 'R$ 1.234,56', a Decimal, or an int of whole reais"
+_HINT_PT: Final = (
+    "passe um str como '19,90' ou 'R$ 1.234,56', um Decimal, ou um int de reais inteiros"
+)
+_SWAPPED_EN: Final = (
+    "; are api_key and base_url swapped? Client(api_key=..., base_url=...) takes the key first"
+)
+_SWAPPED_PT: Final = (
+    "; api_key e base_url não estão trocados? Client(api_key=..., base_url=...) recebe a "
+    "chave primeiro"
+)
+_BASE_URL_INVALID_EN: Final = (
+    "base_url is not a valid URL; pass the service's address, such as https://host/api"
+)
+_BASE_URL_INVALID_PT: Final = (
+    "base_url não é uma URL válida; passe o endereço do serviço, como https://host/api"
+)
+_BASE_URL_ABSOLUTE_EN: Final = "base_url must be an absolute http(s) URL such as https://host/api"
+_BASE_URL_ABSOLUTE_PT: Final = "base_url deve ser uma URL http(s) absoluta, como https://host/api"
+_REFERENCIA_FOR_EN: Final = (
+    "referencia_for needs a non-empty str key (e.g. f'estorno:{{evento.id}}')"
+)
+_REFERENCIA_FOR_PT: Final = (
+    "referencia_for precisa de uma key str não vazia (por exemplo f'estorno:{{evento.id}}')"
+)
+_TRANSPORT_EN: Final = "transport= of {client} must be an {wanted}; {type}"
+_TRANSPORT_PT: Final = "transport= de {client} deve ser um {wanted}; {type}"
+
+CATALOG: Final[dict[str, dict[str, str]]] = {
+    # --- _arguments: the caller's arguments ------------------------------------------------
+    "argument.required": {
+        "en": "{campo} is required and cannot be empty",
+        "pt_BR": "{campo} é obrigatório e não pode ser vazio",
+    },
+    "argument.not_a_string": {
+        "en": "{campo} must be a string, not {type}",
+        "pt_BR": "{campo} deve ser uma string, não {type}",
+    },
+    "argument.documento": {
+        "en": (
+            "{campo} {documento} is not a valid CPF (11 digits) or CNPJ (14 characters, numeric "
+            "or alphanumeric): check the digits"
+        ),
+        "pt_BR": (
+            "{campo} {documento} não é um CPF (11 dígitos) nem um CNPJ (14 caracteres, numérico "
+            "ou alfanumérico) válido: confira os dígitos"
+        ),
+    },
+    "argument.referencia": {
+        "en": (
+            "{campo} {referencia!r} must start with a UUID version 4 or 5 at its first character "
+            "(optionally followed by -suffix), because some acquirers read only its first 10 "
+            "characters, which time-ordered UUIDs (versions 1, 6, 7) and the nil UUID repeat: "
+            "use smartpos.new_referencia() or smartpos.referencia_for(key), or build the client "
+            "with strict_referencia=False for a legacy system"
+        ),
+        "pt_BR": (
+            "{campo} {referencia!r} deve começar com um UUID versão 4 ou 5 já no primeiro "
+            "caractere (opcionalmente seguido de -sufixo), porque alguns adquirentes leem só os "
+            "10 primeiros caracteres, que se repetem nos UUIDs ordenados por tempo (versões 1, "
+            "6, 7) e no UUID nulo: use smartpos.new_referencia() ou "
+            "smartpos.referencia_for(key), ou crie o cliente com strict_referencia=False para "
+            "um sistema legado"
+        ),
+    },
+    "argument.valor_centavos": {
+        "en": (
+            "{campo} must be a positive integer number of cents (1590 for R$ 15,90; never a "
+            "float); got {value!r}"
+        ),
+        "pt_BR": (
+            "{campo} deve ser um número inteiro positivo de centavos (1590 para R$ 15,90; nunca "
+            "um float); recebido {value!r}"
+        ),
+    },
+    "argument.parcelas": {
+        "en": (
+            "{campo} must be a positive integer number of installments (never a float); got "
+            "{value!r}"
+        ),
+        "pt_BR": (
+            "{campo} deve ser um número inteiro positivo de parcelas (nunca um float); recebido "
+            "{value!r}"
+        ),
+    },
+    "argument.positive_int": {
+        "en": "{campo} must be a positive integer; got {value!r}",
+        "pt_BR": "{campo} deve ser um número inteiro positivo; recebido {value!r}",
+    },
+    "argument.one_of": {
+        "en": "{campo} must be one of {allowed}; got {value!r}",
+        "pt_BR": "{campo} deve ser um destes valores: {allowed}; recebido {value!r}",
+    },
+    "argument.instance": {
+        "en": "{campo} must be a smartpos.{cls}, not {type}",
+        "pt_BR": "{campo} deve ser um smartpos.{cls}, não {type}",
+    },
+    "argument.itens": {
+        "en": "{campo} must be a sequence of smartpos.ItemComanda, not {type}",
+        "pt_BR": "{campo} deve ser uma sequência de smartpos.ItemComanda, não {type}",
+    },
+    "argument.item": {
+        "en": "{campo} must be a smartpos.ItemComanda(titulo=..., descricao=...), not {type}",
+        "pt_BR": "{campo} deve ser um smartpos.ItemComanda(titulo=..., descricao=...), não {type}",
+    },
+    "argument.comprovante": {
+        "en": "Comprovante.{name} must be True, False or None, not {type} {value!r}",
+        "pt_BR": "Comprovante.{name} deve ser True, False ou None, não {type} {value!r}",
+    },
+    "argument.no_installments": {
+        "en": "{forma} does not take installments: send parcelas=1 or omit it",
+        "pt_BR": "{forma} não aceita parcelas: envie parcelas=1 ou omita o argumento",
+    },
+    "argument.needs_parcelamento": {
+        "en": "credito with parcelas > 1 needs parcelamento (estabelecimento or administradora)",
+        "pt_BR": "credito com parcelas > 1 exige parcelamento (estabelecimento ou administradora)",
+    },
+    "argument.smartpos_id_blank": {
+        "en": (
+            "{campo} is blank: pass the terminal's id, or omit smartpos_id to publish the card "
+            "to the customer's terminals"
+        ),
+        "pt_BR": (
+            "{campo} está em branco: passe o id do terminal, ou omita smartpos_id para publicar "
+            "a comanda nos terminais do cliente"
+        ),
+    },
+    "argument.imediato_needs_smartpos_id": {
+        "en": (
+            "{modo} imediato needs smartpos_id (the terminal that charges); use "
+            "modo_execucao='manual' with a comanda to queue the charge for an operator instead"
+        ),
+        "pt_BR": (
+            "{modo} imediato exige smartpos_id (o terminal que cobra); para deixar a cobrança "
+            "na fila de um operador, use modo_execucao='manual' com uma comanda"
+        ),
+    },
+    "argument.manual_needs_identificacao": {
+        "en": "{modo} manual needs a comanda with identificacao (name, table, ticket)",
+        "pt_BR": "{modo} manual exige uma comanda com identificacao (nome, mesa, ficha)",
+    },
+    "argument.manual_needs_comanda": {
+        "en": (
+            "{modo} manual needs comanda=smartpos.Comanda(identificacao=...) for the operator's "
+            "queue"
+        ),
+        "pt_BR": (
+            "{modo} manual exige comanda=smartpos.Comanda(identificacao=...) para a fila do "
+            "operador"
+        ),
+    },
+    "argument.refund_referencia": {
+        "en": (
+            "a refund's {campo} must not share its first 10 characters with the payment's (some "
+            "acquirers read only those, and would take the refund for the payment): use "
+            "smartpos.new_referencia() or smartpos.referencia_for(key)"
+        ),
+        "pt_BR": (
+            "a {campo} de um estorno não pode ter os mesmos 10 primeiros caracteres que a do "
+            "pagamento (alguns adquirentes leem só esses, e tomariam o estorno pelo pagamento): "
+            "use smartpos.new_referencia() ou smartpos.referencia_for(key)"
+        ),
+    },
+    "argument.not_an_approved_event": {
+        "en": (
+            "refunds.create_for needs the PagamentoAprovado event of the payment (tipo "
+            "pagamento.aprovado); got {type}"
+        ),
+        "pt_BR": (
+            "refunds.create_for precisa do evento PagamentoAprovado do pagamento (tipo "
+            "pagamento.aprovado); recebido {type}"
+        ),
+    },
+    "argument.event_without_autorizacao": {
+        "en": (
+            "the event {evento} has no {path}: it cannot be refunded through create_for; use "
+            "refunds.create with the authorization data"
+        ),
+        "pt_BR": (
+            "o evento {evento} não tem {path}: ele não pode ser estornado por create_for; use "
+            "refunds.create com os dados da autorização"
+        ),
+    },
+    "argument.event_without_smartpos_id": {
+        "en": (
+            "the event {evento} has no {path}: use refunds.create with the terminal that "
+            "executed the payment"
+        ),
+        "pt_BR": (
+            "o evento {evento} não tem {path}: use refunds.create com o terminal que executou o "
+            "pagamento"
+        ),
+    },
+    "argument.event_without_valor": {
+        "en": "the event {evento} has no {path}: pass valor_centavos",
+        "pt_BR": "o evento {evento} não tem {path}: passe valor_centavos",
+    },
+    "argument.more_than_approved": {
+        "en": (
+            "{campo} {valor} is more than the approved amount of the payment ({approved} cents): "
+            "a refund cannot return more than was charged"
+        ),
+        "pt_BR": (
+            "{campo} {valor} é maior que o valor aprovado do pagamento ({approved} centavos): um "
+            "estorno não pode devolver mais do que foi cobrado"
+        ),
+    },
+    "argument.conteudo_unencodable": {
+        "en": (
+            "conteudo holds a character UTF-8 cannot encode at position {position} (a lone "
+            "surrogate such as '\\ud800'): fix the text, or pass the bytes to print"
+        ),
+        "pt_BR": (
+            "conteudo tem um caractere que o UTF-8 não codifica na posição {position} (um "
+            "surrogate isolado como '\\ud800'): corrija o texto, ou passe os bytes a imprimir"
+        ),
+    },
+    "argument.conteudo_type": {
+        "en": "conteudo must be bytes or str, not {type}",
+        "pt_BR": "conteudo deve ser bytes ou str, não {type}",
+    },
+    # --- _calls: the request body ------------------------------------------------------------
+    "call.unencodable": {
+        "en": (
+            "{campo} holds text that cannot be encoded as UTF-8 (a lone surrogate such as "
+            "'\\ud800', often from bytes decoded with errors='surrogateescape'): fix the text"
+        ),
+        "pt_BR": (
+            "{campo} tem um texto que não pode ser codificado em UTF-8 (um surrogate isolado "
+            "como '\\ud800', muitas vezes vindo de bytes decodificados com "
+            "errors='surrogateescape'): corrija o texto"
+        ),
+    },
+    # --- _referencia -------------------------------------------------------------------------
+    "referencia.suffix": {
+        "en": (
+            "referencia suffix must be non-empty and use only letters, digits, '_', '.', ':' or "
+            "'-'; got {suffix!r}"
+        ),
+        "pt_BR": (
+            "o sufixo da referencia não pode ser vazio e só pode ter letras, dígitos, '_', '.', "
+            "':' ou '-'; recebido {suffix!r}"
+        ),
+    },
+    "referencia.key_type": {
+        "en": _REFERENCIA_FOR_EN + "; got {type}",
+        "pt_BR": _REFERENCIA_FOR_PT + "; recebido {type}",
+    },
+    "referencia.key_empty": {
+        "en": _REFERENCIA_FOR_EN + "; got an empty string",
+        "pt_BR": _REFERENCIA_FOR_PT + "; recebida uma string vazia",
+    },
+    # --- _money ------------------------------------------------------------------------------
+    "money.negative": {
+        "en": (
+            "{shown} is negative; an amount to charge or refund is positive (pass "
+            "allow_negative=True for a balance or a difference)"
+        ),
+        "pt_BR": (
+            "{shown} é negativo; um valor a cobrar ou estornar é positivo (passe "
+            "allow_negative=True para um saldo ou uma diferença)"
+        ),
+    },
+    "money.too_many_places": {
+        "en": (
+            "{shown} has more than 2 decimal places; centavos are whole: round it first the way "
+            "your business rules say (e.g. value.quantize(Decimal('0.01'), ROUND_HALF_EVEN))"
+        ),
+        "pt_BR": (
+            "{shown} tem mais de 2 casas decimais; centavos são inteiros: arredonde antes, como "
+            "mandam as regras do seu negócio (por exemplo value.quantize(Decimal('0.01'), "
+            "ROUND_HALF_EVEN))"
+        ),
+    },
+    "money.not_finite": {
+        "en": "{shown} is not a finite amount; " + _HINT_EN,
+        "pt_BR": "{shown} não é um valor finito; " + _HINT_PT,
+    },
+    "money.too_large": {
+        "en": "{shown} is too large to be an amount in reais",
+        "pt_BR": "{shown} é grande demais para ser um valor em reais",
+    },
+    "money.ambiguous": {
+        "en": (
+            "{shown} is ambiguous: write '1.234,00' (or '1234') for a thousand reais and more; a "
+            "decimal amount has at most 2 decimal places ('1,23' or '1.23')"
+        ),
+        "pt_BR": (
+            "{shown} é ambíguo: escreva '1.234,00' (ou '1234') para mil reais ou mais; um valor "
+            "decimal tem no máximo 2 casas decimais ('1,23' ou '1.23')"
+        ),
+    },
+    "money.not_an_amount": {
+        "en": "{shown} is not an amount in reais; " + _HINT_EN,
+        "pt_BR": "{shown} não é um valor em reais; " + _HINT_PT,
+    },
+    "money.empty": {
+        "en": "{shown} holds no amount; " + _HINT_EN,
+        "pt_BR": "{shown} não contém nenhum valor; " + _HINT_PT,
+    },
+    "money.float": {
+        "en": (
+            "{shown} is a float, which cannot hold most amounts exactly (19.90 is "
+            "19.899999...); " + _HINT_EN + ", e.g. Decimal(str(value)) if a float is all you have"
+        ),
+        "pt_BR": (
+            "{shown} é um float, que não representa a maioria dos valores com exatidão (19.90 "
+            "vira 19.899999...); "
+            + _HINT_PT
+            + ", por exemplo Decimal(str(value)) se um float é tudo o que você tem"
+        ),
+    },
+    "money.bool": {
+        "en": "{shown} is a bool, not an amount; " + _HINT_EN,
+        "pt_BR": "{shown} é um bool, não um valor; " + _HINT_PT,
+    },
+    "money.type": {
+        "en": "{type} is not an amount; " + _HINT_EN,
+        "pt_BR": "{type} não é um valor; " + _HINT_PT,
+    },
+    "money.not_int": {
+        "en": (
+            "valor_centavos must be an int of centavos, not {type}; convert an amount in reais "
+            "with smartpos.to_centavos() first"
+        ),
+        "pt_BR": (
+            "valor_centavos deve ser um int de centavos, não {type}; converta antes um valor em "
+            "reais com smartpos.to_centavos()"
+        ),
+    },
+    # --- _config and the clients' constructors --------------------------------------------
+    "config.no_api_key": {
+        "en": (
+            "no API key: pass api_key=... or set the SMARTPOS_API_KEY environment variable (the "
+            "integration key generated in the partner portal)"
+        ),
+        "pt_BR": (
+            "falta a chave de API: passe api_key=... ou defina a variável de ambiente "
+            "SMARTPOS_API_KEY (a chave de integração gerada no portal do parceiro)"
+        ),
+    },
+    "config.key_whitespace": {
+        "en": "the API key has surrounding whitespace or a line break; copy it again",
+        "pt_BR": "a chave de API tem espaços em volta ou uma quebra de linha; copie-a de novo",
+    },
+    "config.key_not_a_header": {
+        "en": (
+            "the API key cannot be sent as an HTTP header value: it has a line break, another "
+            "control character or a non-ASCII character; copy it again from the partner portal"
+        ),
+        "pt_BR": (
+            "a chave de API não pode ser enviada como valor de um cabeçalho HTTP: ela tem uma "
+            "quebra de linha, outro caractere de controle ou um caractere não ASCII; copie-a de "
+            "novo do portal do parceiro"
+        ),
+    },
+    "config.key_is_a_url": {
+        "en": "the API key looks like a URL" + _SWAPPED_EN,
+        "pt_BR": "a chave de API parece uma URL" + _SWAPPED_PT,
+    },
+    "config.base_url_is_the_key": {
+        "en": "base_url is the API key" + _SWAPPED_EN,
+        "pt_BR": "base_url é a chave de API" + _SWAPPED_PT,
+    },
+    "config.base_url_invalid": {"en": _BASE_URL_INVALID_EN, "pt_BR": _BASE_URL_INVALID_PT},
+    "config.base_url_invalid_swapped": {
+        "en": _BASE_URL_INVALID_EN + _SWAPPED_EN,
+        "pt_BR": _BASE_URL_INVALID_PT + _SWAPPED_PT,
+    },
+    "config.base_url_not_absolute": {"en": _BASE_URL_ABSOLUTE_EN, "pt_BR": _BASE_URL_ABSOLUTE_PT},
+    "config.base_url_not_absolute_swapped": {
+        "en": _BASE_URL_ABSOLUTE_EN + _SWAPPED_EN,
+        "pt_BR": _BASE_URL_ABSOLUTE_PT + _SWAPPED_PT,
+    },
+    "config.base_url_query": {
+        "en": (
+            "base_url must not have a query string or a fragment ('?' or '#'): pass only scheme, "
+            "host and path, such as https://host/api"
+        ),
+        "pt_BR": (
+            "base_url não pode ter query string nem fragmento ('?' ou '#'): passe só esquema, "
+            "host e caminho, como https://host/api"
+        ),
+    },
+    "config.no_base_url": {
+        "en": "no base URL: pass base_url=... or set the SMARTPOS_BASE_URL environment variable",
+        "pt_BR": (
+            "falta a URL base: passe base_url=... ou defina a variável de ambiente "
+            "SMARTPOS_BASE_URL"
+        ),
+    },
+    "config.timeout": {
+        "en": "timeout must be a positive number of seconds or an httpx.Timeout",
+        "pt_BR": "timeout deve ser um número positivo de segundos ou um httpx.Timeout",
+    },
+    "config.max_retries": {
+        "en": "max_retries must be an integer >= 0 (0 disables retries)",
+        "pt_BR": "max_retries deve ser um inteiro >= 0 (0 desliga as novas tentativas)",
+    },
+    "config.retry_backoff": {
+        "en": "retry_backoff must be a number of seconds >= 0",
+        "pt_BR": "retry_backoff deve ser um número de segundos >= 0",
+    },
+    "config.lang": {
+        "en": (
+            "lang must be 'en', 'pt_BR' or None (the SMARTPOS_LANG environment variable), not "
+            "{value!r}"
+        ),
+        "pt_BR": (
+            "lang deve ser 'en', 'pt_BR' ou None (a variável de ambiente SMARTPOS_LANG), não "
+            "{value!r}"
+        ),
+    },
+    "client.http_client_and_transport": {
+        "en": "pass http_client or transport, not both",
+        "pt_BR": "passe http_client ou transport, não os dois",
+    },
+    "client.http_client_type": {
+        "en": "http_client must be an {expected}, not {type}",
+        "pt_BR": "http_client deve ser um {expected}, não {type}",
+    },
+    "client.transport_sync": {
+        "en": _TRANSPORT_EN + " is a sync transport",
+        "pt_BR": _TRANSPORT_PT + " é um transport síncrono",
+    },
+    "client.transport_async": {
+        "en": _TRANSPORT_EN + " is an async transport",
+        "pt_BR": _TRANSPORT_PT + " é um transport assíncrono",
+    },
+    "client.not_a_transport": {
+        "en": _TRANSPORT_EN + " is not an httpx transport",
+        "pt_BR": _TRANSPORT_PT + " não é um transport do httpx",
+    },
+    # --- _core: sending ----------------------------------------------------------------------
+    "call.closed": {
+        "en": (
+            "{where} was not sent: the client is closed (or the http_client it uses is); build "
+            "a new client"
+        ),
+        "pt_BR": (
+            "{where} não foi enviado: o cliente está fechado (ou o http_client que ele usa "
+            "está); crie um novo cliente"
+        ),
+    },
+    "call.interrupted": {
+        "en": (
+            "smartpos: {where} was interrupted after it may have reached the service: the "
+            "outcome of referencia {referencia} is unknown. Do not retry with a new referencia; "
+            "wait for the webhook event carrying this referencia."
+        ),
+        "pt_BR": (
+            "smartpos: {where} foi interrompido depois de talvez ter chegado ao serviço: o "
+            "resultado da referencia {referencia} é desconhecido. Não tente de novo com uma nova "
+            "referencia; espere o evento de webhook com esta referencia."
+        ),
+    },
+    "call.failed": {
+        "en": "{where} failed after {attempts} attempt(s): {cause}",
+        "pt_BR": "{where} falhou após {attempts} tentativa(s): {cause}",
+    },
+    # --- _responses and _core: answers ------------------------------------------------------
+    "response.unreadable_exception": {
+        "en": "{where} answered {status} with a body the SDK cannot read ({type})",
+        "pt_BR": "{where} respondeu {status} com um corpo que o SDK não consegue ler ({type})",
+    },
+    "response.not_json": {
+        "en": (
+            "{where} answered {status} with a body that is not JSON ({content_type}, {size} bytes)"
+        ),
+        "pt_BR": (
+            "{where} respondeu {status} com um corpo que não é JSON ({content_type}, {size} bytes)"
+        ),
+    },
+    "response.not_json_no_type": {
+        "en": "{where} answered {status} with a body that is not JSON (no content-type, {size} "
+        "bytes)",
+        "pt_BR": "{where} respondeu {status} com um corpo que não é JSON (sem content-type, "
+        "{size} bytes)",
+    },
+    "response.unreadable": {
+        "en": "{where} answered {status} with a body the SDK cannot read: {problem}",
+        "pt_BR": "{where} respondeu {status} com um corpo que o SDK não consegue ler: {problem}",
+    },
+    "response.other_referencia": {
+        "en": (
+            "{where} answered {status} for referencia {echoed!r}, not for the referencia sent, "
+            "{sent}"
+        ),
+        "pt_BR": (
+            "{where} respondeu {status} para a referencia {echoed!r}, não para a referencia "
+            "enviada, {sent}"
+        ),
+    },
+    "response.refund_not_an_object": {
+        "en": "POST /v1/refunds answered {status} with JSON that is not an object",
+        "pt_BR": "POST /v1/refunds respondeu {status} com um JSON que não é um objeto",
+    },
+    "response.no_terminals": {
+        "en": "GET {path} answered {status} with a body that holds no list of terminals",
+        "pt_BR": "GET {path} respondeu {status} com um corpo sem nenhuma lista de terminais",
+    },
+    # --- _errors -----------------------------------------------------------------------------
+    "error.outcome_unknown": {
+        "en": (
+            "the outcome of referencia {referencia} is unknown after {attempts} attempt(s) (last "
+            "error: {last}). The service may have accepted it: do not retry with a new "
+            "referencia; wait for the webhook event carrying this referencia."
+        ),
+        "pt_BR": (
+            "o resultado da referencia {referencia} é desconhecido após {attempts} tentativa(s) "
+            "(último erro: {last}). O serviço pode tê-la aceitado: não tente de novo com uma "
+            "nova referencia; espere o evento de webhook com esta referencia."
+        ),
+    },
+    # An APIError's framing around the service's own words (mensagem, acao), which stay as
+    # they came: "HTTP 400 CODIGO: mensagem (campo x). What to do: acao [request id r]".
+    "error.what_to_do": {"en": ". What to do: {acao}", "pt_BR": ". O que fazer: {acao}"},
+    "error.request_id": {
+        "en": " [request id {request_id}]",
+        "pt_BR": " [id da requisição {request_id}]",
+    },
+    "error.service_failed": {
+        "en": "the service failed; try again later",
+        "pt_BR": "o serviço falhou; tente de novo mais tarde",
+    },
+    "error.too_many_requests": {
+        "en": "too many requests; slow down and try again later",
+        "pt_BR": "requisições demais; diminua o ritmo e tente de novo mais tarde",
+    },
+    "error.refused": {
+        "en": "the service refused the request",
+        "pt_BR": "o serviço recusou a requisição",
+    },
+    # --- webhooks: stores, receiver, worker, verifiers -------------------------------------
+    "webhooks.seconds_type": {
+        "en": "{name} must be a number of seconds {bound}, not {type}",
+        "pt_BR": "{name} deve ser um número de segundos {bound}, não {type}",
+    },
+    "webhooks.seconds_type_or_none": {
+        "en": "{name} must be a number of seconds {bound} (or None), not {type}",
+        "pt_BR": "{name} deve ser um número de segundos {bound} (ou None), não {type}",
+    },
+    "webhooks.seconds_range": {
+        "en": "{name} must be a finite number {bound} of seconds, not {value!r}",
+        "pt_BR": "{name} deve ser um número finito {bound} de segundos, não {value!r}",
+    },
+    "webhooks.seconds_range_or_none": {
+        "en": "{name} must be a finite number {bound} of seconds (or None), not {value!r}",
+        "pt_BR": "{name} deve ser um número finito {bound} de segundos (ou None), não {value!r}",
+    },
+    "webhooks.int_at_least_one": {
+        "en": "{name} must be an int >= 1, not {value!r}",
+        "pt_BR": "{name} deve ser um int >= 1, não {value!r}",
+    },
+    "webhooks.retention": {
+        "en": "retention must be a timedelta >= 0, not {value!r}",
+        "pt_BR": "retention deve ser um timedelta >= 0, não {value!r}",
+    },
+    "webhooks.clock": {
+        "en": "clock must be a callable returning epoch seconds",
+        "pt_BR": "clock deve ser um callable que devolve segundos desde a epoch",
+    },
+    "webhooks.sql_identifier": {
+        "en": (
+            "{what} must be a plain SQL identifier (letters, digits, _; at most 48), not {name!r}"
+        ),
+        "pt_BR": (
+            "{what} deve ser um identificador SQL simples (letras, dígitos, _; no máximo 48), "
+            "não {name!r}"
+        ),
+    },
+    "webhooks.postgres_target": {
+        "en": (
+            "PostgresStore needs a connection string or a psycopg_pool.ConnectionPool, not {type}"
+        ),
+        "pt_BR": (
+            "PostgresStore precisa de uma string de conexão ou de um "
+            "psycopg_pool.ConnectionPool, não {type}"
+        ),
+    },
+    "webhooks.redis_prefix": {
+        "en": "prefix must be a non-empty string without braces, not {value!r}",
+        "pt_BR": "prefix deve ser uma string não vazia, sem '{{' nem '}}', não {value!r}",
+    },
+    "webhooks.redis_target": {
+        "en": "RedisStore needs a redis:// URL or a redis.Redis client, not {type}",
+        "pt_BR": "RedisStore precisa de uma URL redis:// ou de um cliente redis.Redis, não {type}",
+    },
+    "webhooks.sqlite_memory": {
+        "en": (
+            "SQLiteStore needs a file path (each connection to ':memory:' is a separate "
+            "database); use MemoryStore for an in-process inbox"
+        ),
+        "pt_BR": (
+            "SQLiteStore precisa do caminho de um arquivo (cada conexão a ':memory:' é um banco "
+            "de dados separado); use MemoryStore para uma caixa de entrada dentro do processo"
+        ),
+    },
+    "webhooks.sqlite_synchronous": {
+        "en": "synchronous must be 'FULL' or 'NORMAL', not {value!r}",
+        "pt_BR": "synchronous deve ser 'FULL' ou 'NORMAL', não {value!r}",
+    },
+    "webhooks.max_body_bytes_type": {
+        "en": "max_body_bytes must be an int, not {value!r}",
+        "pt_BR": "max_body_bytes deve ser um int, não {value!r}",
+    },
+    "webhooks.max_body_bytes_range": {
+        "en": "max_body_bytes must be >= 1, not {value!r}",
+        "pt_BR": "max_body_bytes deve ser >= 1, não {value!r}",
+    },
+    "webhooks.verifier": {
+        "en": "verifier must have a verify(body, headers) method",
+        "pt_BR": "verifier deve ter um método verify(body, headers)",
+    },
+    "webhooks.handler_type": {
+        "en": "handler must be callable, not {type}",
+        "pt_BR": "handler deve ser um callable, não {type}",
+    },
+    "webhooks.async_handler": {
+        "en": "handler is an async function: use AsyncWorker",
+        "pt_BR": "handler é uma função async: use AsyncWorker",
+    },
+    "webhooks.secret_empty": {
+        "en": "{what} must be a non-empty str or bytes",
+        "pt_BR": "{what} deve ser um str ou bytes não vazio",
+    },
+    "webhooks.secret_type": {
+        "en": "secret must be a str, bytes or a sequence of them, not {type}",
+        "pt_BR": "secret deve ser um str, bytes ou uma sequência deles, não {type}",
+    },
+    "webhooks.no_secret": {
+        "en": "at least one secret is needed",
+        "pt_BR": "é preciso pelo menos um secret",
+    },
+    "webhooks.header": {
+        "en": "header must be a non-empty header name",
+        "pt_BR": "header deve ser um nome de cabeçalho não vazio",
+    },
+    "webhooks.algorithm": {
+        "en": "hash algorithm {algorithm!r} is unknown or unusable",
+        "pt_BR": "o algoritmo de hash {algorithm!r} é desconhecido ou inutilizável",
+    },
+    # --- integrations ------------------------------------------------------------------------
+    "integrations.secret_and_verifier": {
+        "en": "give a webhook secret or a verifier, not both",
+        "pt_BR": "passe um secret de webhook ou um verifier, não os dois",
+    },
+    "integrations.bad_secret": {
+        "en": "unusable webhook secret setting: {problem}",
+        "pt_BR": "configuração inutilizável do secret de webhook: {problem}",
+    },
+    "integrations.bad_receiver_options": {
+        "en": "bad webhook receiver options: {problem}",
+        "pt_BR": "opções inválidas do receptor de webhooks: {problem}",
+    },
+    "integrations.handler": {
+        "en": "handler must be callable",
+        "pt_BR": "handler deve ser um callable",
+    },
+    "integrations.positive_seconds": {
+        "en": "{name} must be a positive number of seconds",
+        "pt_BR": "{name} deve ser um número positivo de segundos",
+    },
+    "integrations.flask_no_store": {
+        "en": (
+            "app.config['SMARTPOS_STORE'] is not set: the webhook inbox needs one, e.g. "
+            "'sqlite:////var/lib/shop/smartpos-inbox.sqlite3'"
+        ),
+        "pt_BR": (
+            "app.config['SMARTPOS_STORE'] não está definido: a caixa de entrada de webhooks "
+            "precisa de um, por exemplo 'sqlite:////var/lib/shop/smartpos-inbox.sqlite3'"
+        ),
+    },
+    "integrations.flask_unknown_keys": {
+        "en": "unknown smartpos config keys {unknown}: the keys are {keys}",
+        "pt_BR": "chaves de configuração do smartpos desconhecidas {unknown}: as chaves são {keys}",
+    },
+    "integrations.store_empty": {
+        "en": (
+            "the store setting is empty: give a path such as 'smartpos-inbox.sqlite3' or a URL "
+            "such as 'sqlite:////var/lib/shop/inbox.sqlite3', 'redis://127.0.0.1:6379/0' or "
+            "'postgresql://user@host/db'"
+        ),
+        "pt_BR": (
+            "a configuração do store está vazia: passe um caminho como 'smartpos-inbox.sqlite3' "
+            "ou uma URL como 'sqlite:////var/lib/shop/inbox.sqlite3', 'redis://127.0.0.1:6379/0' "
+            "ou 'postgresql://user@host/db'"
+        ),
+    },
+    "integrations.store_scheme": {
+        "en": (
+            "the store URL scheme {scheme!r} is not supported: use one of {schemes} or a file path"
+        ),
+        "pt_BR": (
+            "o esquema {scheme!r} da URL do store não é suportado: use um destes, {schemes}, ou "
+            "um caminho de arquivo"
+        ),
+    },
+    "integrations.not_sqlite": {
+        "en": "not an SQLite store setting",
+        "pt_BR": "não é uma configuração de store SQLite",
+    },
+    "integrations.sqlite_url": {
+        "en": (
+            "an SQLite store URL is 'sqlite:///relative/inbox.sqlite3' or "
+            "'sqlite:////absolute/inbox.sqlite3' (no host, query or fragment)"
+        ),
+        "pt_BR": (
+            "uma URL de store SQLite é 'sqlite:///relative/inbox.sqlite3' ou "
+            "'sqlite:////absolute/inbox.sqlite3' (sem host, query nem fragmento)"
+        ),
+    },
+    "integrations.options_for_a_store": {
+        "en": "store options apply to a URL or a path, not to a store",
+        "pt_BR": "as opções de store valem para uma URL ou um caminho, não para um store",
+    },
+    "integrations.store_setting_type": {
+        "en": "the store setting must be a URL, a path or a store, not {type}",
+        "pt_BR": "a configuração do store deve ser uma URL, um caminho ou um store, não {type}",
+    },
+    "integrations.needs_redis": {
+        "en": "a redis:// store needs the redis package: pip install 'smartpos[redis]'",
+        "pt_BR": "um store redis:// precisa do pacote redis: pip install 'smartpos[redis]'",
+    },
+    "integrations.needs_psycopg": {
+        "en": "a postgresql:// store needs psycopg: pip install 'smartpos[postgres]'",
+        "pt_BR": "um store postgresql:// precisa do psycopg: pip install 'smartpos[postgres]'",
+    },
+    "integrations.bad_store_options": {
+        "en": "bad store options for a {scheme} store: {problem}",
+        "pt_BR": "opções inválidas para um store {scheme}: {problem}",
+    },
+    # --- _outcome_calls: outcomes with a store -----------------------------------------------
+    "outcomes.not_a_store": {
+        "en": (
+            "store must be a smartpos.webhooks store (MemoryStore, SQLiteStore, RedisStore, "
+            "PostgresStore): the one your WebhookReceiver writes into, not {type}"
+        ),
+        "pt_BR": (
+            "store deve ser um store de smartpos.webhooks (MemoryStore, SQLiteStore, RedisStore, "
+            "PostgresStore): o mesmo em que o seu WebhookReceiver grava, não {type}"
+        ),
+    },
+    "outcomes.needs_store": {
+        "en": (
+            "{what} needs a store: build the client with store=... (the webhooks store your "
+            "WebhookReceiver writes events into, e.g. smartpos.webhooks.SQLiteStore(path)); "
+            "nothing was sent"
+        ),
+        "pt_BR": (
+            "{what} precisa de um store: crie o cliente com store=... (o store de webhooks em "
+            "que o seu WebhookReceiver grava os eventos, por exemplo "
+            "smartpos.webhooks.SQLiteStore(caminho)); nada foi enviado"
+        ),
+    },
+    "outcomes.timeout": {
+        "en": "timeout must be a positive, finite number of seconds, not {value!r}",
+        "pt_BR": "timeout deve ser um número de segundos positivo e finito, não {value!r}",
+    },
+    "outcomes.show_not_callable": {
+        "en": "show must be callable, not {type}",
+        "pt_BR": "show deve ser chamável (uma função), não {type}",
+    },
+    "outcomes.different_request": {
+        "en": (
+            "referencia {referencia} is already journaled for another request (a {kind}, "
+            "{state}); nothing was sent. A referencia names one attempt: pass the same "
+            "arguments to get that attempt's result, or use a new referencia "
+            "(smartpos.new_referencia()) for a new attempt"
+        ),
+        "pt_BR": (
+            "a referencia {referencia} já está no diário com outra requisição ({kind}, "
+            "{state}); nada foi enviado. Uma referencia identifica uma tentativa: passe os "
+            "mesmos argumentos para obter o resultado dessa tentativa, ou use uma nova "
+            "referencia (smartpos.new_referencia()) para uma nova tentativa"
+        ),
+    },
+    "outcomes.not_journaled": {
+        "en": (
+            "referencia {referencia} is not in the store's journal: nothing to reconcile (it was "
+            "never sent by a client with this store, or it ended and was purged). Its events, "
+            "if any, are in the inbox: client.wait(referencia, timeout=...) finds them"
+        ),
+        "pt_BR": (
+            "a referencia {referencia} não está no diário do store: não há o que reconciliar "
+            "(nunca foi enviada por um cliente com este store, ou terminou e foi expurgada). Os "
+            "eventos dela, se houver, estão na caixa de entrada: client.wait(referencia, "
+            "timeout=...) os encontra"
+        ),
+    },
+    # --- integrations.otel ------------------------------------------------------------------
+    "otel.store_name_taken": {
+        "en": (
+            "a store named {name!r} is already instrumented: pass instrument_store(store, "
+            "name=...) a name of its own"
+        ),
+        "pt_BR": (
+            "já existe um store instrumentado com o nome {name!r}: passe a "
+            "instrument_store(store, name=...) um nome só dele"
+        ),
+    },
+    "otel.max_count": {
+        "en": "max_count must be an int >= 1, not {value!r}",
+        "pt_BR": "max_count deve ser um int >= 1, não {value!r}",
+    },
+    "otel.not_a_store": {
+        "en": "{type} is not a webhooks store (no list())",
+        "pt_BR": "{type} não é um store de webhooks (não tem list())",
+    },
+}
