@@ -24,6 +24,8 @@ import os
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Final
 
+from ._convert import positive_int as _positive_int
+from ._convert import seconds as _seconds
 from ._output import EXIT_ERROR, EXIT_OK, EXIT_UNKNOWN, CommandError, Output, mask_documents
 
 if TYPE_CHECKING:
@@ -40,26 +42,6 @@ _STATE_STYLE: Final = {
     "final": "green",
     "rejected": "red",
 }
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected seconds, not {text!r}") from None
-    if not 0 < value < 86400:
-        raise argparse.ArgumentTypeError(f"expected seconds > 0, not {text!r}")
-    return value
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a number >= 1, not {text!r}")
-    return value
 
 
 def add_parser(

@@ -12,46 +12,21 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import signal
 import threading
 from collections.abc import Iterator
-from types import FrameType
 from typing import TYPE_CHECKING, Any, Final
+
+from smartpos._signals import stop_on_signals
 
 from ._output import EXIT_ERROR, EXIT_OK, EXIT_USAGE, CommandError, Output
 
 if TYPE_CHECKING:
     from smartpos.testing import LogEntry, RemoteSandbox
 
-__all__ = ["DEFAULT_URL", "print_entry", "remote", "run", "sandbox_url", "stop_on_signals"]
+__all__ = ["DEFAULT_URL", "print_entry", "remote", "run", "sandbox_url"]
 
 DEFAULT_URL: Final = "http://127.0.0.1:8765"
 """Where the actions look for a sandbox when no ``--url`` or variable says otherwise."""
-
-
-@contextlib.contextmanager
-def stop_on_signals(stop: threading.Event) -> Iterator[None]:
-    """Set ``stop`` on SIGINT (Ctrl-C) and SIGTERM while the block runs (main thread only).
-
-    Args:
-        stop: The event to set.
-
-    Yields:
-        Nothing; the previous handlers are restored on exit.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def _stop(signum: int, frame: FrameType | None) -> None:
-        stop.set()
-
-    previous = {sig: signal.signal(sig, _stop) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
 
 
 def sandbox_url(given: str | None) -> str:

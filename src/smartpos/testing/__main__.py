@@ -11,11 +11,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
 import sys
 import threading
 from collections.abc import Sequence
-from types import FrameType
+
+from smartpos._signals import stop_on_signals
 
 from ._headless import (
     ENVIRONMENT,
@@ -92,15 +92,8 @@ def main(argv: Sequence[str] | None = None, *, stop: threading.Event | None = No
     if settings.remote:
         print("warning: " + REMOTE_WARNING.format(host=settings.host), file=sys.stderr, flush=True)
 
-    def _stop(signum: int, frame: FrameType | None) -> None:
-        stop.set()
-
-    previous = {}
-    if threading.current_thread() is threading.main_thread():
-        for signum in (signal.SIGTERM, signal.SIGINT):
-            previous[signum] = signal.signal(signum, _stop)
     try:
-        with serving(settings) as (sandbox, base_url):
+        with stop_on_signals(stop), serving(settings) as (sandbox, base_url):
             if settings.log == "json":
                 ready = {
                     "base_url": base_url,
@@ -125,9 +118,6 @@ def main(argv: Sequence[str] | None = None, *, stop: threading.Event | None = No
     except OSError as exc:  # the port is taken, or the address cannot be bound
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
     print('{"stopped": true}' if settings.log == "json" else "stopped.", flush=True)
     return 0
 
