@@ -442,3 +442,39 @@ def test_uvicorn_process_serves_the_async_view(tmp_path: Path) -> None:
     assert [200, 200, 200] == [a.status_code for a in answers]
     assert 400 == bad.status_code
     assert webhooks.EventState.PENDING == inbox_state(inbox, "evt-dj-asgi-2")
+
+
+def test_reconcile_command_settles_a_lost_answer_without_a_second_charge(
+    smartpos_settings: dict[str, Any], tmp_inbox: Path
+) -> None:
+    """A payment whose answers were all lost is journaled unknown; smartpos_reconcile resends
+    its exact bytes (same referencia): it ends accepted, and the sandbox charged it once."""
+    from django.core.management import call_command
+    from django.test import override_settings
+
+    import smartpos
+    from smartpos.integrations.django import get_client
+
+    sandbox = Sandbox()  # its events are not delivered here: the operation stays open
+    with (
+        sandbox.serve() as base_url,
+        override_settings(SMARTPOS={**smartpos_settings, "BASE_URL": base_url}),
+    ):
+        client = get_client()
+        sandbox.fail_next("payments", "drop", times=3)
+        with pytest.raises(smartpos.OutcomeUnknownError) as info:
+            client.payments.create(
+                documento_cliente=DOC, valor_centavos=1990, smartpos_id=Sandbox.SMARTPOS_ID
+            )
+        referencia = info.value.referencia
+        out = _Output()
+
+        call_command("smartpos_reconcile", stdout=out)
+
+        with webhooks.SQLiteStore(tmp_inbox) as store:
+            operation = store.operation(referencia)
+    assert f"payment {referencia}: accepted" in out.text
+    assert "smartpos_reconcile: 1 open operation(s), 0 still unknown" in out.text
+    assert operation is not None
+    assert "accepted" == operation.state
+    assert [referencia] == [p.referencia for p in sandbox.payments]

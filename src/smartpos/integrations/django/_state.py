@@ -60,7 +60,7 @@ def get_client() -> Client:
 
             conf = get_settings()
             _client = smartpos.Client(
-                api_key=conf.api_key, base_url=conf.base_url, **conf.client_options
+                api_key=conf.api_key, base_url=conf.base_url, **_with_store(conf)
             )
         return _client
 
@@ -89,10 +89,23 @@ def get_async_client() -> AsyncClient:
 
             conf = get_settings()
             client = smartpos.AsyncClient(
-                api_key=conf.api_key, base_url=conf.base_url, **conf.client_options
+                api_key=conf.api_key, base_url=conf.base_url, **_with_store(conf)
             )
             _async_clients[loop] = client
         return client
+
+
+def _with_store(conf: Any) -> dict[str, Any]:
+    # With a STORE, the clients journal their operations in it (create_and_wait, wait,
+    # reconcile, and smartpos_reconcile after a crash); CLIENT_OPTIONS may name its own.
+    options = dict(conf.client_options)
+    if "store" not in options and conf.store not in (None, ""):
+        from smartpos.webhooks._journal import JournalBase
+
+        store = get_store()
+        if isinstance(store, JournalBase):
+            options["store"] = store
+    return options
 
 
 def get_store() -> Store:
