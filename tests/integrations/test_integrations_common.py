@@ -143,24 +143,32 @@ def test_store_schemes_are_listed() -> None:
     assert {"sqlite", "redis", "rediss", "postgresql", "memory"} <= set(STORE_SCHEMES)
 
 
-# --- docs/en/integrations.md ----------------------------------------------------------------
+# --- docs/{en,pt-BR}/integrations.md ---------------------------------------------------------
 
-DOC = (ROOT / "docs" / "en" / "integrations.md").read_text(encoding="utf-8")
+# Both languages' pages: the translation documents the same keys and check ids.
+DOC_PAGES = [ROOT / "docs" / lang / "integrations.md" for lang in ("en", "pt-BR")]
 
 
-def test_every_python_block_of_the_recipes_parses() -> None:
+@pytest.fixture(params=DOC_PAGES, ids=lambda page: page.parent.name)
+def doc(request: pytest.FixtureRequest) -> str:
+    """The text of one language's integrations page."""
+    page: Path = request.param
+    return page.read_text(encoding="utf-8")
+
+
+def test_every_python_block_of_the_recipes_parses(doc: str) -> None:
     """The copy-paste recipes are valid Python."""
     import ast
     import re
 
-    blocks = re.findall(r"```python\n(.*?)```", DOC, re.DOTALL)
+    blocks = re.findall(r"```python\n(.*?)```", doc, re.DOTALL)
 
     assert len(blocks) >= 6
     for block in blocks:
         ast.parse(block)
 
 
-def test_the_recipes_list_every_setting_and_check() -> None:
+def test_the_recipes_list_every_setting_and_check(doc: str) -> None:
     """Every SMARTPOS key, Flask config key and check id of the code is in the docs."""
     import re
 
@@ -171,10 +179,10 @@ def test_the_recipes_list_every_setting_and_check() -> None:
 
     check_ids = set(re.findall(r"smartpos\.[EW]\d{3}", Path(checks.__file__).read_text()))
 
-    assert [] == [key for key in conf.KEYS if f"`{key}`" not in DOC]
-    assert [] == [k for k in flask_integration._CONFIG_KEYS if f"`{k}`" not in DOC]
+    assert [] == [key for key in conf.KEYS if f"`{key}`" not in doc]
+    assert [] == [k for k in flask_integration._CONFIG_KEYS if f"`{k}`" not in doc]
     assert len(check_ids) >= 10
-    assert [] == sorted(i for i in check_ids if f"`{i.split('.')[1]}`" not in DOC and i not in DOC)
+    assert [] == sorted(i for i in check_ids if f"`{i.split('.')[1]}`" not in doc and i not in doc)
 
 
 def test_the_readme_lists_the_integrations_guide() -> None:
