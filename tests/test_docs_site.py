@@ -422,12 +422,18 @@ def test_every_internal_link_and_anchor_of_the_site_resolves(site: Site) -> None
 
 
 def test_the_portuguese_home_links_to_the_english_pages(site: Site) -> None:
-    """pt-BR is the root; its home page reaches the English pages through site addresses."""
+    """pt-BR is the root; its home page links the translated pages in Portuguese, and reaches
+    the pages not translated yet in English, through site addresses."""
     home = _parse(site.root / "index.html")
     assert home.lang == "pt"  # Material writes pt-BR's language as "pt"
     assert _parse(site.root / "en" / "index.html").lang == "en"
     assert "quickstart/" in home.links  # a translated page: the Portuguese one
-    assert "en/client/#errors-and-the-three-outcomes" in home.links
+    assert "client/#erros-e-os-tres-resultados" in home.links  # a Portuguese anchor
+    assert not any(link.startswith("en/client/") for link in home.links)
+    english = [link for link in home.links if link.startswith("en/")]
+    assert english  # e.g. en/testing/, until it is translated
+    for link in english:
+        assert (site.root / link.partition("#")[0] / "index.html").is_file(), link
 
 
 def test_every_page_has_a_language_switch(site: Site) -> None:
