@@ -271,9 +271,8 @@ def test_every_portuguese_page_has_an_english_one() -> None:
     assert _pages("pt-BR") <= _pages("en")
 
 
-@pytest.mark.xfail(strict=True, reason="pt-BR translations pending")
 def test_both_languages_have_the_same_pages() -> None:
-    """docs/pt-BR/ and docs/en/ hold the same pages (remove the xfail when they do)."""
+    """docs/pt-BR/ and docs/en/ hold the same pages: a page is written in both or in neither."""
     assert _pages("pt-BR") == _pages("en")
 
 
@@ -421,13 +420,19 @@ def test_every_internal_link_and_anchor_of_the_site_resolves(site: Site) -> None
     assert broken == []
 
 
-def test_the_portuguese_home_links_to_the_english_pages(site: Site) -> None:
-    """pt-BR is the root; its home page reaches the English pages through site addresses."""
+def test_the_portuguese_home_links_the_portuguese_pages(site: Site) -> None:
+    """pt-BR is the root; its home page links every guide page in Portuguese (all are
+    translated), never an English one, through site addresses."""
     home = _parse(site.root / "index.html")
     assert home.lang == "pt"  # Material writes pt-BR's language as "pt"
     assert _parse(site.root / "en" / "index.html").lang == "en"
     assert "quickstart/" in home.links  # a translated page: the Portuguese one
-    assert "en/client/#errors-and-the-three-outcomes" in home.links
+    assert "client/#erros-e-os-tres-resultados" in home.links  # a Portuguese anchor
+    assert not any(link.startswith("en/client/") for link in home.links)
+    assert [] == [link for link in home.links if link.startswith("en/") and link != "en/"]
+    for page in ("quickstart/", "client/", "webhooks/", "stores/", "testing/", "cli/"):
+        assert page in {link.partition("#")[0] for link in home.links}, page
+        assert (site.root / page / "index.html").is_file(), page
 
 
 def test_every_page_has_a_language_switch(site: Site) -> None:
