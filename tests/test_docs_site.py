@@ -21,6 +21,8 @@ The blocks that run (``RUNNERS`` names the test that runs each kind):
 - every other ``python`` block: run here, each as a script in a fresh interpreter
   (``test_python_block_runs``).
 
+The ``python`` blocks of the docstrings in src/smartpos (the API reference shows them) run
+here too, and the docstrings hold no Sphinx role and no bare ``>>>`` example: they are Markdown.
 A fragment in Python must still parse. Site build: ``mkdocs build --strict`` with no warning,
 then every link of the built HTML (the cross-language ones included) and every anchor is
 checked, as are llms.txt and the pages' Markdown copies.
@@ -67,6 +69,11 @@ EXAMPLE_RUNNERS = {
     "webhook_starlette.py": "tests/webhooks/test_examples.py",
 }
 
+
+#: A Sphinx role of the Python domain (``:class:`Sandbox```): Markdown docstrings write a
+#: cross-reference (``[`Sandbox`][smartpos.testing.Sandbox]``) or inline code instead.
+SPHINX_ROLE = re.compile(r":(?:py:)?(class|func|meth|attr|mod|exc|data|obj|const):`(~?)([^`]+)`")
+SRC = REPO / "src" / "smartpos"
 
 URL_HOST = re.compile(r"\b[a-z][a-z0-9+.-]*://(?:[^@/\s\"']*@)?(\[[^\]]*\]|[^:/\s\"'?#]+)")
 
@@ -245,6 +252,80 @@ def test_python_block_runs(block: Block, tmp_path: Path) -> None:
         check=False,
     )
     assert result.returncode == 0, f"{block}:\n{result.stdout}{result.stderr}"
+
+
+def _docstring_blocks() -> list[Block]:
+    """The fenced ``python`` blocks of the docstrings of src/smartpos (shown on the site)."""
+    found = []
+    for path in sorted(SRC.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            body = getattr(node, "body", None)
+            if not isinstance(body, list) or not body or not isinstance(node, ast.AST):
+                continue
+            first = body[0]
+            if not (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)):
+                continue
+            if not isinstance(first.value.value, str):
+                continue
+            doc = ast.get_docstring(node) or ""  # type: ignore[arg-type]
+            opening = first.lineno
+            for match in re.finditer(r"^```python\n(.*?)^```$", doc, re.MULTILINE | re.DOTALL):
+                line = opening + doc[: match.start()].count("\n")
+                relative = str(path.relative_to(REPO))
+                found.append(Block(relative, line, "python", match.group(1), fragment=False))
+    return found
+
+
+DOCSTRING_BLOCKS = _docstring_blocks()
+
+
+def test_the_docstring_examples_are_found() -> None:
+    """The examples of smartpos.testing's and RemoteSandbox's docstrings are fenced blocks."""
+    paths = {block.path for block in DOCSTRING_BLOCKS}
+    assert {"src/smartpos/testing/__init__.py", "src/smartpos/testing/_remote.py"} <= paths
+
+
+@pytest.mark.parametrize("block", DOCSTRING_BLOCKS, ids=str)
+def test_docstring_python_block_runs(block: Block, tmp_path: Path) -> None:
+    """A ``python`` block of a docstring runs as a script, with warnings as errors."""
+    hosts = {h for h in URL_HOST.findall(block.body) if not _local(h)}
+    assert not hosts, f"{block} names {sorted(hosts)}"
+    result = subprocess.run(
+        [sys.executable, "-W", "error", "-c", block.body],
+        cwd=tmp_path,
+        env={**os.environ, "NO_COLOR": "1"},
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, f"{block}:\n{result.stdout}{result.stderr}"
+
+
+def test_no_docstring_has_a_bare_doctest() -> None:
+    """Markdown shows bare ``>>>`` lines as a quote: examples are fenced blocks that run."""
+    bare = [
+        f"{path.relative_to(REPO)}:{number}"
+        for path in sorted(SRC.rglob("*.py"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if line.lstrip().startswith(">>>")
+    ]
+    assert bare == []
+
+
+def test_no_sphinx_role_remains_in_the_source() -> None:
+    """Docstrings are Markdown: a Sphinx role would show as ``:class:`` text on the site."""
+    roles = [
+        f"{path.relative_to(REPO)}:{number}: {match.group(0)}"
+        for path in sorted(SRC.rglob("*.py"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        for match in SPHINX_ROLE.finditer(line)
+    ]
+    assert roles == []
+    assert SPHINX_ROLE.search("see :class:`~smartpos.OutcomeUnknownError`")
+    assert SPHINX_ROLE.search("see :meth:`Sandbox.serve`")
 
 
 def test_a_block_that_names_a_remote_host_is_never_run() -> None:
@@ -466,20 +547,18 @@ def test_the_api_reference_has_every_public_name(site: Site, module: str) -> Non
 
 
 def test_no_sphinx_role_shows_on_the_site(site: Site) -> None:
-    """The docstrings' Sphinx roles are rendered as code or links, never as ``:class:`` text."""
-    sys.path.insert(0, str(DOCS / "hooks"))
-    try:
-        from sphinx_roles import ROLE
-    finally:
-        sys.path.remove(str(DOCS / "hooks"))
+    """The docstrings' cross-references are links, never ``:class:`` or ``[x][y]`` text."""
     shown = {
-        str(page.relative_to(site.root)): ROLE.findall(page.read_text(encoding="utf-8"))
+        str(page.relative_to(site.root)): SPHINX_ROLE.findall(page.read_text(encoding="utf-8"))
+        + re.findall(r"\]\[smartpos[\w.]*\]", page.read_text(encoding="utf-8"))
         for page in (site.root / "en" / "reference").rglob("*.html")
     }
     assert len(shown) == 3
     assert {page: found for page, found in shown.items() if found} == {}
     html = (site.root / "en" / "reference" / "testing" / "index.html").read_text(encoding="utf-8")
-    assert 'href="#smartpos.testing.Sandbox"' in html  # a role that became a link
+    assert 'href="#smartpos.testing.Sandbox"' in html  # a cross-reference that became a link
+    copy = site.root / "en" / "reference" / "testing" / "index.html.md"
+    assert "][smartpos." not in copy.read_text(encoding="utf-8")  # only its title in the copy
 
 
 def test_the_changelog_is_on_the_site(site: Site) -> None:
@@ -562,8 +641,7 @@ def hooks() -> object:
     sys.path.insert(0, str(DOCS / "hooks"))
     try:
         modules = {
-            name: importlib.import_module(name)
-            for name in ("cross_language_links", "llms_txt", "sphinx_roles")
+            name: importlib.import_module(name) for name in ("cross_language_links", "llms_txt")
         }
     finally:
         sys.path.remove(str(DOCS / "hooks"))
@@ -592,22 +670,10 @@ def test_a_link_to_another_language_becomes_a_site_address(hooks: object) -> Non
     assert missing == ["../../en/nope.md"]
 
 
-def test_sphinx_roles_become_code_or_optional_links(hooks: object) -> None:
-    """A role becomes inline code, linked when it resolves; ``~`` keeps the last component."""
-    convert = hooks.sphinx_roles.convert  # type: ignore[attr-defined]
-    paths = {"Sandbox": "smartpos.testing.Sandbox"}
-    text = "See :class:`Sandbox`, :meth:`~smartpos.Client.close` and :attr:`events`."
-    out = convert(text, paths.get)
-    assert out == (
-        'See <autoref identifier="smartpos.testing.Sandbox" optional><code>Sandbox</code>'
-        "</autoref>, `close` and `events`."
-    )
-    assert convert(text, paths.get, markdown_links=True) == "See `Sandbox`, `close` and `events`."
-
-
-def test_doctest_lines_become_a_pycon_block(hooks: object) -> None:
-    """Bare ``>>>`` lines (Markdown would quote them) are fenced, output lines included."""
-    doctest_blocks = hooks.sphinx_roles.doctest_blocks  # type: ignore[attr-defined]
-    text = "Example:\n\n    >>> 1 + 1\n    2\n\nDone.\n"
-    fenced = "Example:\n\n    ```pycon\n    >>> 1 + 1\n    2\n    ```\n\nDone.\n"
-    assert doctest_blocks(text) == fenced
+def test_a_cross_reference_keeps_its_title_in_a_markdown_copy(hooks: object) -> None:
+    """``[`title`][identifier]`` is a link on the site; a Markdown copy keeps the title only."""
+    plain = hooks.llms_txt.plain_crossrefs  # type: ignore[attr-defined]
+    text = "See [`Sandbox`][smartpos.testing.Sandbox], [the worker][smartpos.webhooks.Worker].\n"
+    assert plain(text) == "See `Sandbox`, the worker.\n"
+    link = "[a link](https://example.invalid/) and `[x][y z]`"
+    assert plain(link) == link

@@ -8,8 +8,8 @@ one, or the build warns).
 
 A copy is the page's own Markdown, made to stand alone: included files (``--8<--``) are inlined,
 the API reference's ``::: module`` lines become the module's public names with their signatures
-and docstrings (Sphinx roles as inline code), links to other pages point to their copies, and the
-``<!-- fragment -->`` markers of code blocks are dropped.
+and docstrings (a cross-reference ``[`title`][identifier]`` keeps its title), links to other
+pages point to their copies, and the ``<!-- fragment -->`` markers of code blocks are dropped.
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ import griffe
 from cross_language_links import site_path
 from mkdocs.plugins import event_priority
 from mkdocs.utils import get_relative_url
-from sphinx_roles import convert
 
 __all__ = [
     "COPY_SUFFIX",
@@ -38,6 +37,7 @@ __all__ = [
     "on_post_build",
     "on_post_page",
     "on_pre_build",
+    "plain_crossrefs",
 ]
 
 log = logging.getLogger("mkdocs.hooks.llms_txt")
@@ -47,6 +47,9 @@ COPY_SUFFIX = ".md"
 
 _SNIPPET = re.compile(r"^(?P<indent>[ \t]*)--8<--\s+\"(?P<path>[^\"]+)\"\s*$", re.MULTILINE)
 _DIRECTIVE = re.compile(r"^:::[ \t]+(?P<path>[\w.]+)[ \t]*(?:\n[ \t]+\S.*)*$", re.MULTILINE)
+# A cross-reference of a docstring, ``[`title`][smartpos.Name]``: mkdocs-autorefs makes it a
+# link on the site; a Markdown copy keeps only its title.
+_CROSSREF = re.compile(r"\[(?P<title>`[^`\n]+`|[^\]\n]+)\]\[(?P<identifier>[\w.]+)\]")
 _FRAGMENT = re.compile(r"^<!--\s*fragment\b.*?-->[ \t]*\n", re.MULTILINE)
 _LINK = re.compile(r"(?<!!)\[(?P<text>[^\]\n]*)\]\((?P<target>[^)\s]+)(?P<title>\s+\"[^\"]*\")?\)")
 # What starts a block that is not prose: a heading, a list item, a quote, a table, HTML, an
@@ -78,8 +81,13 @@ def _package(path: str, src: str) -> griffe.Object:
     return griffe.load(path, search_paths=[src], docstring_parser="google")
 
 
+def plain_crossrefs(text: str) -> str:
+    """Replace every cross-reference ``[title][identifier]`` of a docstring by its title."""
+    return _CROSSREF.sub(lambda match: match.group("title"), text)
+
+
 def _docstring(obj: griffe.Object) -> str:
-    return convert(obj.docstring.value, markdown_links=True).strip() if obj.docstring else ""
+    return plain_crossrefs(obj.docstring.value).strip() if obj.docstring else ""
 
 
 def _signature(obj: griffe.Object) -> str:

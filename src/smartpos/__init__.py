@@ -2,7 +2,7 @@
 
 Pair a terminal with a QR code, ask it for payments, refunds and print jobs, and receive the
 results as webhook events. Test all of it without the service through
-:class:`smartpos.testing.Sandbox`.
+[`smartpos.testing.Sandbox`][smartpos.testing.Sandbox].
 """
 
 from typing import TYPE_CHECKING, Any

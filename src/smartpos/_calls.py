@@ -1,9 +1,9 @@
-"""What to send: the :class:`Call` of each endpoint, built from the caller's checked arguments.
+"""What to send: the `Call` of each endpoint, built from the caller's checked arguments.
 
 A builder has ``_arguments`` check the arguments (refusing locally, with the service's
 ``codigo`` and ``campo``, what the service would refuse) and build the request record, and
-returns a :class:`Call`: method, path, the record written by ``_wire`` as compact JSON, and the
-reader of the answer. :func:`build_request` turns a call into the one ``httpx.Request`` every
+returns a `Call`: method, path, the record written by ``_wire`` as compact JSON, and the
+reader of the answer. `build_request` turns a call into the one ``httpx.Request`` every
 attempt sends.
 """
 

@@ -1,20 +1,20 @@
 """The sans-I/O core: every decision of the clients, and no networking at all.
 
 Both clients drive the same pieces, and import them from here: a builder (``_calls``)
-validates the caller's arguments and returns a :class:`Call` (method, path, JSON body, how to
-read the answer); :func:`build_request` turns it into an ``httpx.Request``; an
-:class:`Attempts` object (this module) is told what happened to each send and answers with the
-result (read by ``_responses``), an exception, or :class:`Retry` (how long to wait before
+validates the caller's arguments and returns a `Call` (method, path, JSON body, how to
+read the answer); `build_request` turns it into an ``httpx.Request``; an
+`Attempts` object (this module) is told what happened to each send and answers with the
+result (read by ``_responses``), an exception, or `Retry` (how long to wait before
 sending the very same request again). ``Client`` and ``AsyncClient`` only send and sleep.
 
 Where each piece lives:
 
-- ``_config``: :class:`Config`, the settings read from the arguments and the environment;
+- ``_config``: `Config`, the settings read from the arguments and the environment;
 - ``_arguments``: the caller's arguments checked, into a request record of ``_requests``;
-- ``_calls``: :class:`Call`, :func:`build_request` and one builder per endpoint (its body is
+- ``_calls``: `Call`, `build_request` and one builder per endpoint (its body is
   the record, written by ``_wire``, the one module that knows the wire's names);
 - ``_responses``: a 2xx body into its result, an error answer into its exception;
-- this module: the retry and outcome state machine (:class:`Attempts`).
+- this module: the retry and outcome state machine (`Attempts`).
 
 Process-wide set-up is not here: logging in ``_logging``, the shared SSL context in
 ``_transports``. (``configure_logging_from_env`` is still importable from here: the webhooks
@@ -22,8 +22,8 @@ package calls it under that name.)
 
 Money safety is decided here. A retry always resends the same bytes, hence the same
 referencia. For operations that start something on a terminal, any doubt about whether the
-service accepted the request ends in :class:`~smartpos.OutcomeUnknownError`, never in an error
-that invites a retry with a new referencia.
+service accepted the request ends in [`OutcomeUnknownError`][smartpos.OutcomeUnknownError], never in
+an error that invites a retry with a new referencia.
 """
 
 from __future__ import annotations
@@ -150,12 +150,12 @@ _in_client_language = speaking(attrgetter("config.lang"))
 class Attempts(Generic[T]):
     """Decide, after each send of one call, whether to return, raise or retry.
 
-    Tell it what happened with :meth:`answered` (a response) or :meth:`failed` (*any*
+    Tell it what happened with `answered` (a response) or `failed` (*any*
     exception raised while sending or reading: an httpx error, an event loop that is gone, a
     user's hook that raised); it returns the result, raises the final exception, or returns a
-    :class:`Retry`. Whatever it raises is a :class:`~smartpos.SmartPOSError`: this is the one
+    `Retry`. Whatever it raises is a [`SmartPOSError`][smartpos.SmartPOSError]: this is the one
     place where anything that can go wrong during a send is classified, for both clients.
-    Cancellation and Ctrl-C are not classified but annotated (:meth:`interrupted`).
+    Cancellation and Ctrl-C are not classified but annotated (`interrupted`).
     """
 
     __slots__ = (
@@ -207,8 +207,8 @@ class Attempts(Generic[T]):
 
         Raises:
             ClientClosedError: ``closed``; nothing was sent by this attempt (an
-                :class:`~smartpos.OutcomeUnknownError` when an earlier one may have reached
-                the service).
+                [`OutcomeUnknownError`][smartpos.OutcomeUnknownError] when an earlier one may have
+                reached the service).
         """
         if closed:
             error = self._closed()

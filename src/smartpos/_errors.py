@@ -120,8 +120,8 @@ class TimeoutError(TransportError, builtins.TimeoutError):
 class ClientClosedError(TransportError):
     """The client was closed (``close()``, or the ``http_client`` you passed was closed).
 
-    Nothing was sent. It is a :class:`TransportError` because it means the same for an
-    operation: nothing reached the service. Build a new client.
+    Nothing was sent. It is a [`TransportError`][smartpos.TransportError] because it means the
+    same for an operation: nothing reached the service. Build a new client.
     """
 
 
@@ -215,8 +215,8 @@ class ResponseError(SmartPOSError):
     """The service answered 2xx with a body the SDK cannot read (not JSON, wrong shape).
 
     Raised as such by ``qrcodes.create`` and ``terminals.list``. For operations on a terminal
-    a 2xx means the service took the request, so it comes as an :class:`OutcomeUnknownError`
-    whose ``last_error`` is this exception.
+    a 2xx means the service took the request, so it comes as an
+    [`OutcomeUnknownError`][smartpos.OutcomeUnknownError] whose ``last_error`` is this exception.
     """
 
     def __init__(
@@ -444,7 +444,8 @@ class ReferenciaDuplicadaError(ConflictError):
     Raised only for the first attempt of a referencia you supplied: this call started nothing.
     The earlier request that used the referencia may have (your own earlier run, a restarted
     job): wait for its event before starting the work again under a new referencia. On a
-    retry, or for a referencia the SDK generated, a 409 is an :class:`OutcomeUnknownError`.
+    retry, or for a referencia the SDK generated, a 409 is an
+    [`OutcomeUnknownError`][smartpos.OutcomeUnknownError].
     """
 
     CODIGO = "REFERENCIA_DUPLICADA"

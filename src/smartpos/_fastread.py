@@ -7,7 +7,7 @@ rules (strict primitives, optional = ``X | None``, ``wire_hook``, ``wire_skip``,
 
 This module knows no wire name and no converter: ``_wire`` hands it the key of each field, the
 fast function of a nested class and a cattrs hook for any type it has no rule for
-(:class:`Rules`). A generated function raises on any input it does not accept; ``_wire`` then
+(`Rules`). A generated function raises on any input it does not accept; ``_wire`` then
 re-reads the input with its detailed cattrs converter, which alone words the error. The tests
 hold the two paths to the same results (``tests/test_wire_generated.py``, and on every
 webhook fixture ``tests/test_wire_fast_path.py``).

@@ -5,8 +5,8 @@ The served sandbox (``smartpos.testing``) and the CLI's local webhook receiver (
 its framing (``Content-Length`` or chunked, bounded in size and in chunks), answer every request
 whatever its bytes (a non-ASCII byte in a header is read as Latin-1, never a dropped
 connection), keep connections alive, close a connection without answering when told to, and stop
-at once. The handler, a plain function from :class:`HTTPRequest` to :class:`HTTPAnswer` or
-:class:`Hangup`, decides everything else.
+at once. The handler, a plain function from `HTTPRequest` to `HTTPAnswer` or
+`Hangup`, decides everything else.
 """
 
 from __future__ import annotations

@@ -1,14 +1,14 @@
 """The SDK's own messages, in English (the default) or Brazilian Portuguese.
 
 Every message of an exception the SDK raises on purpose has a stable key in
-``_message_catalog``, with one ``str.format`` template per language. :func:`message` picks the
+``_message_catalog``, with one ``str.format`` template per language. `message` picks the
 language:
 
 1. the ``lang=`` a caller passes (a client's option, while that client is built);
-2. else the language made active for a client's calls (:func:`speaking`: the client's
+2. else the language made active for a client's calls (`speaking`: the client's
    ``lang=`` option, during its argument checks and its sends);
 3. else the ``SMARTPOS_LANG`` environment variable, read once per process (``pt_BR``,
-   ``pt-BR`` or ``pt``: Portuguese; anything else, or nothing: English); :func:`reset`
+   ``pt-BR`` or ``pt``: Portuguese; anything else, or nothing: English); `reset`
    reads it again.
 
 A message is wholly in one language: its fields are identifiers and values (``campo``
@@ -73,7 +73,7 @@ def language_of(value: object) -> str | None:
 
 
 def env_language() -> str:
-    """The language of ``SMARTPOS_LANG``: read once, then cached (see :func:`reset`)."""
+    """The language of ``SMARTPOS_LANG``: read once, then cached (see `reset`)."""
     global _env
     if _env is None:
         _env = language_of(os.environ.get(ENV_VAR)) or ENGLISH
@@ -92,7 +92,7 @@ def current_language() -> str:
 
 
 def message(key: str, /, *, lang: str | None = None, **fields: object) -> str:
-    """The message ``key`` in ``lang`` (default: :func:`current_language`), formatted.
+    """The message ``key`` in ``lang`` (default: `current_language`), formatted.
 
     Raises:
         KeyError: ``key`` is not in the catalog (a bug of the SDK, caught by its tests).

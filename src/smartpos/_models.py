@@ -180,9 +180,10 @@ class Acceptance:
 class QRCode:
     """A QR code that pairs a terminal with the customer (HTTP 201 of ``POST /qrcode``).
 
-    Show it with :meth:`to_svg` or :meth:`to_data_uri` in a web page, :meth:`to_terminal` in a
-    terminal or :meth:`save` as an image file, or render ``qr_code`` yourself.
-    When the terminal reads it, the ``smartpos.identificado`` event carries the terminal's id.
+    Show it with [`to_svg`][smartpos.QRCode.to_svg] or [`to_data_uri`][smartpos.QRCode.to_data_uri]
+    in a web page, [`to_terminal`][smartpos.QRCode.to_terminal] in a terminal or
+    [`save`][smartpos.QRCode.save] as an image file, or render ``qr_code`` yourself. When the
+    terminal reads it, the ``smartpos.identificado`` event carries the terminal's id.
     """
 
     qr_code: str

@@ -2,9 +2,10 @@
 
 The service takes ``valorCentavos``, an integer (spec 2.1). What a point of sale holds is a
 price typed by a person (``"19,90"``), shown by a screen (``"R$ 1.234,56"``) or kept by the ORM
-(``Decimal("19.90")``). :func:`to_centavos` turns any of those into the integer exactly, and
-refuses what could be read two ways or would have to be rounded, since a centavo lost or
-gained is a wrong charge. :func:`format_reais` writes centavos back the Brazilian way.
+(``Decimal("19.90")``). [`to_centavos`][smartpos.to_centavos] turns any of those into the integer
+exactly, and refuses what could be read two ways or would have to be rounded, since a centavo lost
+or gained is a wrong charge. [`format_reais`][smartpos.format_reais] writes centavos back the
+Brazilian way.
 
 Floats are refused: ``0.1 + 0.2`` is not ``0.3`` in binary, and ``int(19.90 * 100)`` is 1989.
 """
@@ -163,7 +164,7 @@ def format_reais(valor_centavos: int, *, symbol: bool = True) -> str:
 
     Thousands are grouped with dots (``123456 -> "R$ 1.234,56"``), the sign goes before the
     symbol (``-1990 -> "-R$ 19,90"``), and the space after ``R$`` is a plain one.
-    :func:`to_centavos` reads every string this returns back to the same integer.
+    [`to_centavos`][smartpos.to_centavos] reads every string this returns back to the same integer.
 
     Args:
         valor_centavos: The amount in centavos (``PagamentoAprovado.dados.valor_centavos``).

@@ -2,28 +2,28 @@
 to wait. Sans-I/O: nothing here sends, reads a store or sleeps.
 
 Each operation of a client with a store is a *flow*: a generator that yields the steps it
-needs and is sent back what each one gave (:class:`Reply`). Both clients drive every flow with
+needs and is sent back what each one gave (`Reply`). Both clients drive every flow with
 the same small loop (``_run``), the async one running store calls in worker threads:
 
-- :class:`Send`: send a call through the client's execute loop (retries and the money-safety
+- `Send`: send a call through the client's execute loop (retries and the money-safety
   classification of ``_core.Attempts`` included); ``resend`` marks a journaled request sent
   again, whose earlier send may have reached the service;
-- :class:`Blocking`: one call of the store's (blocking I/O);
-- :class:`Wait`: wait for the referencia's outcome (the store's change listener).
+- `Blocking`: one call of the store's (blocking I/O);
+- `Wait`: wait for the referencia's outcome (the store's change listener).
 
 The flows (API.md, "Outcomes"):
 
-- :func:`create`: journal the request (state ``sending``) *before* it is sent, then record
+- `create`: journal the request (state ``sending``) *before* it is sent, then record
   ``accepted`` (with the answer), ``rejected`` or ``unknown``. A referencia already journaled
   is never sent as a new request: the same request after acceptance gives the saved result,
-  a different one under it is a :class:`~smartpos.ValidationError`, and one whose answer is
-  unknown (``sending``, ``unknown``) is resent byte for byte, as :func:`reconcile` does;
-- :func:`create_and_wait`: :func:`create`, then the final event; an unknown outcome of the
+  a different one under it is a [`ValidationError`][smartpos.ValidationError], and one whose answer
+  is unknown (``sending``, ``unknown``) is resent byte for byte, as `reconcile` does;
+- `create_and_wait`: `create`, then the final event; an unknown outcome of the
   create keeps waiting (the operation may have been accepted), never sends anew;
-- :func:`wait`: the final event of a referencia, journaled or not;
-- :func:`reconcile`: resend a journaled request whose answer is unknown, byte for byte.
+- `wait`: the final event of a referencia, journaled or not;
+- `reconcile`: resend a journaled request whose answer is unknown, byte for byte.
 
-The journaled state after an answer (:func:`state_after`)::
+The journaled state after an answer (`state_after`)::
 
     2xx                                               accepted (the answer is kept)
     409 REFERENCIA_DUPLICADA, raised as it is or as   accepted (the service holds the
@@ -35,7 +35,7 @@ The journaled state after an answer (:func:`state_after`)::
 
 A journal write that fails *after* the send never hides the service's answer: it is logged and
 the answer (or the send's error) is what the caller gets; the entry stays ``sending``, which
-``operations(final=False)`` lists and :func:`reconcile` settles.
+``operations(final=False)`` lists and `reconcile` settles.
 """
 
 from __future__ import annotations
@@ -148,7 +148,7 @@ class Reply:
 
 
 Flow = Generator[Step, Reply, T]
-"""A flow yields steps, is sent a :class:`Reply` for each, and returns its result."""
+"""A flow yields steps, is sent a `Reply` for each, and returns its result."""
 
 
 # --- checks --------------------------------------------------------------------------------

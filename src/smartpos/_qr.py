@@ -23,7 +23,7 @@ from typing import IO, Any, Final, Literal
 __all__ = ["ImageKind", "matrix", "save", "to_data_uri", "to_svg", "to_terminal"]
 
 ImageKind = Literal["png", "svg"]
-"""The image formats :func:`save` writes."""
+"""The image formats `save` writes."""
 
 # (upper module drawn, lower module drawn) -> character: two rows of modules per text line.
 _HALF_BLOCKS: Final = {

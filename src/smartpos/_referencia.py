@@ -30,7 +30,7 @@ _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[45][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3
 _REFERENCIA = re.compile(_UUID + r"(?:-[0-9A-Za-z_.:-]+)?")
 _SUFFIX = re.compile(r"[0-9A-Za-z_.:-]+")
 
-#: The namespace of :func:`referencia_for`: ``uuid5(NAMESPACE_URL,
+#: The namespace of ``referencia_for``: ``uuid5(NAMESPACE_URL,
 #: "https://pypi.org/project/smartpos/#referencia_for")``. Fixed forever: changing it would
 #: give every key a new referencia, and work that runs again could then start a second refund.
 REFERENCIA_NAMESPACE = uuid.UUID("116709e4-cd2c-5243-875f-7619aad98280")
@@ -79,12 +79,12 @@ def referencia_for(key: str, suffix: str | None = None) -> str:
         )
 
     The value is a UUID version 5 of ``key`` (UTF-8) in the fixed namespace
-    :data:`REFERENCIA_NAMESPACE`, so its first 10 characters come from a hash, as the referencia
+    `REFERENCIA_NAMESPACE`, so its first 10 characters come from a hash, as the referencia
     rule asks. Use a key no other operation uses (prefix it with what the work does).
 
     Args:
         key: What identifies the work; a non-empty string.
-        suffix: Optional text after the UUID, as in :func:`new_referencia`.
+        suffix: Optional text after the UUID, as in [`new_referencia`][smartpos.new_referencia].
 
     Returns:
         ``"<uuid5>"`` or ``"<uuid5>-<suffix>"``.

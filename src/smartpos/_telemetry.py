@@ -2,7 +2,7 @@
 
 Telemetry is not the core's business, but the core knows what telemetry wants: which call,
 how many attempts, how it ended. So the core reports those facts to one module attribute,
-:data:`observer`, which is ``None`` until someone installs an observer
+`observer`, which is ``None`` until someone installs an observer
 (``smartpos.integrations.otel.instrument()`` installs OpenTelemetry's). Each client call,
 webhook delivery and worker handling reads that attribute once: when it is ``None`` nothing
 else happens, so telemetry costs nothing when it is off, and nothing here imports a
@@ -10,13 +10,13 @@ telemetry library.
 
 What is reported:
 
-- a client call: :meth:`Observer.call` when its attempts start (after the arguments were
+- a client call: `Observer.call` when its attempts start (after the arguments were
   checked: a call refused locally sends nothing and reports nothing), then
-  :meth:`CallObservation.retry` before each retry and :meth:`CallObservation.finished` once
-  with its outcome class (:func:`outcome_of`);
-- a webhook delivery: :meth:`Observer.received` with its ``Receipt`` once it is answered;
-- a worker's handling of one claimed event: :meth:`Observer.handling` before, then
-  :meth:`HandlingObservation.finished` with what became of the event.
+  `CallObservation.retry` before each retry and `CallObservation.finished` once
+  with its outcome class (`outcome_of`);
+- a webhook delivery: `Observer.received` with its ``Receipt`` once it is answered;
+- a worker's handling of one claimed event: `Observer.handling` before, then
+  `HandlingObservation.finished` with what became of the event.
 
 Everything is called on the caller's thread (or task), so an observer may make its span the
 current one between a start and its end.
@@ -90,11 +90,11 @@ class HandlingObservation(Protocol):
     """What an observer keeps about one worker handling of a claimed event."""
 
     def finished(self, result: str, error: BaseException | None) -> None:
-        """The handling ended with ``result`` (one of :data:`HANDLING_RESULTS`)."""
+        """The handling ended with ``result`` (one of `HANDLING_RESULTS`)."""
 
 
 class Observer(Protocol):
-    """What :func:`install` takes; every method is called on the caller's thread or task."""
+    """What `install` takes; every method is called on the caller's thread or task."""
 
     def call(self, call: Call[Any]) -> CallObservation | None:
         """A client call starts sending ``call``."""

@@ -155,7 +155,7 @@ class UnownedTransport(httpx.BaseTransport):
 
 
 class AsyncUnownedTransport(httpx.AsyncBaseTransport):
-    """Async twin of :class:`UnownedTransport`."""
+    """Async twin of `UnownedTransport`."""
 
     def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
         self.inner = inner

@@ -1,8 +1,8 @@
 """The one home of the wire's names: every JSON key the SDK reads or writes comes from here.
 
 Every attrs class of the SDK is read from and written to JSON through this module: results
-and events are read (:func:`structure`), request bodies are written (:func:`unstructure`),
-and :func:`path` gives the wire name of a field, for ``ValidationError.campo`` and messages.
+and events are read (`structure`), request bodies are written (`unstructure`),
+and `path` gives the wire name of a field, for ``ValidationError.campo`` and messages.
 A field's wire name is its snake_case name in camelCase (``documento_cliente`` ->
 ``documentoCliente``) unless the field declares an irregular one with
 ``metadata={"wire": "resultadoSmartPOS"}``; a dotted one (``"imprimir.cliente"``) writes the
@@ -106,7 +106,7 @@ def _hints(cls: type[Any]) -> dict[str, Any]:
 
 
 def _step_type(owner: Any, step: str | int) -> Any:
-    """The type reached from ``owner`` by one step of :func:`path`, ``X | None`` unwrapped."""
+    """The type reached from ``owner`` by one step of `path`, ``X | None`` unwrapped."""
     tp = typing.get_args(owner)[0] if isinstance(step, int) else _hints(owner)[step]
     inner = _fastread.optional_inner(tp)
     return tp if inner is None else inner
@@ -477,7 +477,7 @@ _FAST_RULES = _fastread.Rules(
 
 
 def structure(data: Any, cls: type[T], given: Mapping[str, Any] | None = None) -> T:
-    """Read ``data`` (parsed JSON) as ``cls``; raise :class:`WireError` naming the JSON path.
+    """Read ``data`` (parsed JSON) as ``cls``; raise `WireError` naming the JSON path.
 
     Args:
         data: The parsed JSON.

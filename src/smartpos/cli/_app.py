@@ -1,6 +1,6 @@
 """The command line: a dispatcher, and the mapping of errors to statuses and to the command's words.
 
-The parser is :mod:`._parser`'s; each command's module is imported when that command runs, so
+The parser is `_parser`'s; each command's module is imported when that command runs, so
 ``smartpos --help`` does not load the sandbox, the webhook kit or segno.
 """
 

@@ -3,12 +3,13 @@
 What runs, all on 127.0.0.1:
 
 - the sandbox (the service, simulated) behind a real HTTP server;
-- the SDK's :class:`~smartpos.webhooks.WebhookReceiver` with an SQLite inbox behind another
-  one, configured as the partner's webhook URL, so events travel over HTTP like in production;
-- a :class:`~smartpos.webhooks.Worker` (or ``AsyncWorker``) that claims each stored event,
+- the SDK's [`WebhookReceiver`][smartpos.webhooks.WebhookReceiver] with an SQLite inbox behind
+  another one, configured as the partner's webhook URL, so events travel over HTTP like in
+  production;
+- a [`Worker`][smartpos.webhooks.Worker] (or ``AsyncWorker``) that claims each stored event,
   handles it and acks it, so an event delivered twice is processed once;
-- a real :class:`smartpos.Client` (or ``AsyncClient`` with ``--async``) against the sandbox,
-  given the same store: it journals every operation and waits for outcomes there.
+- a real [`smartpos.Client`][smartpos.Client] (or ``AsyncClient`` with ``--async``) against the
+  sandbox, given the same store: it journals every operation and waits for outcomes there.
 
 The sale shows the three outcomes a caller must handle, each once: a payment refused (retried
 with a new referencia), approved (``create_and_wait``), and one whose answer is lost on the

@@ -1,6 +1,6 @@
 """``smartpos events list|show|requeue|resend``: look into an SQLite inbox, requeue, replay.
 
-Each action goes through :class:`~smartpos.webhooks.SQLiteStore`'s own ``list``, ``get`` and
+Each action goes through [`SQLiteStore`][smartpos.webhooks.SQLiteStore]'s own ``list``, ``get`` and
 ``requeue`` (``resend`` posts a stored envelope to one's own endpoint), after checking through
 a read-only connection that the file holds an inbox table: opening a store on any other SQLite
 file would create one in it. What is printed, text or
@@ -66,9 +66,9 @@ def check_inbox(path: str) -> None:
 
 @contextlib.contextmanager
 def open_inbox(path: str) -> Iterator[SQLiteStore]:
-    """Open an existing inbox file as an :class:`~smartpos.webhooks.SQLiteStore`.
+    """Open an existing inbox file as an [`SQLiteStore`][smartpos.webhooks.SQLiteStore].
 
-    The file is checked read-only first (:func:`check_inbox`): a wrong path is never modified.
+    The file is checked read-only first (`check_inbox`): a wrong path is never modified.
 
     Args:
         path: The SQLite inbox file.

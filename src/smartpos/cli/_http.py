@@ -1,7 +1,7 @@
 """The local webhook receiver's HTTP side: ``WebhookReceiver.receive`` behind the package's server.
 
 ``smartpos listen`` and ``smartpos demo`` need more than the receiver's WSGI/ASGI adapters
-give: the :class:`~smartpos.webhooks.Receipt` of every delivery (to print it and mark
+give: the [`Receipt`][smartpos.webhooks.Receipt] of every delivery (to print it and mark
 duplicates), after the answer is sent so printing never delays it. The receiver itself does
 all the checking and storing; the server (``smartpos._http_server``, the same one that serves
 the sandbox) reads the bytes; this module only joins them.

@@ -1,9 +1,10 @@
 """``smartpos listen``: a local webhook receiver that stores events and prints each one.
 
-Like ``stripe listen``, but the receiver is the SDK's own :class:`WebhookReceiver` with an
-SQLite inbox: what it prints is exactly what a partner's production receiver would decide
-(stored, duplicate, conflicting body, rejected). Events stay pending in the inbox for the
-partner's worker; ``--forward-to`` also posts every delivery, as received, to another URL.
+Like ``stripe listen``, but the receiver is the SDK's own
+[`WebhookReceiver`][smartpos.webhooks.WebhookReceiver] with an SQLite inbox: what it prints is
+exactly what a partner's production receiver would decide (stored, duplicate, conflicting body,
+rejected). Events stay pending in the inbox for the partner's worker; ``--forward-to`` also posts
+every delivery, as received, to another URL.
 """
 
 from __future__ import annotations

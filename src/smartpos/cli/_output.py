@@ -281,7 +281,7 @@ class Output:
     def line(self, text: str = "") -> None:
         """Print a line of human text to stdout (nothing in JSON mode).
 
-        A progress line written by :meth:`status` is erased first; the next ``status`` call
+        A progress line written by `status` is erased first; the next ``status`` call
         draws it again below.
         """
         if not self.json:
@@ -293,7 +293,7 @@ class Output:
             self._write(self.stdout, "\r\x1b[2K" + text, status=True)
 
     def clear_status(self) -> None:
-        """Erase a progress line written by :meth:`status`."""
+        """Erase a progress line written by `status`."""
         if self.interactive:
             self._write(self.stdout, "", erase_status=True)
 

@@ -103,7 +103,7 @@ def sample(
     The same arguments always give the same envelope.
 
     Args:
-        tipo: One of :data:`TIPOS`.
+        tipo: One of `TIPOS`.
         event_id: The envelope's ``id``; a UUIDv7 also gives ``criadoEm``.
         documento: ``dados.documentoCliente`` (default: the sandbox CPF), sent without mask.
         referencia: ``dados.referencia`` (default: a UUID derived from the id).

@@ -3,8 +3,9 @@
 ``smartpos sandbox`` serves (the same program as ``python -m smartpos.testing``: options or
 ``SMARTPOS_SANDBOX_*`` variables) and prints one line per request and per delivery attempt.
 The actions talk to a running sandbox's control API through
-:class:`~smartpos.testing.RemoteSandbox`: ``scan``, ``next``, ``fault``, ``resend``, ``log``.
-Outcome and fault words are the sandbox's one vocabulary (``smartpos.testing._vocabulary``).
+[`RemoteSandbox`][smartpos.testing.RemoteSandbox]: ``scan``, ``next``, ``fault``, ``resend``,
+``log``. Outcome and fault words are the sandbox's one vocabulary
+(``smartpos.testing._vocabulary``).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ def sandbox_url(given: str | None) -> str:
         given: The ``--url`` option.
 
     Returns:
-        The URL, :data:`DEFAULT_URL` when nothing says otherwise.
+        The URL, `DEFAULT_URL` when nothing says otherwise.
     """
     return (
         given
@@ -48,7 +49,7 @@ def sandbox_url(given: str | None) -> str:
 
 @contextlib.contextmanager
 def remote(url: str) -> Iterator[RemoteSandbox]:
-    """A :class:`RemoteSandbox` whose failures become the command's errors.
+    """A `RemoteSandbox` whose failures become the command's errors.
 
     Args:
         url: The sandbox's base URL.

@@ -1,7 +1,7 @@
 """Commands that call a service (the real one or a sandbox): qrcode, pay, refund, print, terminals.
 
-Each builds a :class:`smartpos.Client` from ``--api-key``/``--base-url`` or the environment,
-makes one call and prints its result. Errors are left to the dispatcher, which prints
+Each builds a [`smartpos.Client`][smartpos.Client] from ``--api-key``/``--base-url`` or the
+environment, makes one call and prints its result. Errors are left to the dispatcher, which prints
 ``codigo``, ``mensagem`` and ``acao`` and picks the exit status.
 """
 

@@ -12,7 +12,7 @@
 Importing ``smartpos`` or this package never imports a framework: each module above imports
 its own framework when it is imported, and says which extra to install when it is missing.
 
-:func:`open_store` turns the store setting every integration takes (a URL or a path) into a
+`open_store` turns the store setting every integration takes (a URL or a path) into a
 webhook inbox.
 """
 

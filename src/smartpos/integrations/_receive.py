@@ -4,7 +4,7 @@ A framework gives the body and headers; these helpers refuse a body that is too 
 short exactly as the receiver's own ASGI and WSGI apps do, and store admitted events:
 
 - from synchronous code with ``WebhookReceiver.receive`` (one ``store.put``);
-- from an event loop through :class:`AsyncReceive`: the checks run on the loop (they cost time
+- from an event loop through `AsyncReceive`: the checks run on the loop (they cost time
   linear in the body), the store call runs in a worker thread, and deliveries that arrive
   while a commit is in flight are stored together by the next one (the receiver's own group
   commit), so a burst of webhooks never blocks the loop or pays one fsync per event.

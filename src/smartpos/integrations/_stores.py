@@ -14,7 +14,7 @@ from smartpos.webhooks import MemoryStore, SQLiteStore, Store
 
 __all__ = ["STORE_SCHEMES", "StoreSetting", "open_store", "sqlite_path", "store_scheme"]
 
-#: The URL schemes :func:`open_store` understands (a value without a scheme is a file path).
+#: The URL schemes ``open_store`` understands (a value without a scheme is a file path).
 STORE_SCHEMES: Final = (
     "sqlite",
     "redis",
@@ -37,7 +37,7 @@ def store_scheme(setting: str | os.PathLike[str]) -> str:
     """The scheme of a store setting: ``"sqlite"`` for a plain path.
 
     Raises:
-        ConfigurationError: An empty setting or a scheme :func:`open_store` does not know.
+        ConfigurationError: An empty setting or a scheme `open_store` does not know.
     """
     if isinstance(setting, os.PathLike):
         return "sqlite"

@@ -206,11 +206,11 @@ class SmartPOSTasks:
         return len(claims)
 
     def stop(self) -> None:
-        """Stop :meth:`run_dispatcher` after its current pass (safe from any thread)."""
+        """Stop `run_dispatcher` after its current pass (safe from any thread)."""
         self._stopping.set()
 
     def run_dispatcher(self, *, install_signal_handlers: bool = False) -> None:
-        """Dispatch until :meth:`stop` (or SIGTERM/SIGINT with ``install_signal_handlers``).
+        """Dispatch until `stop` (or SIGTERM/SIGINT with ``install_signal_handlers``).
 
         A store or broker failure is logged and retried after ``poll_interval``.
         """

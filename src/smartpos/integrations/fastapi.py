@@ -324,7 +324,7 @@ def _smartpos_of(request: Request) -> SmartPOS:
 
 
 async def get_async_client(request: Request) -> smartpos.AsyncClient:
-    """The dependency behind :data:`SmartPOSClient`: the app's shared ``AsyncClient``."""
+    """The dependency behind `SmartPOSClient`: the app's shared ``AsyncClient``."""
     return _smartpos_of(request).client
 
 

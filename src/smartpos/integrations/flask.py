@@ -177,10 +177,10 @@ class SmartPOS:
     ``SMARTPOS_WEBHOOK_URL`` (CSRF-exempt when Flask-WTF's ``CSRFProtect`` is set up first),
     and the command ``flask smartpos worker``. Nothing connects anywhere until a request or a
     command needs it; the store and the client are built once per app and closed by
-    :meth:`close`.
+    `close`.
 
     Args:
-        app: An app to set up now (otherwise call :meth:`init_app` in the factory).
+        app: An app to set up now (otherwise call `init_app` in the factory).
         handler: What ``flask smartpos worker`` calls with each event; default: the dotted
             path in ``SMARTPOS_HANDLER``.
     """

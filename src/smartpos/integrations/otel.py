@@ -8,7 +8,7 @@
     otel.instrument_store(inbox)    # the inbox gauges of a store
 
 Needs the ``otel`` extra (``pip install "smartpos[otel]"``: ``opentelemetry-api`` only); the
-application sets up the SDK and its exporters as usual. Until :func:`instrument` is called
+application sets up the SDK and its exporters as usual. Until `instrument` is called
 smartpos reports nothing, and ``import smartpos`` never imports this module.
 
 Spans (attributes ``smartpos.*``, plus OpenTelemetry's ``http.*`` and ``error.type``):
@@ -42,7 +42,7 @@ Metrics: ``smartpos.client.calls`` (by ``smartpos.operation`` and ``smartpos.out
 ``smartpos.client.duration`` (seconds, same attributes), ``smartpos.client.retries`` and
 ``smartpos.client.unknown_outcomes`` (by operation), ``smartpos.webhooks.received`` (by result
 and status code), ``smartpos.webhooks.handled`` (by result and tipo). With
-:func:`instrument_store`: ``smartpos.webhooks.inbox.depth`` (by ``smartpos.event.state``:
+`instrument_store`: ``smartpos.webhooks.inbox.depth`` (by ``smartpos.event.state``:
 ``pending``, ``claimed``), ``smartpos.webhooks.inbox.oldest_age`` (seconds since the oldest
 waiting event was received) and ``smartpos.webhooks.dead_letters``, each by ``smartpos.store``.
 """
@@ -317,7 +317,7 @@ def instrument(
 
 
 def uninstrument() -> None:
-    """Stop reporting (store gauges registered with :func:`instrument_store` go on)."""
+    """Stop reporting (store gauges registered with `instrument_store` go on)."""
     global _installed
     with _lock:
         if _installed is not None and _telemetry.observer is _installed[2]:
@@ -326,7 +326,7 @@ def uninstrument() -> None:
 
 
 def is_instrumented() -> bool:
-    """``True`` while :func:`instrument` reports this process's calls and events."""
+    """``True`` while `instrument` reports this process's calls and events."""
     return _installed is not None and _telemetry.observer is _installed[2]
 
 
@@ -342,9 +342,9 @@ class _Snapshot:
 
 
 class StoreGauges:
-    """The inbox gauges of one store, read at each metrics collection; :meth:`close` stops.
+    """The inbox gauges of one store, read at each metrics collection; `close` stops.
 
-    Made by :func:`instrument_store`. Each collection lists the store's waiting and dead
+    Made by `instrument_store`. Each collection lists the store's waiting and dead
     events (``store.list``, at most ``max_count`` of each state), once for the three gauges.
     """
 
@@ -472,7 +472,7 @@ def instrument_store(
 ) -> StoreGauges:
     """Report a store's inbox gauges: depth, age of the oldest waiting event, dead letters.
 
-    Independent of :func:`instrument`: call it in the process that should report them (one
+    Independent of `instrument`: call it in the process that should report them (one
     process per store is enough: every process sees the same inbox).
 
     Args:

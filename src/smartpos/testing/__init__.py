@@ -1,8 +1,11 @@
 """Test without the service: an in-process simulator of it, and a pytest plugin.
 
->>> from smartpos.testing import Sandbox
->>> sandbox = Sandbox()          # a ready world: Sandbox.API_KEY, DOCUMENTO, SMARTPOS_ID
->>> transport = sandbox.transport()   # for smartpos.Client / AsyncClient(transport=...)
+```python
+from smartpos.testing import Sandbox
+
+sandbox = Sandbox()  # a ready world: Sandbox.API_KEY, DOCUMENTO, SMARTPOS_ID
+transport = sandbox.transport()  # for smartpos.Client / AsyncClient(transport=...)
+```
 
 See ``docs/en/testing.md``.
 """

@@ -1,7 +1,7 @@
 """The sandbox's records as the control API's JSON, and back: camelCase keys, bytes as Base64.
 
-Written for the records of :mod:`._records` and :mod:`._delivery` only (flat attrs classes,
-one nested record in :class:`~._records.LogEntry`); the SDK's converter is not used, as
+Written for the records of `_records` and `_delivery` only (flat attrs classes,
+one nested record in [`LogEntry`][smartpos.testing.LogEntry]); the SDK's converter is not used, as
 everywhere in the sandbox. A webhook target that is not a URL (a callable, a receiver object)
 is written as its description.
 """
@@ -72,7 +72,7 @@ def to_json(value: Any) -> Any:
 
 
 def from_json(cls: type[_T], data: Mapping[str, Any]) -> _T:
-    """Build a record of ``cls`` from :func:`to_json`'s output.
+    """Build a record of ``cls`` from `to_json`'s output.
 
     Args:
         cls: The record class.

@@ -1,11 +1,11 @@
-"""The control API: every switch of :class:`~smartpos.testing.Sandbox`, as JSON over HTTP.
+"""The control API: every switch of [`Sandbox`][smartpos.testing.Sandbox], as JSON over HTTP.
 
 Served under the reserved, versioned prefix ``/_sandbox/v1/`` (no API key), for tools in any
-language, the ``smartpos sandbox ...`` commands and :class:`~smartpos.testing.RemoteSandbox`.
-Each route calls the facade's method of the same meaning (its *twin*, named in :data:`ROUTES`),
-so that the Python and the HTTP switches cannot drift apart; a test holds the table complete.
-Outcomes and faults are read with the one vocabulary of :mod:`._vocabulary`, records written by
-:mod:`._codec`. ``docs/en/testing.md`` documents every route.
+language, the ``smartpos sandbox ...`` commands and
+[`RemoteSandbox`][smartpos.testing.RemoteSandbox]. Each route calls the facade's method of the same
+meaning (its *twin*, named in `ROUTES`), so that the Python and the HTTP switches cannot drift
+apart; a test holds the table complete. Outcomes and faults are read with the one vocabulary of
+`_vocabulary`, records written by `_codec`. ``docs/en/testing.md`` documents every route.
 
 Errors use the service's ``erro`` shape: 400 ``CAMPO_OBRIGATORIO``/``CAMPO_INVALIDO`` with
 ``campo`` for a bad argument, 400 ``SANDBOX`` for a misuse (unknown terminal, event...), 409
@@ -98,7 +98,7 @@ class Route:
 
     Attributes:
         method: The HTTP method.
-        path: The path after :data:`PREFIX`; ``{name}`` is a parameter.
+        path: The path after `PREFIX`; ``{name}`` is a parameter.
         twins: The ``Sandbox`` members it is the HTTP twin of.
         handler: Calls the sandbox; returns the status and the JSON body.
     """
@@ -461,7 +461,7 @@ class Control:
     """Answers ``/_sandbox/`` requests by calling the sandbox's own methods.
 
     Args:
-        sandbox: The :class:`~smartpos.testing.Sandbox` (any object with its methods).
+        sandbox: The [`Sandbox`][smartpos.testing.Sandbox] (any object with its methods).
     """
 
     def __init__(self, sandbox: Any) -> None:

@@ -116,7 +116,7 @@ def check_target(target: object, *, allow_remote: bool = False) -> None:
 
 
 def describe_target(target: object) -> str:
-    """Return a short description of a target for :class:`DeliveryAttempt`.
+    """Return a short description of a target for `DeliveryAttempt`.
 
     Args:
         target: The webhook target.

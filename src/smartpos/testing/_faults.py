@@ -1,13 +1,15 @@
 """Faults the sandbox injects on demand, one request at a time, and the plan that holds them.
 
-Before the request is processed (nothing is recorded): :class:`InternalError` (unless
-``after_accept``), :class:`BadGateway`, :class:`RateLimited`, :class:`ConnectionRefused`.
-Around it: :class:`Latency` waits, then processes normally. After it was processed and the state
-changed: :class:`DropConnection`, :class:`ReadTimeout`, ``InternalError(after_accept=True)`` —
-the caller cannot know whether the operation happened, which is how ``OutcomeUnknownError`` is
-tested.
+Before the request is processed (nothing is recorded):
+[`InternalError`][smartpos.testing.InternalError] (unless ``after_accept``),
+[`BadGateway`][smartpos.testing.BadGateway], [`RateLimited`][smartpos.testing.RateLimited],
+[`ConnectionRefused`][smartpos.testing.ConnectionRefused]. Around it:
+[`Latency`][smartpos.testing.Latency] waits, then processes normally. After it was processed and
+the state changed: [`DropConnection`][smartpos.testing.DropConnection],
+[`ReadTimeout`][smartpos.testing.ReadTimeout], ``InternalError(after_accept=True)`` — the caller
+cannot know whether the operation happened, which is how ``OutcomeUnknownError`` is tested.
 
-:class:`FaultPlan` is the one place faults wait to be used: the sandbox's front door takes one per
+`FaultPlan` is the one place faults wait to be used: the sandbox's front door takes one per
 request (``take``), the outbox one per delivery attempt (``take_webhook``).
 """
 
@@ -79,8 +81,9 @@ class Latency:
 class DropConnection:
     """Process the request, then drop the connection without an answer.
 
-    In process this raises ``httpx.RemoteProtocolError``; behind :meth:`Sandbox.serve` the
-    socket is closed without writing a response.
+    In process this raises ``httpx.RemoteProtocolError``; behind
+    [`Sandbox.serve`][smartpos.testing.Sandbox.serve] the socket is closed without writing a
+    response.
     """
 
 
@@ -88,8 +91,9 @@ class DropConnection:
 class ReadTimeout:
     """Process the request, then never answer.
 
-    In process this raises ``httpx.ReadTimeout``; behind :meth:`Sandbox.serve` the socket stays
-    silent for ``hold`` seconds (or until the server stops), then is closed.
+    In process this raises ``httpx.ReadTimeout``; behind
+    [`Sandbox.serve`][smartpos.testing.Sandbox.serve] the socket stays silent for ``hold`` seconds
+    (or until the server stops), then is closed.
 
     Attributes:
         hold: Seconds the real server keeps the connection silent.
@@ -103,7 +107,8 @@ class ConnectionRefused:
     """Refuse the connection before anything is read or recorded.
 
     In process this raises ``httpx.ConnectError``. A listening server cannot refuse one
-    connection, so behind :meth:`Sandbox.serve` the socket is closed before the request is read.
+    connection, so behind [`Sandbox.serve`][smartpos.testing.Sandbox.serve] the socket is closed
+    before the request is read.
     """
 
 
@@ -116,7 +121,7 @@ Fault = (
     | ReadTimeout
     | ConnectionRefused
 )
-"""Any fault :meth:`Sandbox.fail_next` accepts."""
+"""Any fault [`Sandbox.fail_next`][smartpos.testing.Sandbox.fail_next] accepts."""
 
 
 WebhookFailure = int | None

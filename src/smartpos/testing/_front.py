@@ -5,10 +5,10 @@ Every driver (the sync and async httpx transport, the HTTP server) does the same
 1. ``exchange = front.begin(request)``: the fault plan is consulted, once;
 2. wait ``exchange.delay`` seconds if it is not ``None`` (``time.sleep`` or ``asyncio.sleep``:
    the only step that differs between drivers);
-3. ``front.answer(exchange)``: the fault is applied around :meth:`Service.handle`, the request
+3. ``front.answer(exchange)``: the fault is applied around `Service.handle`, the request
    is logged and the events it caused are delivered.
 
-:meth:`Front.handle` is steps 1-3 for drivers that may block.
+`Front.handle` is steps 1-3 for drivers that may block.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ _BAD_GATEWAY_HTML = (
 
 @attrs.frozen
 class Exchange:
-    """A request and the fault planned for it, between :meth:`Front.begin` and ``answer``.
+    """A request and the fault planned for it, between `Front.begin` and ``answer``.
 
     Attributes:
         request: The request.
@@ -57,7 +57,7 @@ class Exchange:
 
     @property
     def delay(self) -> float | None:
-        """Seconds the driver waits before :meth:`Front.answer` (``None``: no latency fault)."""
+        """Seconds the driver waits before `Front.answer` (``None``: no latency fault)."""
         return self.fault.seconds if isinstance(self.fault, Latency) else None
 
 
@@ -94,7 +94,7 @@ class Front:
             request: The request.
 
         Returns:
-            The exchange to wait for (its ``delay``) and then to :meth:`answer`.
+            The exchange to wait for (its ``delay``) and then to `answer`.
         """
         return Exchange(request, self._faults.take(endpoint_of(request.path)))
 
@@ -102,10 +102,10 @@ class Front:
         """Answer a begun request: apply its fault around the service, log it, deliver events.
 
         Args:
-            exchange: What :meth:`begin` returned.
+            exchange: What `begin` returned.
 
         Returns:
-            The answer, or :class:`NoResponse` when the fault means nothing is answered.
+            The answer, or `NoResponse` when the fault means nothing is answered.
         """
         fault = exchange.fault
         status: int | None = None
@@ -127,7 +127,7 @@ class Front:
             request: The request.
 
         Returns:
-            The answer, or :class:`NoResponse`.
+            The answer, or `NoResponse`.
         """
         exchange = self.begin(request)
         if exchange.delay is not None:

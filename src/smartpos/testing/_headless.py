@@ -3,12 +3,12 @@
 ``python -m smartpos.testing`` and ``smartpos sandbox`` both run a sandbox this way, so that a
 container, a CI job or a developer's terminal gets the same thing:
 
-- :class:`Settings`: host, port, webhook URL, seed and log style, each from an option or else
-  from an environment variable (:data:`ENVIRONMENT`), for containers configured by variables;
-- :func:`serving`: the sandbox and its HTTP server, beyond loopback only when asked
-  (:data:`REMOTE_WARNING` says what that means);
-- :class:`Follower`: a thread that hands every new :class:`~._records.LogEntry` (a request, a
-  delivery attempt) to a callback, and :func:`describe` / :func:`entry_data`, which render one
+- `Settings`: host, port, webhook URL, seed and log style, each from an option or else
+  from an environment variable (`ENVIRONMENT`), for containers configured by variables;
+- `serving`: the sandbox and its HTTP server, beyond loopback only when asked
+  (`REMOTE_WARNING` says what that means);
+- `Follower`: a thread that hands every new [`LogEntry`][smartpos.testing.LogEntry] (a request, a
+  delivery attempt) to a callback, and `describe` / `entry_data`, which render one
   as a line of text or as JSON, documents masked.
 """
 
@@ -157,10 +157,10 @@ class Follower:
     """Hands every new log entry of a sandbox to a callback, from a thread, until stopped.
 
     Args:
-        sandbox: The sandbox (or a :class:`~smartpos.testing.RemoteSandbox`).
+        sandbox: The sandbox (or a [`RemoteSandbox`][smartpos.testing.RemoteSandbox]).
         on_entry: Called with each entry, in order.
         since: Start after this entry number (0: from the first).
-        poll: Seconds each wait for a new entry lasts (bounds the reaction to :meth:`stop`).
+        poll: Seconds each wait for a new entry lasts (bounds the reaction to `stop`).
     """
 
     def __init__(

@@ -57,7 +57,7 @@ def to_httpx(answer: Response | NoResponse, request: httpx.Request) -> httpx.Res
 
 
 class SandboxTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
-    """An httpx transport serving a :class:`Sandbox` to both ``Client`` and ``AsyncClient``.
+    """An httpx transport serving a `Sandbox` to both ``Client`` and ``AsyncClient``.
 
     Args:
         sandbox: The sandbox to serve.

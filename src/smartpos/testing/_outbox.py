@@ -1,14 +1,14 @@
 """The outbox: events emitted under the world's lock, delivered after it is released.
 
-Emitting only queues the envelope; :meth:`Outbox.flush` hands the queue to delivery once the
+Emitting only queues the envelope; `Outbox.flush` hands the queue to delivery once the
 lock is free, so a webhook target may call the sandbox (or a client bound to it) again. Targets
 in process are called at once on the flushing thread; URL targets are posted by one background
-thread with retries and backoff. Every envelope lands in :attr:`Outbox.events` when its delivery
+thread with retries and backoff. Every envelope lands in `Outbox.events` when its delivery
 ends, whatever the target answered.
 
-An envelope may come with a :class:`Plan` (the hard cases of ``_outcomes``): delivered several
+An envelope may come with a `Plan` (the hard cases of ``_outcomes``): delivered several
 times, held back until the next envelope (out of order), scheduled for later on the sandbox's
-clock (a scheduler thread, or :meth:`Outbox.deliver_due` when the clock is advanced), or sent to
+clock (a scheduler thread, or `Outbox.deliver_due` when the clock is advanced), or sent to
 one URL only, at once and once (``trigger``).
 """
 
@@ -106,7 +106,7 @@ class Outbox:
     def emit(
         self, partner: str, tipo: str, dados: dict[str, Any], plan: Plan | None = None
     ) -> dict[str, Any]:
-        """Create an envelope for ``partner`` and queue it until the next :meth:`flush`.
+        """Create an envelope for ``partner`` and queue it until the next `flush`.
 
         Args:
             partner: The partner whose webhook receives it.
@@ -211,7 +211,7 @@ class Outbox:
             self.deliver_due()
 
     def hold(self) -> None:
-        """Hold every new delivery until :meth:`release`."""
+        """Hold every new delivery until `release`."""
         with self._lock:
             if self._held is None:
                 self._held = []
@@ -258,7 +258,7 @@ class Outbox:
             return list(self._deliveries)
 
     def wait_for_events(self, count: int, timeout: float) -> list[dict[str, Any]]:
-        """Wait until at least ``count`` deliveries ended; return :attr:`events`.
+        """Wait until at least ``count`` deliveries ended; return `events`.
 
         Raises:
             TimeoutError: Fewer arrived in time.
@@ -320,7 +320,7 @@ class Outbox:
         attempts: int | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> None:
-        """Deliver one envelope with retries; record it in :attr:`events` when done."""
+        """Deliver one envelope with retries; record it in `events` when done."""
         description = "sandbox.events" if target is None else describe_target(target)
         attempts = attempts or self._attempts
         for attempt in range(1, attempts + 1):

@@ -1,17 +1,20 @@
 """What a simulated terminal does with a payment or a print job, and how its event travels.
 
-A payment ends in :class:`Approve`, :class:`Refuse` or :class:`NoAnswer`; a print job in
-:class:`PrintDone`, :class:`PrintFail` or :class:`NoAnswer`. Fields left ``None`` are filled with
-realistic generated values when the terminal acts.
+A payment ends in [`Approve`][smartpos.testing.Approve], [`Refuse`][smartpos.testing.Refuse] or
+[`NoAnswer`][smartpos.testing.NoAnswer]; a print job in [`PrintDone`][smartpos.testing.PrintDone],
+[`PrintFail`][smartpos.testing.PrintFail] or [`NoAnswer`][smartpos.testing.NoAnswer]. Fields left
+``None`` are filled with realistic generated values when the terminal acts.
 
 Four wrappers change how the event of an outcome reaches the partner, for the hard cases an
-integrator must handle: :class:`Delay` (it comes late), :class:`Duplicate` (the same event
-twice), :class:`OutOfOrder` (after the next event), :class:`Contradict` (a second event that
-says the opposite). They wrap an outcome (``then``), or the terminal's standing one when
-``then`` is ``None``, and nest: ``Delay(2, then=Duplicate(then=Refuse()))``.
+integrator must handle: [`Delay`][smartpos.testing.Delay] (it comes late),
+[`Duplicate`][smartpos.testing.Duplicate] (the same event twice),
+[`OutOfOrder`][smartpos.testing.OutOfOrder] (after the next event),
+[`Contradict`][smartpos.testing.Contradict] (a second event that says the opposite). They wrap an
+outcome (``then``), or the terminal's standing one when ``then`` is ``None``, and nest: ``Delay(2,
+then=Duplicate(then=Refuse()))``.
 
-Each class has a :attr:`NAME`, the word the control API, the command line and pytest markers use
-for it (``aprovar``, ``recusar``, ``silencio``...): :mod:`._vocabulary` reads and writes them.
+Each class has a `NAME`, the word the control API, the command line and pytest markers use
+for it (``aprovar``, ``recusar``, ``silencio``...): `_vocabulary` reads and writes them.
 """
 
 from __future__ import annotations
@@ -230,7 +233,8 @@ def check_outcome(kind: str, outcome: object) -> None:
 
     Raises:
         TypeError: Not an outcome of that kind (or a wrapper around one).
-        ValueError: :class:`Contradict` around :class:`NoAnswer`: silence has no opposite.
+        ValueError: [`Contradict`][smartpos.testing.Contradict] around
+            [`NoAnswer`][smartpos.testing.NoAnswer]: silence has no opposite.
     """
     classes, names = _KINDS[kind]
     value = outcome

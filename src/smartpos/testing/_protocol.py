@@ -1,8 +1,8 @@
 """The sandbox's own request and answer types: plain data, no httpx, no sockets.
 
-Drivers (the httpx transport, the HTTP server) turn what they receive into a :class:`Request`
-and what they get back into bytes on the wire or an exception: a :class:`Response`, or a
-:class:`NoResponse` when a fault means that nothing is answered.
+Drivers (the httpx transport, the HTTP server) turn what they receive into a `Request`
+and what they get back into bytes on the wire or an exception: a `Response`, or a
+`NoResponse` when a fault means that nothing is answered.
 """
 
 from __future__ import annotations

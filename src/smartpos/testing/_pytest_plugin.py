@@ -1,6 +1,6 @@
 """The pytest plugin (entry point ``pytest11``): sandbox and client fixtures for integrators.
 
-``smartpos_sandbox`` is a fresh :class:`~smartpos.testing.Sandbox`; ``smartpos_sandbox_url``
+``smartpos_sandbox`` is a fresh [`Sandbox`][smartpos.testing.Sandbox]; ``smartpos_sandbox_url``
 serves it over HTTP on 127.0.0.1 (for code that takes a base URL, or runs in a subprocess);
 ``smartpos_client`` and ``smartpos_async_client`` are clients bound to it through its transport,
 with retries immediate (``retry_backoff=0``).

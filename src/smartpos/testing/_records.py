@@ -1,4 +1,4 @@
-"""Read-only snapshots of the sandbox's world and records, returned by :class:`Sandbox`.
+"""Read-only snapshots of the sandbox's world and records, returned by `Sandbox`.
 
 Documents (CPF/CNPJ) are masked in every ``repr``; API keys show only their first 4 characters.
 """
@@ -98,7 +98,7 @@ class Customer(_MaskedRepr):
 
 @attrs.frozen(repr=False)
 class SandboxTerminal(_MaskedRepr):
-    """A smart POS terminal of the sandbox (not :class:`smartpos.Terminal`, the listing's result).
+    """A smart POS terminal of the sandbox (not `smartpos.Terminal`, the listing's result).
 
     Attributes:
         smartpos_id: Its public id.
@@ -115,10 +115,11 @@ class SandboxTerminal(_MaskedRepr):
 
 @attrs.frozen(repr=False)
 class SandboxQRCode(_MaskedRepr):
-    """A QR code the sandbox created for ``POST /qrcode`` (not :class:`smartpos.QRCode`).
+    """A QR code the sandbox created for ``POST /qrcode`` (not `smartpos.QRCode`).
 
     Attributes:
-        qr_code: The ``qrCode`` value returned (what :meth:`Sandbox.scan` takes).
+        qr_code: The ``qrCode`` value returned (what [`Sandbox.scan`][smartpos.testing.Sandbox.scan]
+            takes).
         qr_code_id: The internal id sent as ``dados.qrCodeId``.
         referencia: The referencia echoed back.
         documento_cliente: The customer a scan links the terminal to.
@@ -187,7 +188,7 @@ class Card(_MaskedRepr):
 
 @attrs.frozen(repr=False)
 class SandboxRefund(_MaskedRepr):
-    """A refund the sandbox accepted (not :class:`smartpos.Refund`, the client's result).
+    """A refund the sandbox accepted (not `smartpos.Refund`, the client's result).
 
     Attributes:
         referencia: The refund's referencia.
@@ -259,7 +260,8 @@ class LogEntry:
     Attributes:
         seq: The entry's number, from 1, in the order things happened.
         at: When, as Unix time on the sandbox's clock.
-        record: The :class:`RecordedRequest` or the :class:`DeliveryAttempt`.
+        record: The [`RecordedRequest`][smartpos.testing.RecordedRequest] or the
+            [`DeliveryAttempt`][smartpos.testing.DeliveryAttempt].
     """
 
     seq: int

@@ -1,11 +1,11 @@
 """A sandbox served elsewhere, driven through its control API with the same methods as in process.
 
-:class:`RemoteSandbox` has the switches and records of :class:`~smartpos.testing.Sandbox`, with
-the same names and arguments; each one is a request to the control API (``/_sandbox/v1/``) of a
-served sandbox: ``smartpos sandbox``, ``python -m smartpos.testing``, a container, or the pytest
-fixture ``smartpos_sandbox_url``. Outcomes and faults travel in the vocabulary's JSON, so words
-(``"recusar"``) and objects (``Refuse()``) both work. What cannot cross a process boundary (a
-callable webhook target, ``transport()``) is not offered.
+[`RemoteSandbox`][smartpos.testing.RemoteSandbox] has the switches and records of
+[`Sandbox`][smartpos.testing.Sandbox], with the same names and arguments; each one is a request to
+the control API (``/_sandbox/v1/``) of a served sandbox: ``smartpos sandbox``, ``python -m
+smartpos.testing``, a container, or the pytest fixture ``smartpos_sandbox_url``. Outcomes and faults
+travel in the vocabulary's JSON, so words (``"recusar"``) and objects (``Refuse()``) both work. What
+cannot cross a process boundary (a callable webhook target, ``transport()``) is not offered.
 """
 
 from __future__ import annotations
@@ -50,17 +50,21 @@ def _outcome(value: _Outcome) -> Any:
 class RemoteSandbox:
     """A served sandbox, driven over HTTP through its control API.
 
-    >>> remote = RemoteSandbox("http://127.0.0.1:8765")      # doctest: +SKIP
-    >>> remote.script_payments("recusar")                     # doctest: +SKIP
+    ```python
+    from smartpos.testing import RemoteSandbox, Sandbox
+
+    with Sandbox().serve() as url, RemoteSandbox(url) as remote:  # or `smartpos sandbox`'s URL
+        remote.script_payments("recusar")
+    ```
 
     Args:
         base_url: The sandbox's base URL (what ``serve()`` or ``smartpos sandbox`` printed).
         timeout: Seconds to wait for an answer (waits ask for more as they need it).
 
-    Raises a :class:`SandboxError` for a misuse (its ``SANDBOX`` answer),
-    :class:`QRCodeExpiredError`, ``ValueError`` for a bad argument (``CAMPO_INVALIDO``),
-    ``TimeoutError`` for a wait that timed out, and ``httpx.HTTPError`` when the sandbox cannot
-    be reached.
+    Raises a [`SandboxError`][smartpos.testing.SandboxError] for a misuse (its ``SANDBOX`` answer),
+    [`QRCodeExpiredError`][smartpos.testing.QRCodeExpiredError], ``ValueError`` for a bad argument
+    (``CAMPO_INVALIDO``), ``TimeoutError`` for a wait that timed out, and ``httpx.HTTPError`` when
+    the sandbox cannot be reached.
     """
 
     API_KEY: ClassVar[str] = "sandbox-key"
@@ -399,7 +403,7 @@ class RemoteSandbox:
         self.call("POST", path, {"to": to, "headers": None if headers is None else dict(headers)})
 
     def hold_events(self) -> None:
-        """Hold every new delivery until :meth:`release_events`."""
+        """Hold every new delivery until `release_events`."""
         self.call("POST", "/events/hold")
 
     @property

@@ -1,7 +1,7 @@
 """The request rules of the service: every 400 check, written from the spec as raw dicts.
 
 Each ``check_*`` function takes the decoded JSON body and either returns the typed request or
-raises :class:`Reject` with the spec's ``codigo``. Checks run in a fixed order, first failure
+raises `Reject` with the spec's ``codigo``. Checks run in a fixed order, first failure
 wins: required fields, then types and formats, then value rules, then mode rules. Checks that
 need the world (customer, ownership, webhook, terminal, duplicates) are the sandbox's.
 """
@@ -201,7 +201,7 @@ def is_referencia(value: str) -> bool:
         value: The referencia.
 
     Returns:
-        ``True`` when it is UUID-first and not longer than :data:`MAX_REFERENCIA`.
+        ``True`` when it is UUID-first and not longer than `MAX_REFERENCIA`.
     """
     return len(value) <= MAX_REFERENCIA and _REFERENCIA.fullmatch(value) is not None
 

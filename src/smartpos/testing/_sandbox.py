@@ -1,6 +1,6 @@
 """The sandbox: the whole service simulated in process, and the facade a test talks to.
 
-:class:`Sandbox` only delegates. The pieces, in the order a request meets them:
+[`Sandbox`][smartpos.testing.Sandbox] only delegates. The pieces, in the order a request meets them:
 
 - ``_front.Front``: the one place where a request meets its planned fault (``_faults.FaultPlan``),
   then the service; it logs the request and flushes the outbox. ``transport()`` (sync and async)
@@ -66,14 +66,17 @@ def _read(kind: str, value: Any) -> Any:
 class Sandbox:
     """An in-process simulator of the whole service, ready to use with a default world.
 
-    A new sandbox has one partner (:attr:`API_KEY`, webhook configured, its deliveries recorded
-    in :attr:`events`), one customer (:attr:`DOCUMENTO`) and one terminal (:attr:`SMARTPOS_ID`)
-    linked to it. Terminals approve payments and finish print jobs unless scripted otherwise.
+    A new sandbox has one partner ([`API_KEY`][smartpos.testing.Sandbox.API_KEY], webhook
+    configured, its deliveries recorded in [`events`][smartpos.testing.Sandbox.events]), one
+    customer ([`DOCUMENTO`][smartpos.testing.Sandbox.DOCUMENTO]) and one terminal
+    ([`SMARTPOS_ID`][smartpos.testing.Sandbox.SMARTPOS_ID]) linked to it. Terminals approve payments
+    and finish print jobs unless scripted otherwise.
 
     Args:
         default_world: Create the default partner, customer and terminal.
         seed: Seed for generated ids and authorization data, for reproducible runs.
-        clock: Returns the current Unix time; :meth:`advance` moves it forward.
+        clock: Returns the current Unix time; [`advance`][smartpos.testing.Sandbox.advance] moves it
+            forward.
         qr_code_ttl: Seconds a QR code stays valid (``expiresAt``).
         webhook_attempts: Attempts per delivery (the first plus retries of non-2xx answers).
         webhook_backoff: Seconds before the first retry to a URL, doubled on each retry.
@@ -89,7 +92,7 @@ class Sandbox:
     DOCUMENTO: ClassVar[str] = "52998224725"
     """The default customer's CPF."""
     SMARTPOS_ID: ClassVar[str] = "SP-SANDBOX-1"
-    """The default terminal, linked to :attr:`DOCUMENTO`."""
+    """The default terminal, linked to [`DOCUMENTO`][smartpos.testing.Sandbox.DOCUMENTO]."""
     MAX_VALOR_CENTAVOS: ClassVar[int] = _rules.MAX_VALOR_CENTAVOS
     """The largest ``valorCentavos`` accepted."""
     MAX_PARCELAS: ClassVar[int] = _rules.MAX_PARCELAS
@@ -159,13 +162,14 @@ class Sandbox:
     # ------------------------------------------------------------------ clock
 
     def now(self) -> float:
-        """Return the sandbox's current Unix time (the clock plus every :meth:`advance`)."""
+        """Return the sandbox's current Unix time (the clock plus every `advance`)."""
         return self._world.now()
 
     def advance(self, seconds: float) -> None:
         """Move the sandbox's clock forward, e.g. to expire a QR code without waiting.
 
-        Delayed events (:class:`Delay`) that become due are delivered before it returns.
+        Delayed events ([`Delay`][smartpos.testing.Delay]) that become due are delivered before it
+        returns.
 
         Args:
             seconds: How far to move it.
@@ -188,10 +192,11 @@ class Sandbox:
         Args:
             api_key: Its key (the ``x-api-key`` header).
             name: A name for reprs; generated when ``None``.
-            webhook: ``True``: configured, deliveries recorded in :attr:`events` only;
-                ``False``: not configured (payments answer ``WEBHOOK_NAO_CONFIGURADO``);
-                or a target also receiving every delivery: a loopback URL, a callable taking
-                the envelope dict, or an object with ``receive(body, headers)``.
+            webhook: ``True``: configured, deliveries recorded in
+                [`events`][smartpos.testing.Sandbox.events] only; ``False``: not configured
+                (payments answer ``WEBHOOK_NAO_CONFIGURADO``); or a target also receiving every
+                delivery: a loopback URL, a callable taking the envelope dict, or an object
+                with ``receive(body, headers)``.
             key_status: ``"rotated"`` or ``"inactive"`` keys answer ``401 API_KEY_INVALIDA``.
 
         Returns:
@@ -203,7 +208,7 @@ class Sandbox:
         return self._world.add_partner(api_key, name, webhook, key_status)
 
     def set_webhook(self, webhook: WebhookTarget | bool, *, api_key: str = API_KEY) -> None:
-        """Change where a partner's events go (see ``webhook`` in :meth:`add_partner`).
+        """Change where a partner's events go (see ``webhook`` in `add_partner`).
 
         Args:
             webhook: The new target, ``True`` (recorded only) or ``False`` (not configured).
@@ -255,7 +260,7 @@ class Sandbox:
         payments: PaymentOutcome | str | None = None,
         prints: PrintOutcome | str | None = None,
     ) -> SandboxTerminal:
-        """Add a terminal, linked to a customer or waiting to be paired by :meth:`scan`.
+        """Add a terminal, linked to a customer or waiting to be paired by `scan`.
 
         Args:
             smartpos_id: Its public id.
@@ -314,9 +319,12 @@ class Sandbox:
         """Queue what the next payments do, in order, before terminals fall back to defaults.
 
         Args:
-            *outcomes: :class:`Approve`, :class:`Refuse`, :class:`NoAnswer`, or a wrapper
-                (:class:`Delay`, :class:`Duplicate`, :class:`OutOfOrder`, :class:`Contradict`);
-                or the same in words (``"recusar"``, ``"atraso 5"``, ``"silencio"``).
+            *outcomes: [`Approve`][smartpos.testing.Approve], [`Refuse`][smartpos.testing.Refuse],
+                [`NoAnswer`][smartpos.testing.NoAnswer], or a wrapper
+                ([`Delay`][smartpos.testing.Delay], [`Duplicate`][smartpos.testing.Duplicate],
+                [`OutOfOrder`][smartpos.testing.OutOfOrder],
+                [`Contradict`][smartpos.testing.Contradict]); or the same in words (``"recusar"``,
+                ``"atraso 5"``, ``"silencio"``).
             times: Queue the sequence this many times (the next N operations).
             smartpos_id: Only payments on this terminal; ``None``: the next payments on any
                 terminal (a terminal's own script is used first).
@@ -332,10 +340,11 @@ class Sandbox:
     def script_prints(
         self, *outcomes: _OutcomeLike, times: int = 1, smartpos_id: str | None = None
     ) -> None:
-        """Queue what the next print jobs do: :meth:`script_payments` for print outcomes.
+        """Queue what the next print jobs do: `script_payments` for print outcomes.
 
-        :class:`PrintDone`, :class:`PrintFail`, :class:`NoAnswer` or a wrapper, or words
-        (``"falhar"``, ``"concluir"``, ``"silencio"``).
+        [`PrintDone`][smartpos.testing.PrintDone], [`PrintFail`][smartpos.testing.PrintFail],
+        [`NoAnswer`][smartpos.testing.NoAnswer] or a wrapper, or words (``"falhar"``,
+        ``"concluir"``, ``"silencio"``).
         """
         parsed = tuple(_read("print", o) for o in outcomes)
         self._terminals.script("print", parsed, times, smartpos_id)
@@ -372,7 +381,7 @@ class Sandbox:
         Args:
             endpoint: ``"qrcodes"``, ``"payments"``, ``"refunds"``, ``"print_jobs"``,
                 ``"terminals"`` or ``"*"`` for any of them.
-            fault: What happens (see :mod:`smartpos.testing` faults), or its words:
+            fault: What happens (see `smartpos.testing` faults), or its words:
                 ``"500"``, ``"500 after-accept"``, ``"502"``, ``"429 5"``, ``"latency 2"``,
                 ``"drop"``, ``"refuse"``, ``"timeout 5"``.
             times: How many requests it applies to.
@@ -458,9 +467,12 @@ class Sandbox:
             The response.
 
         Raises:
-            httpx.ConnectError: A :class:`ConnectionRefused` fault (nothing processed).
-            httpx.RemoteProtocolError: A :class:`DropConnection` fault (after processing).
-            httpx.ReadTimeout: A :class:`ReadTimeout` fault (after processing).
+            httpx.ConnectError: A [`ConnectionRefused`][smartpos.testing.ConnectionRefused] fault
+                (nothing processed).
+            httpx.RemoteProtocolError: A [`DropConnection`][smartpos.testing.DropConnection]
+                fault (after processing).
+            httpx.ReadTimeout: A [`ReadTimeout`][smartpos.testing.ReadTimeout] fault (after
+                processing).
         """
         request.read()
         return to_httpx(self._front.handle(from_httpx(request)), request)
@@ -474,7 +486,8 @@ class Sandbox:
 
         Args:
             qr_code: The ``qrCode`` value returned by ``POST /qrcode``; ``None``: the newest.
-            smartpos_id: The terminal that reads it (default :attr:`SMARTPOS_ID`).
+            smartpos_id: The terminal that reads it (default
+                [`SMARTPOS_ID`][smartpos.testing.Sandbox.SMARTPOS_ID]).
 
         Returns:
             The event envelope.
@@ -517,7 +530,7 @@ class Sandbox:
             outcome: What the terminal does; ``None`` uses the scripts and defaults.
 
         Returns:
-            The event envelope, or ``None`` for :class:`NoAnswer`.
+            The event envelope, or ``None`` for [`NoAnswer`][smartpos.testing.NoAnswer].
 
         Raises:
             SandboxError: No such card, or the terminal is not one of its targets.
@@ -595,11 +608,11 @@ class Sandbox:
         """Wait until at least ``count`` envelopes were delivered (for URL targets).
 
         Args:
-            count: How many envelopes :attr:`events` must hold.
+            count: How many envelopes [`events`][smartpos.testing.Sandbox.events] must hold.
             timeout: Seconds to wait at most.
 
         Returns:
-            :attr:`events` at that moment.
+            [`events`][smartpos.testing.Sandbox.events] at that moment.
 
         Raises:
             TimeoutError: Fewer events arrived in time.
@@ -624,7 +637,8 @@ class Sandbox:
 
         Args:
             event_id: The envelope's ``id``.
-            to: Deliver it only to this URL, at once and once (answer in :attr:`deliveries`).
+            to: Deliver it only to this URL, at once and once (answer in
+                [`deliveries`][smartpos.testing.Sandbox.deliveries]).
             headers: Extra headers of that delivery (e.g. a shared secret the URL checks).
 
         Raises:
@@ -636,18 +650,19 @@ class Sandbox:
         self._outbox.resend(event_id, to, headers)
 
     def hold_events(self) -> None:
-        """Hold every new delivery until :meth:`release_events` (to deliver out of order)."""
+        """Hold every new delivery until `release_events` (to deliver out of order)."""
         self._outbox.hold()
 
     @property
     def held_events(self) -> list[dict[str, Any]]:
-        """The envelopes held by :meth:`hold_events`, in the order they were emitted."""
+        """The envelopes held by `hold_events`, in the order they were emitted."""
         return self._outbox.held
 
     def release_events(self, *, reverse: bool = False) -> list[dict[str, Any]]:
         """Stop holding and deliver the held envelopes, in emission order or reversed.
 
-        Events held back by :class:`OutOfOrder` are delivered too, after them.
+        Events held back by [`OutOfOrder`][smartpos.testing.OutOfOrder] are delivered too, after
+        them.
 
         Args:
             reverse: Deliver the newest first.
@@ -663,7 +678,7 @@ class Sandbox:
         """Every request answered and delivery attempt, in order (control API reads excluded).
 
         Args:
-            since: Only entries after this :attr:`LogEntry.seq` (0: from the start).
+            since: Only entries after this `LogEntry.seq` (0: from the start).
             wait: Seconds to wait for a first new entry when there is none yet (follow mode).
 
         Returns:
@@ -688,7 +703,8 @@ class Sandbox:
             tipo: ``pagamento.aprovado``/``recusado`` (a payment), ``impressao.concluida``/
                 ``falhou`` (a print job), ``smartpos.identificado`` (a QR code scanned).
             to: Deliver it only to this URL, at once and once (the answer is in
-                :attr:`deliveries`); ``None``: to the partner's webhook, as usual.
+                [`deliveries`][smartpos.testing.Sandbox.deliveries]); ``None``: to the partner's
+                webhook, as usual.
             documento_cliente: The customer (its partner receives the event).
             smartpos_id: The terminal.
             valor_centavos: Payments: the amount (``formaPagamento`` ``credito``).

@@ -1,8 +1,8 @@
 """The sandbox behind a real HTTP server: the package's small stdlib server, loopback by default.
 
-A driver of :class:`~._front.Front`, like the httpx transport: each request goes through the
-same front door; a :class:`~._protocol.NoResponse` closes the socket without writing anything,
-as a crashed or cut-off service would. Bytes become a :class:`~._protocol.Request` directly
+A driver of `Front`, like the httpx transport: each request goes through the
+same front door; a `NoResponse` closes the socket without writing anything,
+as a crashed or cut-off service would. Bytes become a `Request` directly
 (no httpx on the way), so no header byte or body can make the server drop a connection.
 """
 

@@ -1,10 +1,10 @@
-"""The service itself: one function from a :class:`Request` to a :class:`Response`.
+"""The service itself: one function from a `Request` to a `Response`.
 
-:meth:`Service.handle` routes, authenticates, checks the body with :mod:`._rules` (the rules
+`Service.handle` routes, authenticates, checks the body with `_rules` (the rules
 that need no state), then applies the rules that need the world (customer, ownership, webhook,
 terminal, duplicates) and changes it. It speaks raw camelCase dicts written from the spec and
 never imports the SDK's converter, so a wrong wire name cannot hide on both sides. Faults are
-not its business: the front door (:mod:`._front`) applies them around it.
+not its business: the front door (`_front`) applies them around it.
 """
 
 from __future__ import annotations

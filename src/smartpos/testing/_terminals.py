@@ -1,9 +1,9 @@
 """What simulated terminals do: outcomes (scripted and standing), pairing, the operator queue.
 
 A terminal acts under the world's lock and emits its event into the outbox; the methods a test
-calls directly (:meth:`Terminals.scan`, the operator's) flush the outbox once the lock is free.
+calls directly (`Terminals.scan`, the operator's) flush the outbox once the lock is free.
 An outcome's wrappers (``Delay``, ``Duplicate``, ``OutOfOrder``, ``Contradict``) are unwrapped
-here into the base outcome and the outbox's delivery :class:`~._outbox.Plan`.
+here into the base outcome and the outbox's delivery `Plan`.
 """
 
 from __future__ import annotations

@@ -329,7 +329,7 @@ def endpoint_name(name: str) -> str:
         name: An endpoint as typed.
 
     Returns:
-        One of :data:`ENDPOINTS`.
+        One of `ENDPOINTS`.
 
     Raises:
         ValueError: Not an endpoint.
@@ -356,11 +356,11 @@ def fault_from_json(endpoint: str, value: object) -> Fault | WebhookFault:
     """Read a fault in the control API's JSON form.
 
     Args:
-        endpoint: Where it applies (see :data:`ENDPOINTS`).
+        endpoint: Where it applies (see `ENDPOINTS`).
         value: ``"500"``, ``"latency 2"``, or ``{"fault": "429", "retryAfter": 3}``.
 
     Returns:
-        The fault, or a :class:`WebhookFault` for the ``webhook`` endpoint.
+        The fault, or a `WebhookFault` for the ``webhook`` endpoint.
 
     Raises:
         ValueError: An unknown fault or key, a value of the wrong type.
@@ -406,7 +406,7 @@ def fault_from_text(endpoint: str, text: str) -> Fault | WebhookFault:
         text: The words.
 
     Returns:
-        The fault, or a :class:`WebhookFault`.
+        The fault, or a `WebhookFault`.
 
     Raises:
         ValueError: An unknown fault, or a missing or extra word.

@@ -1,8 +1,8 @@
 """The sandbox's world: partners, customers, terminals and everything the service accepted.
 
-One :class:`World` holds the state and its lock; the service, the terminals and the outbox
+One `World` holds the state and its lock; the service, the terminals and the outbox
 change it under that lock. Methods here build the world (what a test sets up) and read it (the
-snapshots of :mod:`._records`); they never answer requests or emit events.
+snapshots of `_records`); they never answer requests or emit events.
 """
 
 from __future__ import annotations
@@ -174,7 +174,7 @@ class World:
     # ------------------------------------------------------------------ clock and ids
 
     def now(self) -> float:
-        """Return the current Unix time: the clock plus every :meth:`advance`."""
+        """Return the current Unix time: the clock plus every `advance`."""
         return self._clock() + self._offset
 
     def advance(self, seconds: float) -> None:

@@ -1,22 +1,23 @@
 """Typed webhook events (spec 2.9 and 6) and the strict parser that reads them.
 
 ``parse_event`` turns a delivery body into one of the event classes below, dispatching on
-``tipo``; any ``tipo`` it does not know becomes an :class:`UnknownEvent` (kept, never an
-error). It is strict: the only exception it ever raises is :class:`InvalidEventError`, whose
-message names the JSON path of the problem (``$.dados.valorCentavos: expected an integer``).
+``tipo``; any ``tipo`` it does not know becomes an [`UnknownEvent`][smartpos.webhooks.UnknownEvent]
+(kept, never an error). It is strict: the only exception it ever raises is
+[`InvalidEventError`][smartpos.webhooks.InvalidEventError], whose message names the JSON path of the
+problem (``$.dados.valorCentavos: expected an integer``).
 
 ``parse_envelope`` is its lenient sibling for the receiver: it only needs a JSON object with a
 string ``id`` and ``tipo`` so the event can be stored; a ``dados`` that does not fit the typed
 schema is the worker's business, never a reason to lose an event.
 
-The JSON decoding itself is guarded: a body nested deeper than :data:`MAX_DEPTH` levels is
+The JSON decoding itself is guarded: a body nested deeper than `MAX_DEPTH` levels is
 refused *before* the C decoder could recurse into a ``RecursionError``, ``NaN``/``Infinity``
 literals and numbers too large for a float are refused, and invalid UTF-8 is refused (the
 receiver alone reads such a body as cp1252/Latin-1 rather than lose an event). The depth check
 costs time linear in the body, whatever its shape: a fixed number of passes of ``str``
 primitives over the text, no backtracking regular expression.
 
-An ``id`` or ``tipo`` that no store can hold as a key (longer than :data:`MAX_ID_LENGTH`
+An ``id`` or ``tipo`` that no store can hold as a key (longer than `MAX_ID_LENGTH`
 characters, a control character such as NUL, a lone surrogate) and a ``criadoEm`` that cannot
 be expressed in UTC (``0001-01-01T00:00:00+05:00``) are problems of the envelope, named like
 any other.
@@ -526,7 +527,8 @@ def parse_event(body: bytes | bytearray | memoryview | str | Mapping[str, Any]) 
         body: The delivery body (bytes or str of JSON) or an already-parsed mapping.
 
     Returns:
-        The event class matching ``tipo``, or :class:`UnknownEvent` for any other ``tipo``.
+        The event class matching ``tipo``, or [`UnknownEvent`][smartpos.webhooks.UnknownEvent] for
+        any other ``tipo``.
 
     Raises:
         InvalidEventError: Anything else: invalid JSON or UTF-8, a body that is not an

@@ -3,7 +3,7 @@
 Event ids, ``tipo`` values and error texts come from the sender (or from a handler's
 exception about the sender's data): a newline in one of them, logged raw, writes a line that
 looks like the SDK's own, and a 3 KB id floods the log. Every webhooks log line passes such
-text through :func:`loggable`, which escapes it like ``repr`` and cuts it.
+text through `loggable`, which escapes it like ``repr`` and cuts it.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 A leaf of the receiver's modules: ``_receiver`` (the framework-free ``WebhookReceiver``) and
 ``_adapters`` (its ASGI and WSGI applications) both import it, and it imports neither, so the
 two never import each other in a circle. The adapters see the receiver only through
-:class:`ReceiverSteps`.
+`ReceiverSteps`.
 """
 
 from __future__ import annotations

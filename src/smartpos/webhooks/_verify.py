@@ -3,9 +3,11 @@
 The service does not publish how it signs deliveries (spec 5.5). What a partner can configure
 today is a secret header added in front of the receiver (at the partner portal if it allows
 custom headers, or at the reverse proxy / API gateway that forwards deliveries):
-:class:`SharedSecretVerifier` checks it in constant time. :class:`HmacSignatureVerifier` is a
-ready hook for an HMAC-of-the-body scheme (the common ``sha256=<hex>`` form); anything else
-is a class with one method, ``verify(body, headers)``, that raises :class:`VerificationError`.
+[`SharedSecretVerifier`][smartpos.webhooks.SharedSecretVerifier] checks it in constant time.
+[`HmacSignatureVerifier`][smartpos.webhooks.HmacSignatureVerifier] is a ready hook for an
+HMAC-of-the-body scheme (the common ``sha256=<hex>`` form); anything else is a class with one
+method, ``verify(body, headers)``, that raises
+[`VerificationError`][smartpos.webhooks.VerificationError].
 
 The receiver runs the verifier *before* it parses or deduplicates, so a forged request can
 never claim (and so suppress) a real event id. Secrets never appear in messages, reprs or logs.
@@ -38,11 +40,11 @@ class Verifier(Protocol):
     """Checks that a delivery really comes from the service.
 
     ``headers`` has lower-case names. Return ``None`` to accept; raise
-    :class:`VerificationError` to refuse.
+    [`VerificationError`][smartpos.webhooks.VerificationError] to refuse.
     """
 
     def verify(self, body: bytes, headers: Mapping[str, str]) -> None:
-        """Accept the delivery or raise :class:`VerificationError`."""
+        """Accept the delivery or raise `VerificationError`."""
         ...
 
 
@@ -110,7 +112,7 @@ class SharedSecretVerifier:
         return f"SharedSecretVerifier(header={self._header!r}, secret=***)"
 
     def verify(self, body: bytes, headers: Mapping[str, str]) -> None:
-        """Raise :class:`VerificationError` unless the header carries one of the secrets."""
+        """Raise `VerificationError` unless the header carries one of the secrets."""
         value = headers.get(self._header)
         if value is None:
             raise VerificationError(f"the {self._header} header is missing")
@@ -177,7 +179,7 @@ class HmacSignatureVerifier:
         return hmac.new(key, body, self._algorithm).hexdigest()
 
     def verify(self, body: bytes, headers: Mapping[str, str]) -> None:
-        """Raise :class:`VerificationError` unless the header carries the body's HMAC."""
+        """Raise `VerificationError` unless the header carries the body's HMAC."""
         value = headers.get(self._header)
         if value is None:
             raise VerificationError(f"the {self._header} header is missing")

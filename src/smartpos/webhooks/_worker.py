@@ -475,9 +475,10 @@ class Worker(_WorkerBase):
 class AsyncWorker(_WorkerBase):
     """``Worker`` for an ``async def`` handler; store calls run in a worker thread.
 
-    Same arguments and behaviour as :class:`Worker` (``stop()``, ``run_once()``, ``run()``),
-    with ``run_once``/``run`` awaited. The lease heartbeat is a task on the same loop, so a
-    handler that blocks the loop also stops it: keep handlers truly asynchronous.
+    Same arguments and behaviour as [`Worker`][smartpos.webhooks.Worker] (``stop()``,
+    ``run_once()``, ``run()``), with ``run_once``/``run`` awaited. The lease heartbeat is a task on
+    the same loop, so a handler that blocks the loop also stops it: keep handlers truly
+    asynchronous.
     """
 
     def __init__(
@@ -507,13 +508,13 @@ class AsyncWorker(_WorkerBase):
         self._wakeup: asyncio.Event | None = None
 
     def stop(self) -> None:
-        """Stop gracefully (see :meth:`Worker.stop`); call it from the worker's event loop."""
+        """Stop gracefully (see `Worker.stop`); call it from the worker's event loop."""
         self._stopping.set()
         if self._wakeup is not None:
             self._wakeup.set()
 
     async def run_once(self) -> int:
-        """Claim one batch and process it; see :meth:`Worker.run_once`."""
+        """Claim one batch and process it; see `Worker.run_once`."""
         if self._stopping.is_set():
             return 0
         settings = self._settings

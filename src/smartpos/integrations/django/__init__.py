@@ -14,7 +14,7 @@ in ``urls.py``::
     path("webhooks/smartpos/", include("smartpos.integrations.django.urls")),
 
 and run ``python manage.py smartpos_worker`` beside the web server. In views, use
-:func:`get_client` (sync) or ``await``-able :func:`get_async_client` (``async def`` views):
+`get_client` (sync) or ``await``-able `get_async_client` (``async def`` views):
 both are built once per process. ``manage.py check`` reports a missing ``STORE``, an unknown
 key, no webhook secret; ``check --deploy`` also asks Redis whether its persistence settings
 keep the events it acknowledged.

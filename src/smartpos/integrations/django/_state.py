@@ -74,7 +74,7 @@ def get_async_client() -> AsyncClient:
 
     Raises:
         RuntimeError: Called outside a running event loop: use ``get_client()`` there.
-        smartpos.ConfigurationError: As for :func:`get_client`.
+        smartpos.ConfigurationError: As for `get_client`.
     """
     try:
         loop = asyncio.get_running_loop()
@@ -130,7 +130,7 @@ def get_store() -> Store:
 
 
 def get_receiver() -> WebhookReceiver:
-    """The ``WebhookReceiver`` of the webhook views, on :func:`get_store`'s inbox."""
+    """The ``WebhookReceiver`` of the webhook views, on `get_store`'s inbox."""
     global _receiver
     with _lock:
         if _receiver is None:
