@@ -678,8 +678,8 @@ async def test_http_client_of_the_other_flavour_is_refused(
         client_class(api_key=API_KEY, base_url=BASE_URL, http_client=make_http(other))
 
     expected = {
-        "sync": "http_client must be an httpx.Client (or an httpx2.Client), not AsyncClient",
-        "async": "http_client must be an httpx.AsyncClient (or an httpx2.AsyncClient), not Client",
+        "sync": "http_client must be an httpx.Client/httpx2.Client, not AsyncClient",
+        "async": "http_client must be an httpx.AsyncClient/httpx2.AsyncClient, not Client",
     }[flavour]
     assert expected == str(info.value)
 
