@@ -60,3 +60,10 @@ def _source_files(folder: Path) -> Iterator[Path]:
             yield from _source_files(path)
         elif path.is_file():
             yield path
+
+
+def test_the_changelog_has_a_section_for_the_version() -> None:
+    """The newest released section of CHANGELOG.md is this version, under ``[Unreleased]``."""
+    text = (REPO / "CHANGELOG.md").read_text(encoding="utf-8")
+    headings = re.findall(r"^## \[([^\]]+)\]", text, re.MULTILINE)
+    assert ["Unreleased", smartpos.__version__] == headings[:2]
