@@ -34,13 +34,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from ._demo_report import summary as _summary
 from ._http import Delivery, serve_receiver
 from ._output import EXIT_OK, CommandError, Output, format_centavos, mask
 
 if TYPE_CHECKING:
     from smartpos import AsyncClient, Client
     from smartpos.testing import Sandbox
-    from smartpos.webhooks import Event, Store, StoreBase
+    from smartpos.webhooks import Event, StoreBase
 
 __all__ = ["DEMO_SMARTPOS_ID", "run"]
 
@@ -629,99 +630,6 @@ async def _run_async(demo: _Demo, base_url: str, store: StoreBase) -> None:
             await asyncio.wait_for(task, 5.0)
         except asyncio.TimeoutError:
             task.cancel()
-
-
-def _inbox_states(store: Store, ids: list[str]) -> collections.Counter[str]:
-    states: collections.Counter[str] = collections.Counter()
-    for event_id in ids:
-        record = store.get(event_id)
-        states[record.state.value if record else "missing"] += 1
-    return states
-
-
-def _summary(
-    demo: _Demo, out: Output, *, store: Store, store_path: str, kept: bool, base_url: str
-) -> None:
-    seen = demo.seen
-    duration = time.perf_counter() - demo.started
-    with seen.changed:
-        received = list(seen.received)
-        # An inbox kept with --store may hold events of earlier runs: report this run's only.
-        this_run = {event_id for event_id, _, _ in received}
-        processed = [e for e in seen.processed if e.id in this_run]
-        handled = {k: v for k, v in seen.handled.items() if k in this_run}
-    duplicates = sum(1 for _, _, dup in received if dup)
-    twice = [eid for eid, count in handled.items() if count != 1]
-    states = _inbox_states(store, [e.id for e in processed])
-    reconciled = demo.outcomes["reconciled"] or {}
-    charged_once = reconciled.get("charges") == 1
-    ok = not twice and set(states) == {"done"} and charged_once
-    client = "AsyncClient" if demo.args.use_async else "Client"
-    if out.json:
-        out.data(
-            {
-                "ok": ok,
-                "client": client,
-                "duration_seconds": round(duration, 3),
-                "steps": demo.steps,
-                "events": [
-                    {
-                        "id": e.id,
-                        "tipo": e.tipo,
-                        "referencia": getattr(e.dados, "referencia", None),
-                        "processed": handled.get(e.id, 0),
-                    }
-                    for e in processed
-                ],
-                "deliveries": len(received),
-                "duplicates": duplicates,
-                "inbox": {"path": store_path if kept else None, "states": dict(states)},
-                "referencias": demo.referencias,
-                "outcomes": demo.outcomes,
-            }
-        )
-    else:
-        out.line()
-        out.line(out.style("Summary", "bold"))
-        steps = "  ".join(f"{s['step']}) {s['seconds']:.2f}s" for s in demo.steps)
-        by_tipo = collections.Counter(e.tipo for e in processed)
-        out.fields(
-            {
-                "steps": steps,
-                "events": ", ".join(f"{tipo} x{n}" for tipo, n in by_tipo.items()),
-                "deliveries": f"{len(received)} over HTTP, {duplicates} duplicate(s) "
-                "answered 200 and not stored again",
-                "outcomes": f"approved x{len(demo.outcomes['approved'])}, refused x1 (retried "
-                "with a new referencia), lost answer x1 (reconciled: "
-                f"{reconciled.get('state', '?')}, charged {reconciled.get('charges', '?')}x)",
-                "worker": f"{len(handled)} event(s), each processed exactly once "
-                "(claim, handle, ack)"
-                if not twice
-                else f"PROCESSED MORE THAN ONCE: {', '.join(twice)}",
-                "inbox": ", ".join(f"{n} {state}" for state, n in states.items())
-                + (f"  ({store_path})" if kept else "  (temporary, deleted now)"),
-                "client": f"smartpos.{client} against the sandbox at {base_url}",
-                "duration": f"{duration:.2f} s",
-            }
-        )
-        if kept:
-            out.line(f"Inspect the inbox: smartpos events list --store {store_path}")
-        out.line(
-            out.style("Done.", "bold", "green")
-            + " Next: docs/en/quickstart.md, or 'smartpos sandbox' + 'smartpos listen' to try your "
-            "own code."
-        )
-    if not charged_once:
-        raise CommandError(
-            f"the reconciled payment was charged {reconciled.get('charges')} time(s), not once",
-            hint="this is a bug; please report it with this output.",
-        )
-    if not ok:
-        raise CommandError(
-            "the inbox check failed: "
-            + (f"events processed more than once: {twice}" if twice else f"states {dict(states)}"),
-            hint="this is a bug; please report it with this output.",
-        )
 
 
 def run(args: argparse.Namespace, out: Output) -> int:

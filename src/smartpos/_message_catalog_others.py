@@ -1,0 +1,290 @@
+"""The catalog's second half: the messages of the webhooks, the integrations and the outcomes.
+
+``_message_catalog`` merges it into ``CATALOG`` (same rules: one whole template per language,
+the same ``str.format`` fields in both).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+__all__ = ["OTHERS"]
+
+OTHERS: Final[dict[str, dict[str, str]]] = {
+    # --- webhooks: stores, receiver, worker, verifiers -------------------------------------
+    "webhooks.seconds_type": {
+        "en": "{name} must be a number of seconds {bound}, not {type}",
+        "pt_BR": "{name} deve ser um número de segundos {bound}, não {type}",
+    },
+    "webhooks.seconds_type_or_none": {
+        "en": "{name} must be a number of seconds {bound} (or None), not {type}",
+        "pt_BR": "{name} deve ser um número de segundos {bound} (ou None), não {type}",
+    },
+    "webhooks.seconds_range": {
+        "en": "{name} must be a finite number {bound} of seconds, not {value!r}",
+        "pt_BR": "{name} deve ser um número finito {bound} de segundos, não {value!r}",
+    },
+    "webhooks.seconds_range_or_none": {
+        "en": "{name} must be a finite number {bound} of seconds (or None), not {value!r}",
+        "pt_BR": "{name} deve ser um número finito {bound} de segundos (ou None), não {value!r}",
+    },
+    "webhooks.int_at_least_one": {
+        "en": "{name} must be an int >= 1, not {value!r}",
+        "pt_BR": "{name} deve ser um int >= 1, não {value!r}",
+    },
+    "webhooks.retention": {
+        "en": "retention must be a timedelta >= 0, not {value!r}",
+        "pt_BR": "retention deve ser um timedelta >= 0, não {value!r}",
+    },
+    "webhooks.clock": {
+        "en": "clock must be a callable returning epoch seconds",
+        "pt_BR": "clock deve ser um callable que devolve segundos desde a epoch",
+    },
+    "webhooks.sql_identifier": {
+        "en": (
+            "{what} must be a plain SQL identifier (letters, digits, _; at most 48), not {name!r}"
+        ),
+        "pt_BR": (
+            "{what} deve ser um identificador SQL simples (letras, dígitos, _; no máximo 48), "
+            "não {name!r}"
+        ),
+    },
+    "webhooks.postgres_target": {
+        "en": (
+            "PostgresStore needs a connection string or a psycopg_pool.ConnectionPool, not {type}"
+        ),
+        "pt_BR": (
+            "PostgresStore precisa de uma string de conexão ou de um "
+            "psycopg_pool.ConnectionPool, não {type}"
+        ),
+    },
+    "webhooks.redis_prefix": {
+        "en": "prefix must be a non-empty string without braces, not {value!r}",
+        "pt_BR": "prefix deve ser uma string não vazia, sem '{{' nem '}}', não {value!r}",
+    },
+    "webhooks.redis_target": {
+        "en": "RedisStore needs a redis:// URL or a redis.Redis client, not {type}",
+        "pt_BR": "RedisStore precisa de uma URL redis:// ou de um cliente redis.Redis, não {type}",
+    },
+    "webhooks.sqlite_memory": {
+        "en": (
+            "SQLiteStore needs a file path (each connection to ':memory:' is a separate "
+            "database); use MemoryStore for an in-process inbox"
+        ),
+        "pt_BR": (
+            "SQLiteStore precisa do caminho de um arquivo (cada conexão a ':memory:' é um banco "
+            "de dados separado); use MemoryStore para uma caixa de entrada dentro do processo"
+        ),
+    },
+    "webhooks.sqlite_synchronous": {
+        "en": "synchronous must be 'FULL' or 'NORMAL', not {value!r}",
+        "pt_BR": "synchronous deve ser 'FULL' ou 'NORMAL', não {value!r}",
+    },
+    "webhooks.max_body_bytes_type": {
+        "en": "max_body_bytes must be an int, not {value!r}",
+        "pt_BR": "max_body_bytes deve ser um int, não {value!r}",
+    },
+    "webhooks.max_body_bytes_range": {
+        "en": "max_body_bytes must be >= 1, not {value!r}",
+        "pt_BR": "max_body_bytes deve ser >= 1, não {value!r}",
+    },
+    "webhooks.verifier": {
+        "en": "verifier must have a verify(body, headers) method",
+        "pt_BR": "verifier deve ter um método verify(body, headers)",
+    },
+    "webhooks.handler_type": {
+        "en": "handler must be callable, not {type}",
+        "pt_BR": "handler deve ser um callable, não {type}",
+    },
+    "webhooks.async_handler": {
+        "en": "handler is an async function: use AsyncWorker",
+        "pt_BR": "handler é uma função async: use AsyncWorker",
+    },
+    "webhooks.secret_empty": {
+        "en": "{what} must be a non-empty str or bytes",
+        "pt_BR": "{what} deve ser um str ou bytes não vazio",
+    },
+    "webhooks.secret_type": {
+        "en": "secret must be a str, bytes or a sequence of them, not {type}",
+        "pt_BR": "secret deve ser um str, bytes ou uma sequência deles, não {type}",
+    },
+    "webhooks.no_secret": {
+        "en": "at least one secret is needed",
+        "pt_BR": "é preciso pelo menos um secret",
+    },
+    "webhooks.header": {
+        "en": "header must be a non-empty header name",
+        "pt_BR": "header deve ser um nome de cabeçalho não vazio",
+    },
+    "webhooks.algorithm": {
+        "en": "hash algorithm {algorithm!r} is unknown or unusable",
+        "pt_BR": "o algoritmo de hash {algorithm!r} é desconhecido ou inutilizável",
+    },
+    # --- integrations ------------------------------------------------------------------------
+    "integrations.secret_and_verifier": {
+        "en": "give a webhook secret or a verifier, not both",
+        "pt_BR": "passe um secret de webhook ou um verifier, não os dois",
+    },
+    "integrations.bad_secret": {
+        "en": "unusable webhook secret setting: {problem}",
+        "pt_BR": "configuração inutilizável do secret de webhook: {problem}",
+    },
+    "integrations.bad_receiver_options": {
+        "en": "bad webhook receiver options: {problem}",
+        "pt_BR": "opções inválidas do receptor de webhooks: {problem}",
+    },
+    "integrations.handler": {
+        "en": "handler must be callable",
+        "pt_BR": "handler deve ser um callable",
+    },
+    "integrations.positive_seconds": {
+        "en": "{name} must be a positive number of seconds",
+        "pt_BR": "{name} deve ser um número positivo de segundos",
+    },
+    "integrations.flask_no_store": {
+        "en": (
+            "app.config['SMARTPOS_STORE'] is not set: the webhook inbox needs one, e.g. "
+            "'sqlite:////var/lib/shop/smartpos-inbox.sqlite3'"
+        ),
+        "pt_BR": (
+            "app.config['SMARTPOS_STORE'] não está definido: a caixa de entrada de webhooks "
+            "precisa de um, por exemplo 'sqlite:////var/lib/shop/smartpos-inbox.sqlite3'"
+        ),
+    },
+    "integrations.flask_unknown_keys": {
+        "en": "unknown smartpos config keys {unknown}: the keys are {keys}",
+        "pt_BR": "chaves de configuração do smartpos desconhecidas {unknown}: as chaves são {keys}",
+    },
+    "integrations.store_empty": {
+        "en": (
+            "the store setting is empty: give a path such as 'smartpos-inbox.sqlite3' or a URL "
+            "such as 'sqlite:////var/lib/shop/inbox.sqlite3', 'redis://127.0.0.1:6379/0' or "
+            "'postgresql://user@host/db'"
+        ),
+        "pt_BR": (
+            "a configuração do store está vazia: passe um caminho como 'smartpos-inbox.sqlite3' "
+            "ou uma URL como 'sqlite:////var/lib/shop/inbox.sqlite3', 'redis://127.0.0.1:6379/0' "
+            "ou 'postgresql://user@host/db'"
+        ),
+    },
+    "integrations.store_scheme": {
+        "en": (
+            "the store URL scheme {scheme!r} is not supported: use one of {schemes} or a file path"
+        ),
+        "pt_BR": (
+            "o esquema {scheme!r} da URL do store não é suportado: use um destes, {schemes}, ou "
+            "um caminho de arquivo"
+        ),
+    },
+    "integrations.not_sqlite": {
+        "en": "not an SQLite store setting",
+        "pt_BR": "não é uma configuração de store SQLite",
+    },
+    "integrations.sqlite_url": {
+        "en": (
+            "an SQLite store URL is 'sqlite:///relative/inbox.sqlite3' or "
+            "'sqlite:////absolute/inbox.sqlite3' (no host, query or fragment)"
+        ),
+        "pt_BR": (
+            "uma URL de store SQLite é 'sqlite:///relative/inbox.sqlite3' ou "
+            "'sqlite:////absolute/inbox.sqlite3' (sem host, query nem fragmento)"
+        ),
+    },
+    "integrations.options_for_a_store": {
+        "en": "store options apply to a URL or a path, not to a store",
+        "pt_BR": "as opções de store valem para uma URL ou um caminho, não para um store",
+    },
+    "integrations.store_setting_type": {
+        "en": "the store setting must be a URL, a path or a store, not {type}",
+        "pt_BR": "a configuração do store deve ser uma URL, um caminho ou um store, não {type}",
+    },
+    "integrations.needs_redis": {
+        "en": "a redis:// store needs the redis package: pip install 'smartpos[redis]'",
+        "pt_BR": "um store redis:// precisa do pacote redis: pip install 'smartpos[redis]'",
+    },
+    "integrations.needs_psycopg": {
+        "en": "a postgresql:// store needs psycopg: pip install 'smartpos[postgres]'",
+        "pt_BR": "um store postgresql:// precisa do psycopg: pip install 'smartpos[postgres]'",
+    },
+    "integrations.bad_store_options": {
+        "en": "bad store options for a {scheme} store: {problem}",
+        "pt_BR": "opções inválidas para um store {scheme}: {problem}",
+    },
+    # --- _outcome_calls: outcomes with a store -----------------------------------------------
+    "outcomes.not_a_store": {
+        "en": (
+            "store must be a smartpos.webhooks store (MemoryStore, SQLiteStore, RedisStore, "
+            "PostgresStore): the one your WebhookReceiver writes into, not {type}"
+        ),
+        "pt_BR": (
+            "store deve ser um store de smartpos.webhooks (MemoryStore, SQLiteStore, RedisStore, "
+            "PostgresStore): o mesmo em que o seu WebhookReceiver grava, não {type}"
+        ),
+    },
+    "outcomes.needs_store": {
+        "en": (
+            "{what} needs a store: build the client with store=... (the webhooks store your "
+            "WebhookReceiver writes events into, e.g. smartpos.webhooks.SQLiteStore(path)); "
+            "nothing was sent"
+        ),
+        "pt_BR": (
+            "{what} precisa de um store: crie o cliente com store=... (o store de webhooks em "
+            "que o seu WebhookReceiver grava os eventos, por exemplo "
+            "smartpos.webhooks.SQLiteStore(caminho)); nada foi enviado"
+        ),
+    },
+    "outcomes.timeout": {
+        "en": "timeout must be a positive, finite number of seconds, not {value!r}",
+        "pt_BR": "timeout deve ser um número de segundos positivo e finito, não {value!r}",
+    },
+    "outcomes.show_not_callable": {
+        "en": "show must be callable, not {type}",
+        "pt_BR": "show deve ser chamável (uma função), não {type}",
+    },
+    "outcomes.different_request": {
+        "en": (
+            "referencia {referencia} is already journaled for another request (a {kind}, "
+            "{state}); nothing was sent. A referencia names one attempt: pass the same "
+            "arguments to get that attempt's result, or use a new referencia "
+            "(smartpos.new_referencia()) for a new attempt"
+        ),
+        "pt_BR": (
+            "a referencia {referencia} já está no diário com outra requisição ({kind}, "
+            "{state}); nada foi enviado. Uma referencia identifica uma tentativa: passe os "
+            "mesmos argumentos para obter o resultado dessa tentativa, ou use uma nova "
+            "referencia (smartpos.new_referencia()) para uma nova tentativa"
+        ),
+    },
+    "outcomes.not_journaled": {
+        "en": (
+            "referencia {referencia} is not in the store's journal: nothing to reconcile (it was "
+            "never sent by a client with this store, or it ended and was purged). Its events, "
+            "if any, are in the inbox: client.wait(referencia, timeout=...) finds them"
+        ),
+        "pt_BR": (
+            "a referencia {referencia} não está no diário do store: não há o que reconciliar "
+            "(nunca foi enviada por um cliente com este store, ou terminou e foi expurgada). Os "
+            "eventos dela, se houver, estão na caixa de entrada: client.wait(referencia, "
+            "timeout=...) os encontra"
+        ),
+    },
+    # --- integrations.otel ------------------------------------------------------------------
+    "otel.store_name_taken": {
+        "en": (
+            "a store named {name!r} is already instrumented: pass instrument_store(store, "
+            "name=...) a name of its own"
+        ),
+        "pt_BR": (
+            "já existe um store instrumentado com o nome {name!r}: passe a "
+            "instrument_store(store, name=...) um nome só dele"
+        ),
+    },
+    "otel.max_count": {
+        "en": "max_count must be an int >= 1, not {value!r}",
+        "pt_BR": "max_count deve ser um int >= 1, não {value!r}",
+    },
+    "otel.not_a_store": {
+        "en": "{type} is not a webhooks store (no list())",
+        "pt_BR": "{type} não é um store de webhooks (não tem list())",
+    },
+}
