@@ -1,4 +1,4 @@
-"""The command's argparse converters: one set, shared by every command and action.
+"""The command's argparse converters and shared defaults: one set for every command and action.
 
 Each turns an option's text into its value or raises ``argparse.ArgumentTypeError`` with what
 was expected (argparse then exits 2 naming the option).
@@ -7,8 +7,18 @@ was expected (argparse then exits 2 naming the option).
 from __future__ import annotations
 
 import argparse
+import os
+from typing import Final
 
-__all__ = ["delay", "port", "positive_int", "seconds"]
+__all__ = ["DEFAULT_STORE", "delay", "port", "positive_int", "seconds", "store_default"]
+
+DEFAULT_STORE: Final = "smartpos-inbox.db"
+"""Inbox file of ``listen``, ``events`` and ``operations`` when ``SMARTPOS_INBOX`` is unset."""
+
+
+def store_default() -> str:
+    """The inbox file a command uses without ``--store``: ``SMARTPOS_INBOX``, else the default."""
+    return os.environ.get("SMARTPOS_INBOX") or DEFAULT_STORE
 
 
 def positive_int(text: str) -> int:

@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Final
 
 from ._convert import positive_int as _positive_int
 from ._convert import seconds as _seconds
+from ._convert import store_default
 from ._output import EXIT_ERROR, EXIT_OK, EXIT_UNKNOWN, CommandError, Output, mask_documents
 
 if TYPE_CHECKING:
@@ -33,7 +33,6 @@ if TYPE_CHECKING:
 
 __all__ = ["add_parser", "operation_data", "run"]
 
-_DEFAULT_STORE: Final = "smartpos-inbox.db"
 _WAIT_DEFAULT: Final = 60.0
 _STATE_STYLE: Final = {
     "sending": "yellow",
@@ -174,7 +173,7 @@ def add_parser(
 
 
 def _store_spec(args: argparse.Namespace) -> str:
-    spec = getattr(args, "store", None) or os.environ.get("SMARTPOS_INBOX") or _DEFAULT_STORE
+    spec = getattr(args, "store", None) or store_default()
     return str(spec)
 
 

@@ -8,12 +8,12 @@ command runs (``args.handler`` names it).
 from __future__ import annotations
 
 import argparse
-import os
 from collections.abc import Sequence
 from typing import Any, Final
 
 from smartpos._version import __version__
 
+from ._convert import DEFAULT_STORE, store_default
 from ._convert import delay as _delay
 from ._convert import port as _port
 from ._convert import positive_int as _positive_int
@@ -32,9 +32,6 @@ DEFAULT_SANDBOX_PORT: Final = 8765
 """Port of ``smartpos sandbox`` (the same as ``python -m smartpos.testing``)."""
 DEFAULT_LISTEN_PORT: Final = 8766
 """Port of ``smartpos listen``."""
-DEFAULT_STORE: Final = "smartpos-inbox.db"
-"""Inbox file of ``smartpos listen`` and ``smartpos events`` when ``SMARTPOS_INBOX`` is unset
-(the same default as the webhook examples), in the current directory."""
 
 _EXIT_STATUSES = """\
 exit status:
@@ -59,10 +56,6 @@ environment:
 class _Formatter(argparse.RawDescriptionHelpFormatter):
     def __init__(self, prog: str) -> None:
         super().__init__(prog, max_help_position=32)
-
-
-def _store_default() -> str:
-    return os.environ.get("SMARTPOS_INBOX") or DEFAULT_STORE
 
 
 def _parents() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
@@ -531,7 +524,7 @@ def build_parser() -> argparse.ArgumentParser:
     listen.add_argument(
         "--store",
         metavar="PATH",
-        default=_store_default(),
+        default=store_default(),
         help="inbox file (default: env SMARTPOS_INBOX, else smartpos-inbox.db)",
     )
     listen.add_argument(
@@ -621,7 +614,7 @@ def build_parser() -> argparse.ArgumentParser:
     store_parent.add_argument(
         "--store",
         metavar="PATH",
-        default=_store_default(),
+        default=store_default(),
         help="inbox file (default: env SMARTPOS_INBOX, else smartpos-inbox.db)",
     )
     ev_list = events_sub.add_parser(

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import builtins
 import datetime as _dt
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from ._events import Event
     from ._listener import ChangeSource
 
-__all__ = ["JournalBase"]
+__all__ = ["JournalBase", "journal_entry"]
 
 
 def _utc(ts: float) -> _dt.datetime:
@@ -64,6 +64,35 @@ def _check_referencia(referencia: object) -> str:
     if not referencia:
         raise ValueError("referencia must be a non-empty string")
     return referencia
+
+
+def journal_entry(
+    row: Sequence[Any],
+    *,
+    timestamp: Callable[[Any], float],
+    final_event: Callable[[Any], Mapping[str, Any]],
+) -> JournalEntry:
+    """A journal row of an SQL backend, in the column order every backend selects.
+
+    Args:
+        row: referencia, kind, state, method, path, body, created, updated, seq, answer, final.
+        timestamp: Turns the backend's stored time into epoch seconds.
+        final_event: Turns the backend's stored final event (not ``None``) into a mapping.
+    """
+    referencia, kind, state, method, path, body, created, updated, seq, answer, final = row
+    return JournalEntry(
+        referencia=referencia,
+        kind=kind,
+        state=state,
+        method=method,
+        path=path,
+        body=bytes(body),
+        created_at=timestamp(created),
+        updated_at=timestamp(updated),
+        seq=seq,
+        answer=None if answer is None else Answer.from_json(answer),
+        final_event=None if final is None else final_event(final),
+    )
 
 
 class JournalBase:

@@ -21,7 +21,8 @@ from psycopg import sql
 from smartpos._errors import ConfigurationError
 from smartpos._messages import message
 
-from ._outcomes import Answer, JournalEntry
+from ._journal import journal_entry
+from ._outcomes import JournalEntry
 from ._store_interface import StoredEvent, _stored_event
 
 __all__ = ["SCHEMA_VERSION", "render"]
@@ -278,20 +279,8 @@ def _parsed(body: Mapping[str, Any]) -> Mapping[str, Any]:
 
 
 def _journal_entry(row: Sequence[Any]) -> JournalEntry:
-    referencia, kind, state, method, path, body, created, updated, seq, answer, final = row
-    return JournalEntry(
-        referencia=referencia,
-        kind=kind,
-        state=state,
-        method=method,
-        path=path,
-        body=bytes(body),
-        created_at=created.timestamp(),
-        updated_at=updated.timestamp(),
-        seq=seq,
-        answer=None if answer is None else Answer.from_json(answer),
-        final_event=final,
-    )
+    # psycopg has already parsed the json column.
+    return journal_entry(row, timestamp=_dt.datetime.timestamp, final_event=dict)
 
 
 def _stored(row: tuple[Any, ...]) -> StoredEvent:

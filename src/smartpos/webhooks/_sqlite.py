@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Final
 from smartpos._errors import ConfigurationError
 from smartpos._messages import message
 
+from ._journal import journal_entry
 from ._outcomes import Answer, JournalEntry, State
 from ._seconds import check_seconds
 from ._store import DEFAULT_MAX_ATTEMPTS, DEFAULT_RETENTION, StoreBase
@@ -640,17 +641,4 @@ class SQLiteStore(StoreBase):
 
 
 def _journal_entry(row: Sequence[Any]) -> JournalEntry:
-    referencia, kind, state, method, path, body, created, updated, seq, answer, final = row
-    return JournalEntry(
-        referencia=referencia,
-        kind=kind,
-        state=state,
-        method=method,
-        path=path,
-        body=bytes(body),
-        created_at=created,
-        updated_at=updated,
-        seq=seq,
-        answer=None if answer is None else Answer.from_json(answer),
-        final_event=None if final is None else json.loads(final),
-    )
+    return journal_entry(row, timestamp=float, final_event=json.loads)
