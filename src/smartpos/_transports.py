@@ -14,6 +14,7 @@ from __future__ import annotations
 import ssl
 import sys
 import threading
+from collections.abc import AsyncGenerator
 from types import TracebackType
 from typing import TYPE_CHECKING
 
@@ -94,17 +95,33 @@ def _running_loop() -> asyncio.AbstractEventLoop | None:
         return None
 
 
+async def _closing(pool: httpx.AsyncHTTPTransport) -> AsyncGenerator[None, None]:
+    """Close ``pool`` on its own event loop when that loop shuts down.
+
+    An asyncio loop closes the async generators that started on it before it closes itself
+    (``asyncio.run`` calls ``loop.shutdown_asyncgens()``; trio does the same): parked at its
+    ``yield``, this one then closes the pool's connections while their loop still runs, instead
+    of leaving sockets of a dead loop to the garbage collector.
+    """
+    try:
+        yield
+    finally:
+        await pool.aclose()
+
+
 class AsyncLazyTransport(httpx.AsyncBaseTransport):
     """One ``httpx.AsyncHTTPTransport`` per event loop, each made on that loop's first request.
 
     A connection pool belongs to the event loop that opened its connections. A client reused
     on a later loop (``asyncio.run`` twice: CLIs, Celery tasks, ``async_to_sync``) would write
     the request on a socket of a dead loop and fail *after* sending; here each loop gets its
-    own pool, and the pools of loops that were closed are dropped when a new one is made.
+    own pool. A pool is closed on its loop when the loop shuts down (``_closing``), and the
+    pools of loops that were closed are dropped when a new one is made.
     """
 
     def __init__(self) -> None:
         self._pools: dict[asyncio.AbstractEventLoop | None, httpx.AsyncHTTPTransport] = {}
+        self._closers: dict[asyncio.AbstractEventLoop, AsyncGenerator[None, None]] = {}
         self._lock = threading.Lock()
 
     def _get(self) -> httpx.AsyncHTTPTransport:
@@ -115,12 +132,16 @@ class AsyncLazyTransport(httpx.AsyncBaseTransport):
             # threads sharing the client.
             with self._lock:
                 for old in [k for k in self._pools if k is not None and k.is_closed()]:
-                    # Its connections cannot be closed without their loop: drop them.
+                    # Closed by its loop's shutdown, or its connections cannot be closed
+                    # without their loop (closed without shutting down): drop them.
                     del self._pools[old]
+                    self._closers.pop(old, None)
                 pool = self._pools.get(loop)
                 if pool is None:
                     pool = httpx.AsyncHTTPTransport(verify=shared_ssl_context())
                     self._pools[loop] = pool
+                    if loop is not None:
+                        self._closers[loop] = _start(_closing(pool))
         return pool
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
@@ -130,11 +151,27 @@ class AsyncLazyTransport(httpx.AsyncBaseTransport):
         loop = _running_loop()
         with self._lock:
             pools, self._pools = self._pools, {}
+            closers, self._closers = self._closers, {}
         for owner, pool in pools.items():
             # Only the pool of the running loop can be closed from here; the others belong
-            # to loops that are gone or run elsewhere.
+            # to loops that are gone (closed at their shutdown) or run elsewhere (their
+            # closer, dropped here, is closed by that loop: asyncio's finalizer hook).
             if owner is loop:
-                await pool.aclose()
+                closer = closers.get(owner) if owner is not None else None
+                if closer is not None:
+                    await closer.aclose()  # closes the pool
+                else:
+                    await pool.aclose()
+
+
+def _start(closer: AsyncGenerator[None, None]) -> AsyncGenerator[None, None]:
+    """Run ``closer`` to its ``yield`` now, on the running loop (which then owns it)."""
+    step = closer.asend(None)
+    try:
+        step.send(None)
+    except StopIteration:
+        return closer
+    raise RuntimeError("_closing must park at its yield")  # pragma: no cover
 
 
 class UnownedTransport(httpx.BaseTransport):
