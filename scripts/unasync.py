@@ -31,10 +31,10 @@ SUBS = [
     (r"^    import anyio\n\n", ""),
     (
         r"^    # A store call blocks \(a file, a socket\): a worker thread keeps the event loop "
-        r"free\.\n    import anyio\.to_thread\n\n",
+        r"free\.\n    from \.webhooks\._threads import run_store_call\n\n",
         "",
     ),
-    (r"\banyio\.to_thread\.run_sync\(function\)", "function()"),
+    (r"\brun_store_call\(store, function\)", "function()"),
     (r"\banyio\.sleep\b", "time.sleep"),
     (
         r"^    # anyio works under asyncio and trio alike, as httpx does; imported here because\n"

@@ -233,7 +233,7 @@ class AsyncClient:
                     elif isinstance(step, _outcome_calls.Wait):
                         value = await self._wait_for(step)
                     else:
-                        value = await _blocking(step.function)
+                        value = await _blocking(self._store, step.function)
                 except Exception as exc:  # noqa: BLE001 - the flow decides what it means
                     reply = _outcome_calls.Reply(error=exc)
                 else:
@@ -293,11 +293,11 @@ class AsyncClient:
         await self.close()
 
 
-async def _blocking(function: Callable[[], T]) -> T:
+async def _blocking(store: object, function: Callable[[], T]) -> T:
     # A store call blocks (a file, a socket): a worker thread keeps the event loop free.
-    import anyio.to_thread
+    from .webhooks._threads import run_store_call
 
-    return await anyio.to_thread.run_sync(function)
+    return await run_store_call(store, function)
 
 
 async def _sleep(seconds: float) -> None:

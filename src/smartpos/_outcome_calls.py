@@ -35,7 +35,9 @@ The journaled state after an answer (`state_after`)::
 
 A journal write that fails *after* the send never hides the service's answer: it is logged and
 the answer (or the send's error) is what the caller gets; the entry stays ``sending``, which
-``operations(final=False)`` lists and `reconcile` settles.
+``operations(final=False)`` lists and `reconcile` settles. For the same reason the answer's
+record need not survive a power cut (only a crash of the process): it is written without
+waiting for the disk, while the entry written before the send is durable.
 """
 
 from __future__ import annotations
@@ -272,9 +274,14 @@ def _accepted_without_answer(operation: Operation) -> OutcomeUnknownError:
 def _record(
     store: StoreBase, referencia: str, state: RecordedState, answer: Any = None
 ) -> Flow[None]:
-    """Record what the service answered; a failure is logged, never raised (see module doc)."""
+    """Record what the service answered; a failure is logged, never raised (see module doc).
+
+    Not durable: a record lost to a power cut leaves the entry ``sending`` (or as it was
+    before this resend), which ``reconcile`` settles with the same bytes, never a second
+    charge; so the answer costs no fsync (SQLite) after the entry's.
+    """
     reply = yield Blocking(
-        functools.partial(store._record_operation, referencia, state, answer=answer)
+        functools.partial(store._record_operation, referencia, state, answer=answer, durable=False)
     )
     if reply.error is not None:
         logger.warning(

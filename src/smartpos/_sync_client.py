@@ -233,7 +233,7 @@ class Client:
                     elif isinstance(step, _outcome_calls.Wait):
                         value = self._wait_for(step)
                     else:
-                        value = _blocking(step.function)
+                        value = _blocking(self._store, step.function)
                 except Exception as exc:  # noqa: BLE001 - the flow decides what it means
                     reply = _outcome_calls.Reply(error=exc)
                 else:
@@ -293,7 +293,7 @@ class Client:
         self.close()
 
 
-def _blocking(function: Callable[[], T]) -> T:
+def _blocking(store: object, function: Callable[[], T]) -> T:
     return function()
 
 

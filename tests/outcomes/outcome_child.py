@@ -3,8 +3,9 @@ by pytest).
 
     python outcome_child.py crash STORE BASE_URL REFERENCIA WHERE
         one payments.create that SIGKILLs its own process at WHERE: "before-send" (the journal
-        entry is written, the request not sent) or "after-answer" (the service answered, the
-        answer not recorded)
+        entry is written, the request not sent), "after-answer" (the service answered, the
+        answer not recorded) or "after-record" (the answer recorded, without an fsync on
+        SQLite, and create returned)
     python outcome_child.py sell STORE BASE_URL COUNT FLAVOUR
         COUNT sales with create_and_wait; one JSON line per sale on stdout
     python outcome_child.py receive STORE
@@ -64,8 +65,9 @@ class KillAt(httpx.BaseTransport):
 
 def crash(spec: str, base_url: str, referencia: str, where: str) -> None:
     store = open_store(spec)
+    transport = None if where == "after-record" else KillAt(where)
     client = smartpos.Client(
-        api_key=Sandbox.API_KEY, base_url=base_url, store=store, transport=KillAt(where)
+        api_key=Sandbox.API_KEY, base_url=base_url, store=store, transport=transport
     )
     client.payments.create(
         documento_cliente=Sandbox.DOCUMENTO,
@@ -73,6 +75,8 @@ def crash(spec: str, base_url: str, referencia: str, where: str) -> None:
         smartpos_id=Sandbox.SMARTPOS_ID,
         referencia=referencia,
     )
+    if where == "after-record":
+        os.kill(os.getpid(), signal.SIGKILL)
     raise SystemExit("the process should have been killed")
 
 

@@ -122,6 +122,40 @@ def test_a_process_killed_around_the_send_is_reconciled_without_a_second_charge(
         assert [] == store.operations()
 
 
+def test_an_answer_recorded_without_an_fsync_survives_kill_9(shared: tuple[str, StoreBase]) -> None:
+    """The answer's record skips the fsync on SQLite; a crash of the process still keeps it.
+
+    Killed right after create returned: the operation is accepted with its saved answer, and
+    the same create again returns that answer without sending anything.
+    """
+    spec, store = shared
+    referencia = smartpos.new_referencia()
+    with Sandbox() as sandbox, sandbox.serve() as base_url:
+        sandbox.set_webhook(WebhookReceiver(store))
+        sandbox.hold_events()
+        process = child("crash", spec, base_url, referencia, "after-record")
+        try:
+            process.wait(timeout=TIMEOUT)
+        finally:
+            stop(process)
+        assert -signal.SIGKILL == process.returncode
+
+        operation = store.operation(referencia)
+        assert operation is not None
+        assert "accepted" == operation.state
+        assert operation.acceptance is not None
+        assert referencia == operation.acceptance.referencia
+        with smartpos.Client(api_key=Sandbox.API_KEY, base_url=base_url, store=store) as client:
+            again = client.payments.create(
+                documento_cliente=Sandbox.DOCUMENTO,
+                valor_centavos=4200,
+                smartpos_id=Sandbox.SMARTPOS_ID,
+                referencia=referencia,
+            )
+        assert operation.acceptance.raw == again.raw
+        assert [referencia] == [p.referencia for p in sandbox.payments]
+
+
 # --- sellers and receivers in separate processes --------------------------------------------
 
 

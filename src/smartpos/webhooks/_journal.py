@@ -10,7 +10,8 @@ atomic on its own:
 - ``_journal_insert``: insert-if-absent of an entry in state ``sending`` (one winner across
   processes and hosts);
 - ``_journal_update``: a conditional state change (only from the states ``next_state``
-  allows, so a ``final`` entry never changes);
+  allows, so a ``final`` entry never changes), durable or not (an answer recorded after the
+  send need not survive a power cut: see ``_record_operation``);
 - ``_journal_finalize``: record the outcome once (only while the entry is not final yet: the
   first writer wins and every reader then sees its event);
 - ``_journal_events``: the stored envelopes whose ``dados.referencia`` is the referencia, in
@@ -51,7 +52,7 @@ if TYPE_CHECKING:
     from ._events import Event
     from ._listener import ChangeSource
 
-__all__ = ["JournalBase", "journal_entry"]
+__all__ = ["JournalBase", "journal_entry", "journal_row"]
 
 
 def _utc(ts: float) -> _dt.datetime:
@@ -92,6 +93,28 @@ def journal_entry(
         seq=seq,
         answer=None if answer is None else Answer.from_json(answer),
         final_event=None if final is None else final_event(final),
+    )
+
+
+def journal_row(entry: JournalEntry, *, timestamp: Callable[[float], Any]) -> tuple[Any, ...]:
+    """An entry's insert parameters for an SQL backend, the inverse of ``journal_entry``.
+
+    Args:
+        entry: The entry to insert.
+        timestamp: Turns epoch seconds into the backend's stored time.
+
+    Returns:
+        referencia, kind, state, method, path, body, created, updated.
+    """
+    return (
+        entry.referencia,
+        entry.kind,
+        entry.state,
+        entry.method,
+        entry.path,
+        entry.body,
+        timestamp(entry.created_at),
+        timestamp(entry.updated_at),
     )
 
 
@@ -220,6 +243,7 @@ class JournalBase:
         state: str,
         *,
         answer: Answer | Acceptance | Refund | QRCode | None = None,
+        durable: bool = True,
     ) -> bool:
         """Record what the service answered to a journaled operation (SDK use).
 
@@ -229,6 +253,11 @@ class JournalBase:
                 ``"rejected"`` (surely not accepted) or ``"unknown"``.
             answer: The 2xx answer (or the result built from it) to keep, for
                 ``"accepted"``; an answer already kept is only replaced by another one.
+            durable: ``False`` when losing this record to a power cut is safe, as for an
+                answer recorded after the send: the entry then stays ``sending``, which
+                ``operations(final=False)`` lists and ``reconcile`` settles without a second
+                charge. A backend may then commit without waiting for its disk (SQLite:
+                no fsync); a crash of the process never loses it.
 
         Returns:
             ``True`` when the state was written; ``False`` when the referencia is not
@@ -244,7 +273,9 @@ class JournalBase:
             raise ValueError(f"state must be one of {', '.join(RECORDABLE_STATES)}, not {state!r}")
         if answer is not None and not isinstance(answer, Answer):
             answer = answer_from_result(answer)
-        return self._journal_update(referencia, state, ALLOWED_FROM[state], answer, self._now())
+        return self._journal_update(
+            referencia, state, ALLOWED_FROM[state], answer, self._now(), durable=durable
+        )
 
     def _outcome(self, referencia: str) -> Event | None:
         """The event a ``wait(referencia)`` returns now, or ``None`` (SDK use).
@@ -306,8 +337,14 @@ class JournalBase:
         allowed_from: frozenset[str],
         answer: Answer | None,
         now: float,
+        *,
+        durable: bool = True,
     ) -> bool:
-        """Set ``state`` (and ``answer`` when given) if the entry's state is in ``allowed_from``."""
+        """Set ``state`` (and ``answer`` when given) if the entry's state is in ``allowed_from``.
+
+        ``durable=False``: the write may skip waiting for the disk (it must survive a crash of
+        the process, not a power cut).
+        """
         raise NotImplementedError
 
     def _journal_finalize(self, referencia: str, event: Mapping[str, Any], now: float) -> bool:

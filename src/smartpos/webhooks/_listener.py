@@ -271,14 +271,14 @@ class ChangeListener:
         Store checks run in a worker thread; the source's thread wakes the task through its
         event loop.
         """
-        import anyio.to_thread
+        from ._threads import run_store_call
 
         waiter = _AsyncWaiter(_call_soon_threadsafe())
         self._register(referencia, waiter)
         try:
             while True:
                 waiter.clear()
-                outcome = await anyio.to_thread.run_sync(self._check, referencia)
+                outcome = await run_store_call(self._store(), self._check, referencia)
                 if outcome is not None:
                     return outcome
                 remaining = deadline - time.monotonic()

@@ -500,6 +500,8 @@ class MemoryStore(StoreBase):
         allowed_from: frozenset[str],
         answer: Answer | None,
         now: float,
+        *,
+        durable: bool = True,  # every write here is as durable as the store is
     ) -> bool:
         with self._lock:
             self._check_open()

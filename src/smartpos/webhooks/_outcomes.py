@@ -508,7 +508,7 @@ def settle(entry: JournalEntry, events: Iterable[Mapping[str, Any] | Event]) -> 
         none) and the events flagged on the way, in store order. See the module docstring
         for the rules.
     """
-    request = _request_fields(entry.body)
+    request: Mapping[str, Any] | None = None  # parsed when an event needs it
     final: Event | None = None
     final_id: str | None = None
     if entry.final_event is not None:
@@ -534,6 +534,8 @@ def settle(entry: JournalEntry, events: Iterable[Mapping[str, Any] | Event]) -> 
             detail = "the service refused this operation, so no event can be its outcome"
             anomalies.append(Anomaly(event_id, tipo, "rejected", detail, event, raw))
             continue
+        if request is None:
+            request = _request_fields(entry.body)
         problem = agreement_problem(entry.kind, request, raw["dados"])
         if problem is not None:
             anomalies.append(Anomaly(event_id, tipo, "disagreement", problem, event, raw))

@@ -36,6 +36,7 @@ import psycopg_pool
 from smartpos._errors import ConfigurationError
 from smartpos._messages import message
 
+from ._journal import journal_row
 from ._listener import changes_channel
 from ._outcomes import Answer, JournalEntry, State
 
@@ -580,16 +581,7 @@ class PostgresStore(StoreBase):
 
     @_translate
     def _journal_insert(self, entry: JournalEntry) -> JournalEntry | None:
-        params = (
-            entry.referencia,
-            entry.kind,
-            entry.state,
-            entry.method,
-            entry.path,
-            entry.body,
-            _utc(entry.created_at),
-            _utc(entry.updated_at),
-        )
+        params = journal_row(entry, timestamp=_utc)
         with self._connection() as conn:
             for _ in range(3):
                 if conn.execute(self._sql["j_insert"], params).rowcount == 1:
@@ -608,6 +600,8 @@ class PostgresStore(StoreBase):
         allowed_from: frozenset[str],
         answer: Answer | None,
         now: float,
+        *,
+        durable: bool = True,  # every write here is as durable as the store is
     ) -> bool:
         params = {
             "state": state,

@@ -555,6 +555,8 @@ class RedisStore(StoreBase):
         allowed_from: frozenset[str],
         answer: Answer | None,
         now: float,
+        *,
+        durable: bool = True,  # every write here is as durable as the store is
     ) -> bool:
         self._check_open()
         answer_json = "" if answer is None else answer.to_json()

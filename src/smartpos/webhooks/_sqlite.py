@@ -32,7 +32,8 @@ from typing import TYPE_CHECKING, Any, Final
 from smartpos._errors import ConfigurationError
 from smartpos._messages import message
 
-from ._journal import journal_entry
+from ._group_commit import GroupCommit
+from ._journal import journal_entry, journal_row
 from ._outcomes import Answer, JournalEntry, State
 from ._seconds import check_seconds
 from ._store import DEFAULT_MAX_ATTEMPTS, DEFAULT_RETENTION, StoreBase
@@ -249,7 +250,13 @@ _PURGE = "DELETE FROM smartpos_inbox WHERE state = 'done' AND done_at < ?"
 
 
 class _Connection(sqlite3.Connection):
-    """The store's pooled connection (autocommit: the store writes BEGIN/COMMIT itself)."""
+    """The store's pooled connection (autocommit: the store writes BEGIN/COMMIT itself).
+
+    ``synchronous`` is the connection's current ``PRAGMA synchronous``: a write that needs
+    only to survive a crash of the process commits under ``NORMAL`` on a ``FULL`` store.
+    """
+
+    synchronous: str = ""
 
 
 class SQLiteStore(StoreBase):
@@ -258,6 +265,12 @@ class SQLiteStore(StoreBase):
     Safe for several threads and several processes on one host; not on a network file system
     (NFS, SMB), whose locks SQLite cannot rely on. Use it as a context manager, or call
     ``close()``. ``put_many`` and ``ack_many`` run in one transaction: one fsync per batch.
+
+    The outcome journal's entry written before a request leaves is committed as durably as
+    ``synchronous`` says; what is recorded after the send (the answer) and an outcome found
+    by a read are committed without an fsync (a crash of the process keeps them; a power cut
+    may lose them, which leaves the operation ``sending`` for ``reconcile``). Concurrent
+    journal writes of one process share one commit (group commit).
 
     Args:
         path: The database file; created with its directory's permissions when absent.
@@ -274,6 +287,10 @@ class SQLiteStore(StoreBase):
         ConfigurationError: An option is out of range, or ``path`` is ``":memory:"``.
         StoreError: The file cannot be opened, is not a database, or cannot use WAL.
     """
+
+    # A coroutine's calls of this store use at most this many threads per event loop (see
+    # _threads.py): its writes take turns anyway, and more threads fight the loop for the GIL.
+    _worker_threads: int | None = 2
 
     def __init__(
         self,
@@ -305,6 +322,8 @@ class SQLiteStore(StoreBase):
         # close them (SQLite forbids carrying a connection across fork), only keep them alive.
         self._inherited: list[sqlite3.Connection] = []
         self._pid = os.getpid()
+        # The journal's writes: concurrent ones share one transaction (see _group_commit.py).
+        self._group = GroupCommit(self._batch_transaction, self._error)
         conn = self._connect()
         try:
             self._set_up(conn)
@@ -468,6 +487,7 @@ class SQLiteStore(StoreBase):
         except sqlite3.Error as exc:
             conn.close()
             raise self._error(exc) from exc
+        conn.synchronous = self._synchronous
         return conn
 
     def _set_up(self, conn: sqlite3.Connection) -> None:
@@ -519,14 +539,23 @@ class SQLiteStore(StoreBase):
         conn.close()
 
     @contextlib.contextmanager
-    def _write(self, timeout: float | None = None) -> Iterator[sqlite3.Connection]:
+    def _write(
+        self, timeout: float | None = None, *, durable: bool = True
+    ) -> Iterator[sqlite3.Connection]:
         """Run the block in ``BEGIN IMMEDIATE`` ... ``COMMIT``; SQLite errors become StoreError.
 
         Args:
             timeout: Seconds to wait for another connection's write lock, instead of the
                 store's ``busy_timeout``.
+            durable: ``False``: the commit need only survive a crash of the process, not a
+                power cut (``synchronous=NORMAL`` for it: no fsync; the next durable commit
+                fsyncs the log, this one's pages with it).
         """
         with self._read() as conn:
+            mode = self._synchronous if durable else "NORMAL"
+            if conn.synchronous != mode:
+                conn.execute(f"PRAGMA synchronous = {mode}")
+                conn.synchronous = mode
             budget = self._busy_timeout if timeout is None else min(timeout, self._busy_timeout)
             self._begin_immediate(conn, budget)
             try:
@@ -594,21 +623,19 @@ class SQLiteStore(StoreBase):
             row = conn.execute(_J_GET, (referencia,)).fetchone()
         return None if row is None else _journal_entry(row)
 
+    def _batch_transaction(self, durable: bool) -> contextlib.AbstractContextManager[Any]:
+        return self._write(durable=durable)
+
     def _journal_insert(self, entry: JournalEntry) -> JournalEntry | None:
-        with self._write() as conn:
-            params = (
-                entry.referencia,
-                entry.kind,
-                entry.state,
-                entry.method,
-                entry.path,
-                entry.body,
-                entry.created_at,
-                entry.updated_at,
-            )
+        params = journal_row(entry, timestamp=float)
+
+        def insert(conn: sqlite3.Connection) -> JournalEntry | None:
             if conn.execute(_J_INSERT, params).rowcount == 1:
                 return None
             return _journal_entry(conn.execute(_J_GET, (entry.referencia,)).fetchone())
+
+        # Durable: the entry is what operations() lists after a power cut during the send.
+        return self._group.run(insert, durable=True)
 
     def _journal_update(
         self,
@@ -617,17 +644,27 @@ class SQLiteStore(StoreBase):
         allowed_from: frozenset[str],
         answer: Answer | None,
         now: float,
+        *,
+        durable: bool = True,
     ) -> bool:
         statement = _J_UPDATE.format(", ".join("?" * len(allowed_from)))
         answer_json = None if answer is None else answer.to_json()
-        with self._write() as conn:
-            params = (state, now, answer_json, referencia, *sorted(allowed_from))
+        params = (state, now, answer_json, referencia, *sorted(allowed_from))
+
+        def update(conn: sqlite3.Connection) -> bool:
             return conn.execute(statement, params).rowcount == 1
 
+        return self._group.run(update, durable=durable)
+
     def _journal_finalize(self, referencia: str, event: Mapping[str, Any], now: float) -> bool:
-        with self._write() as conn:
-            params = (canonical_json(event), now, referencia)
+        params = (canonical_json(event), now, referencia)
+
+        def finalize(conn: sqlite3.Connection) -> bool:
             return conn.execute(_J_FINALIZE, params).rowcount == 1
+
+        # Not durable: a finalize lost to a power cut is found again from the stored events
+        # (the first final one in store order), the same event.
+        return self._group.run(finalize, durable=False)
 
     def _journal_list(self, *, waiting: bool, after: int, limit: int) -> list[JournalEntry]:
         with self._read() as conn:
