@@ -384,6 +384,38 @@ def test_an_async_client_serves_a_second_event_loop() -> None:
     assert [] == [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)]
 
 
+def test_an_async_client_closed_while_its_loop_shuts_down_closes_quietly() -> None:
+    """A client closed in an async generator's ``finally`` during ``shutdown_asyncgens`` (as
+    the loop closes its pool at the same moment) closes without an error."""
+    sandbox = Sandbox()
+    closed: list[str] = []
+    with sandbox.serve() as url:
+
+        async def session() -> AsyncIterator[None]:
+            client = smartpos.AsyncClient(api_key=Sandbox.API_KEY, base_url=url)
+            try:
+                await client.payments.create(
+                    documento_cliente=Sandbox.DOCUMENTO,
+                    valor_centavos=100,
+                    smartpos_id=Sandbox.SMARTPOS_ID,
+                )
+                yield
+            finally:
+                await client.close()
+                closed.append("closed")
+
+        kept: list[AsyncIterator[None]] = []
+
+        async def main() -> None:
+            generator = session()
+            await generator.__anext__()
+            kept.append(generator)  # left open: the loop's shutdown closes it
+
+        asyncio.run(main())
+    assert ["closed"] == closed
+    assert 1 == len(sandbox.payments)
+
+
 @pytest.mark.filterwarnings("ignore::ResourceWarning")
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 def test_a_users_async_http_client_on_a_second_loop_is_an_unknown_outcome() -> None:

@@ -35,9 +35,10 @@ The journaled state after an answer (`state_after`)::
 
 A journal write that fails *after* the send never hides the service's answer: it is logged and
 the answer (or the send's error) is what the caller gets; the entry stays ``sending``, which
-``operations(final=False)`` lists and `reconcile` settles. For the same reason the answer's
-record need not survive a power cut (only a crash of the process): it is written without
-waiting for the disk, while the entry written before the send is durable.
+``operations(final=False)`` lists and `reconcile` settles. For the same reason an
+``accepted`` or ``unknown`` record need not survive a power cut (only a crash of the process):
+it is written without waiting for the disk, while the entry written before the send and a
+``rejected`` record (whose resend would be a first send) are durable.
 """
 
 from __future__ import annotations
@@ -276,12 +277,18 @@ def _record(
 ) -> Flow[None]:
     """Record what the service answered; a failure is logged, never raised (see module doc).
 
-    Not durable: a record lost to a power cut leaves the entry ``sending`` (or as it was
-    before this resend), which ``reconcile`` settles with the same bytes, never a second
-    charge; so the answer costs no fsync (SQLite) after the entry's.
+    ``accepted`` and ``unknown`` are not durable: lost to a power cut, they leave the entry
+    ``sending`` (or as it was before this resend), which ``reconcile`` settles with the same
+    bytes and a 409, never a second charge; so an answer costs no fsync (SQLite) after the
+    entry's. ``rejected`` is durable: the service never took that referencia, so a resend of
+    an entry that fell back to ``sending`` would be a *first* send, after the caller was
+    told "surely not accepted" (and may have charged again under a new referencia).
     """
+    durable = state == "rejected"
     reply = yield Blocking(
-        functools.partial(store._record_operation, referencia, state, answer=answer, durable=False)
+        functools.partial(
+            store._record_operation, referencia, state, answer=answer, durable=durable
+        )
     )
     if reply.error is not None:
         logger.warning(

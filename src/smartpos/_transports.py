@@ -99,7 +99,8 @@ async def _closing(pool: httpx.AsyncHTTPTransport) -> AsyncGenerator[None, None]
     """Close ``pool`` on its own event loop when that loop shuts down.
 
     An asyncio loop closes the async generators that started on it before it closes itself
-    (``asyncio.run`` calls ``loop.shutdown_asyncgens()``; trio does the same): parked at its
+    (``asyncio.run`` calls ``loop.shutdown_asyncgens()``; under trio no closer is made, the
+    one pool being keyed ``None``): parked at its
     ``yield``, this one then closes the pool's connections while their loop still runs, instead
     of leaving sockets of a dead loop to the garbage collector.
     """
@@ -158,9 +159,9 @@ class AsyncLazyTransport(httpx.AsyncBaseTransport):
             # closer, dropped here, is closed by that loop: asyncio's finalizer hook).
             if owner is loop:
                 closer = closers.get(owner) if owner is not None else None
-                if closer is not None:
+                if closer is not None and not getattr(closer, "ag_running", False):
                     await closer.aclose()  # closes the pool
-                else:
+                else:  # trio, or the loop's shutdown is closing it right now
                     await pool.aclose()
 
 

@@ -7,6 +7,7 @@ that records every batch, and through ``SQLiteStore``'s journal, whose writes us
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import sqlite3
@@ -195,6 +196,57 @@ def test_a_failed_commit_fails_every_write_it_carried(db: Database) -> None:
     assert "l" == group.run(db.insert("l")), "the group goes on after a failed batch"
 
 
+class Interrupted(Exception):
+    """Raised by a signal handler in the main thread while it waits as a follower."""
+
+
+def test_an_interrupted_follower_leaves_the_queue_and_the_lead_goes_on(db: Database) -> None:
+    """A wait cut by a signal handler's exception (a timeout) does not wedge later writes."""
+    group = GroupCommit(db.transaction, describe)
+    entered, release = threading.Event(), threading.Event()
+
+    def held(conn: sqlite3.Connection) -> None:
+        entered.set()
+        assert release.wait(WAIT)
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise Interrupted
+
+    # Daemons: were the group wedged, they must not keep the test process alive.
+    leader = threading.Thread(target=group.run, args=(held,), daemon=True)
+    leader.start()
+    assert entered.wait(WAIT)
+    behind: list[Any] = []
+    follower = threading.Thread(
+        target=lambda: behind.append(group.run(db.insert("p"))), daemon=True
+    )
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    try:
+        # The main thread queues first, the follower behind it; then the alarm cuts its wait.
+        def queue_the_follower() -> None:
+            wait_until(lambda: len(group._queue) == 1)
+            follower.start()
+            wait_until(lambda: len(group._queue) == 2)
+            signal.setitimer(signal.ITIMER_REAL, 0.01)
+
+        arranger = threading.Thread(target=queue_the_follower)
+        arranger.start()
+        with pytest.raises(Interrupted):
+            group.run(db.insert("o"))
+        arranger.join(WAIT)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert 1 == len(group._queue), "the interrupted write left the queue"
+    release.set()
+    leader.join(WAIT)
+    follower.join(WAIT)
+    assert ["p"] == behind, "the write queued behind it was committed"
+    assert "q" == group.run(db.insert("q"))
+    assert (False, []) == (group._leading, group._queue)
+    assert ["p", "q"] == db.keys()
+
+
 def test_a_forked_child_starts_afresh(db: Database, tmp_path: Path) -> None:
     """A lead and a queue the parent held at the fork do not hang the child's writes."""
     group = GroupCommit(db.transaction, describe)
@@ -250,6 +302,49 @@ def test_sqlite_commits_an_answer_without_an_fsync_and_an_entry_with_one(tmp_pat
         "PRAGMA synchronous = FULL",
         "INSERT",
     ] == [m.split(" INTO")[0].split(" smartpos")[0] for m in modes]
+
+
+@pytest.mark.parametrize(("status", "mode"), [(202, "NORMAL"), (400, "FULL")])
+def test_a_refusal_is_recorded_durably_an_acceptance_without_an_fsync(
+    tmp_path: Path, status: int, mode: str
+) -> None:
+    """``rejected`` must survive a power cut: its resend would be a first send."""
+    import httpx
+
+    import smartpos
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        referencia = json.loads(request.content)["referencia"]
+        if status == 400:
+            return httpx.Response(400, json={"codigo": "CAMPO_INVALIDO", "mensagem": "no"})
+        return httpx.Response(
+            202,
+            json={
+                "referencia": referencia,
+                "status": "processando",
+                "mensagem": "ok",
+                "smartposId": "SP-1",
+            },
+        )
+
+    with SQLiteStore(tmp_path / "s.sqlite3") as store:
+        statements = traced(store)
+        client = smartpos.Client(
+            api_key="k",
+            base_url="http://127.0.0.1:9",
+            store=store,
+            transport=httpx.MockTransport(answer),
+            max_retries=0,
+        )
+        with client, contextlib.suppress(smartpos.APIError):
+            client.payments.create(
+                documento_cliente="52998224725", valor_centavos=100, smartpos_id="SP-1"
+            )
+        (operation,) = store.operations(final=True)
+    assert ("accepted" if status == 202 else "rejected") == operation.state
+    modes = [s for s in statements if s.startswith(("PRAGMA synchronous", "UPDATE"))]
+    expected = ["PRAGMA synchronous = NORMAL", "UPDATE"] if mode == "NORMAL" else ["UPDATE"]
+    assert expected == [m.split(" smartpos")[0] for m in modes]
 
 
 def test_a_normal_sqlite_store_never_fsyncs(tmp_path: Path) -> None:

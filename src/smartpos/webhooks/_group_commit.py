@@ -12,7 +12,8 @@ more than a plain transaction, nothing else.
 Each write in a batch runs inside its own ``SAVEPOINT``: one that fails is rolled back alone and
 raises in its own caller, while the others commit. A failure of the batch itself (the write lock
 not taken in time, the commit failing) raises in every caller whose write it carried: none of
-them was written.
+them was written. A writer whose wait is cut short (an exception raised by a signal handler,
+such as a task's time limit) leaves the queue, passing on the lead if it had been handed it.
 
 The module knows nothing of SQL beyond the savepoint: the store gives ``GroupCommit`` a way to
 run a batch in a write transaction (``transaction``), and each write is a function of the open
@@ -112,25 +113,51 @@ class GroupCommit:
             else:
                 self._leading = job.lead = True
         if job.wake is not None:
-            job.wake.acquire()  # until the leader settles it or hands it the lead
+            try:
+                job.wake.acquire()  # until the leader settles it or hands it the lead
+            except BaseException:
+                # Interrupted (a signal handler's exception, a timeout of Celery's): leave
+                # the queue as if this write never came, or the lead would be lost.
+                self._withdraw(job)
+                raise
             if not job.lead:
                 return job.result()
-        with self._lock:
-            batch, self._queue = self._queue, []
+        batch: list[_Job[Any]] = []
         try:
+            with self._lock:
+                batch, self._queue = self._queue, []
             self._commit(batch)
         except BaseException as exc:
             self._fail(batch, job, exc)
             raise
         finally:
-            self._hand_over(batch)
+            self._hand_over(batch, job)
         return job.result()
 
-    def _hand_over(self, batch: list[_Job[Any]]) -> None:
+    def _withdraw(self, job: _Job[Any]) -> None:
+        """Take an interrupted follower out of the queue, passing on a lead it was handed."""
+        with self._lock:
+            if job not in self._queue:
+                return  # taken into a batch in flight: it may still be committed
+            self._queue.remove(job)
+            if not job.lead:
+                return
+            following = self._queue[0] if self._queue else None
+            if following is None:
+                self._leading = False
+            else:
+                following.lead = True
+        if following is not None:
+            assert following.wake is not None, "a queued writer behind a leader sleeps"
+            following.wake.release()
+
+    def _hand_over(self, batch: list[_Job[Any]], leader: _Job[Any]) -> None:
         """Settle a batch: wake its writers, and the first queued since as the next leader."""
         with self._lock:
             for queued in batch:
                 queued.settled = True
+            if not batch and leader in self._queue:
+                self._queue.remove(leader)  # interrupted before it took its batch
             if self._queue:
                 following = self._queue[0]
                 following.lead = True

@@ -254,10 +254,11 @@ class JournalBase:
             answer: The 2xx answer (or the result built from it) to keep, for
                 ``"accepted"``; an answer already kept is only replaced by another one.
             durable: ``False`` when losing this record to a power cut is safe, as for an
-                answer recorded after the send: the entry then stays ``sending``, which
-                ``operations(final=False)`` lists and ``reconcile`` settles without a second
-                charge. A backend may then commit without waiting for its disk (SQLite:
-                no fsync); a crash of the process never loses it.
+                ``accepted`` or ``unknown`` answer recorded after the send: the entry then
+                stays ``sending``, which ``operations(final=False)`` lists and ``reconcile``
+                settles with a 409, never a second charge (never for ``rejected``: a resend
+                of it would be a first send). A backend may then commit without waiting for
+                its disk (SQLite: no fsync); a crash of the process never loses it.
 
         Returns:
             ``True`` when the state was written; ``False`` when the referencia is not
@@ -273,8 +274,10 @@ class JournalBase:
             raise ValueError(f"state must be one of {', '.join(RECORDABLE_STATES)}, not {state!r}")
         if answer is not None and not isinstance(answer, Answer):
             answer = answer_from_result(answer)
+        if durable:  # the flag only when it says something: backends written before it
+            return self._journal_update(referencia, state, ALLOWED_FROM[state], answer, self._now())
         return self._journal_update(
-            referencia, state, ALLOWED_FROM[state], answer, self._now(), durable=durable
+            referencia, state, ALLOWED_FROM[state], answer, self._now(), durable=False
         )
 
     def _outcome(self, referencia: str) -> Event | None:

@@ -266,11 +266,12 @@ class SQLiteStore(StoreBase):
     (NFS, SMB), whose locks SQLite cannot rely on. Use it as a context manager, or call
     ``close()``. ``put_many`` and ``ack_many`` run in one transaction: one fsync per batch.
 
-    The outcome journal's entry written before a request leaves is committed as durably as
-    ``synchronous`` says; what is recorded after the send (the answer) and an outcome found
-    by a read are committed without an fsync (a crash of the process keeps them; a power cut
-    may lose them, which leaves the operation ``sending`` for ``reconcile``). Concurrent
-    journal writes of one process share one commit (group commit).
+    The outcome journal's entry written before a request leaves, and a ``rejected`` record,
+    are committed as durably as ``synchronous`` says; an ``accepted`` or ``unknown`` answer
+    recorded after the send and an outcome found by a read are committed without an fsync (a
+    crash of the process keeps them; a power cut may lose them, which leaves the operation
+    ``sending`` for ``reconcile``). Concurrent journal writes of one process share one commit
+    (group commit).
 
     Args:
         path: The database file; created with its directory's permissions when absent.
