@@ -69,11 +69,7 @@ class HandJournal:
         now = time.time()
         body = json.dumps({"referencia": referencia, **WIRE}).encode()
         params = (referencia, "payment", "sending", "POST", "/api/v1/pagamentos", body, now, now)
-        with self._lock:
-            self._conn.execute("PRAGMA synchronous = FULL")
-            self._conn.execute("BEGIN IMMEDIATE")
-            self._conn.execute(_sqlite._J_INSERT, params)
-            self._conn.execute("COMMIT")
+        self._commit("FULL", _sqlite._J_INSERT, params)
 
     def answer(self, acceptance: smartpos.Acceptance) -> None:
         """The answer, after the send: committed under NORMAL."""
@@ -90,10 +86,14 @@ class HandJournal:
         )
         states = ("sending", "unknown", "accepted")
         params = ("accepted", time.time(), answer, acceptance.referencia, *states)
+        self._commit("NORMAL", self._update, params)
+
+    def _commit(self, synchronous: str, statement: str, params: tuple[object, ...]) -> None:
+        """One statement in its own transaction, committed under ``synchronous``."""
         with self._lock:
-            self._conn.execute("PRAGMA synchronous = NORMAL")
+            self._conn.execute(f"PRAGMA synchronous = {synchronous}")
             self._conn.execute("BEGIN IMMEDIATE")
-            self._conn.execute(self._update, params)
+            self._conn.execute(statement, params)
             self._conn.execute("COMMIT")
 
     def create(self, client: smartpos.Client) -> None:

@@ -84,6 +84,36 @@ def wait_until(condition: Callable[[], bool]) -> None:
         time.sleep(0.001)
 
 
+class HeldLeader:
+    """A first write that holds its batch open (a daemon thread) until ``let_go``."""
+
+    def __init__(
+        self,
+        group: GroupCommit,
+        work: Callable[[sqlite3.Connection], Any] | None = None,
+        *,
+        durable: bool = True,
+    ) -> None:
+        self._entered, self._release = threading.Event(), threading.Event()
+
+        def held(conn: sqlite3.Connection) -> Any:
+            self._entered.set()
+            assert self._release.wait(WAIT)
+            return None if work is None else work(conn)
+
+        # A daemon: were the group wedged, it must not keep the test process alive.
+        self.thread = threading.Thread(
+            target=group.run, args=(held,), kwargs={"durable": durable}, daemon=True
+        )
+        self.thread.start()
+        assert self._entered.wait(WAIT)
+
+    def let_go(self) -> None:
+        self._release.set()
+        self.thread.join(WAIT)
+        assert not self.thread.is_alive()
+
+
 def run_behind_a_leader(
     db: Database, group: GroupCommit, works: list[Callable[[sqlite3.Connection], Any]]
 ) -> list[Any]:
@@ -92,16 +122,7 @@ def run_behind_a_leader(
     Returns each write's result or the exception it raised, in the order of ``works``; the
     held write's own result is not included.
     """
-    entered, release = threading.Event(), threading.Event()
-
-    def held(conn: sqlite3.Connection) -> str:
-        entered.set()
-        assert release.wait(WAIT)
-        return db.insert("held")(conn)
-
-    leader = threading.Thread(target=group.run, args=(held,))
-    leader.start()
-    assert entered.wait(WAIT)
+    leader = HeldLeader(group, db.insert("held"))
     outcomes: list[Any] = [None] * len(works)
 
     def call(index: int) -> None:
@@ -114,8 +135,8 @@ def run_behind_a_leader(
     for thread in followers:
         thread.start()
     wait_until(lambda: len(group._queue) == len(works))
-    release.set()
-    for thread in (leader, *followers):
+    leader.let_go()
+    for thread in followers:
         thread.join(WAIT)
         assert not thread.is_alive()
     return outcomes
@@ -140,15 +161,7 @@ def test_writes_queued_behind_a_commit_share_the_next_one(db: Database) -> None:
 
 def test_a_batch_is_durable_when_any_of_its_writes_asks(db: Database) -> None:
     group = GroupCommit(db.transaction, describe)
-    entered, release = threading.Event(), threading.Event()
-
-    def held(conn: sqlite3.Connection) -> None:
-        entered.set()
-        assert release.wait(WAIT)
-
-    leader = threading.Thread(target=group.run, args=(held,), kwargs={"durable": False})
-    leader.start()
-    assert entered.wait(WAIT)
+    leader = HeldLeader(group, durable=False)
     followers = [
         threading.Thread(target=group.run, args=(db.insert(k),), kwargs={"durable": k == "g"})
         for k in "fgh"
@@ -156,8 +169,8 @@ def test_a_batch_is_durable_when_any_of_its_writes_asks(db: Database) -> None:
     for thread in followers:
         thread.start()
     wait_until(lambda: len(group._queue) == 3)
-    release.set()
-    for thread in (leader, *followers):
+    leader.let_go()
+    for thread in followers:
         thread.join(WAIT)
     assert [False, True] == [durable for durable, _ in db.batches]
 
@@ -203,19 +216,11 @@ class Interrupted(Exception):
 def test_an_interrupted_follower_leaves_the_queue_and_the_lead_goes_on(db: Database) -> None:
     """A wait cut by a signal handler's exception (a timeout) does not wedge later writes."""
     group = GroupCommit(db.transaction, describe)
-    entered, release = threading.Event(), threading.Event()
-
-    def held(conn: sqlite3.Connection) -> None:
-        entered.set()
-        assert release.wait(WAIT)
 
     def interrupt(signum: int, frame: object) -> None:
         raise Interrupted
 
-    # Daemons: were the group wedged, they must not keep the test process alive.
-    leader = threading.Thread(target=group.run, args=(held,), daemon=True)
-    leader.start()
-    assert entered.wait(WAIT)
+    leader = HeldLeader(group)
     behind: list[Any] = []
     follower = threading.Thread(
         target=lambda: behind.append(group.run(db.insert("p"))), daemon=True
@@ -238,8 +243,7 @@ def test_an_interrupted_follower_leaves_the_queue_and_the_lead_goes_on(db: Datab
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
     assert 1 == len(group._queue), "the interrupted write left the queue"
-    release.set()
-    leader.join(WAIT)
+    leader.let_go()
     follower.join(WAIT)
     assert ["p"] == behind, "the write queued behind it was committed"
     assert "q" == group.run(db.insert("q"))
