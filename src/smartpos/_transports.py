@@ -99,10 +99,10 @@ async def _closing(pool: httpx.AsyncHTTPTransport) -> AsyncGenerator[None, None]
     """Close ``pool`` on its own event loop when that loop shuts down.
 
     An asyncio loop closes the async generators that started on it before it closes itself
-    (``asyncio.run`` calls ``loop.shutdown_asyncgens()``; under trio no closer is made, the
-    one pool being keyed ``None``): parked at its
-    ``yield``, this one then closes the pool's connections while their loop still runs, instead
-    of leaving sockets of a dead loop to the garbage collector.
+    (``asyncio.run`` calls ``loop.shutdown_asyncgens()``): parked at its ``yield``, this one
+    then closes the pool's connections while their loop still runs, instead of leaving sockets
+    of a dead loop to the garbage collector. Under trio no closer is made: its one pool is
+    keyed ``None`` and closed with the client.
     """
     try:
         yield
