@@ -68,6 +68,25 @@ def test_wal_and_full_synchronous_by_default(path: Path) -> None:
     assert settings == ["wal", 2, 5000]
 
 
+def test_opening_a_new_file_waits_out_a_writer_of_another_connection(path: Path) -> None:
+    """Switching a new file to WAL while another connection writes it: SQLite answers "locked"
+    at once (no busy handler: waiting could deadlock), so the store polls within its budget.
+    Several processes opening one new file at once meet exactly this."""
+    other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    try:
+        other.execute("CREATE TABLE t (x)")
+        other.execute("BEGIN IMMEDIATE")
+        other.execute("INSERT INTO t VALUES (1)")
+        commit = threading.Timer(0.3, other.execute, args=("COMMIT",))
+        commit.start()
+        with SQLiteStore(path, busy_timeout=10) as store:
+            assert 0 == len(store.list())
+            assert "wal" == _pragma(store, "journal_mode")
+        commit.join()
+    finally:
+        other.close()
+
+
 def test_normal_synchronous_and_busy_timeout_options(path: Path) -> None:
     """synchronous="normal" (any case) sets NORMAL (1) and busy_timeout is in seconds."""
     with SQLiteStore(path, synchronous="normal", busy_timeout=0.25) as store:

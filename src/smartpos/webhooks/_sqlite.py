@@ -74,6 +74,25 @@ def _busy(exc: sqlite3.OperationalError) -> bool:
     return "locked" in str(exc) or "busy" in str(exc)
 
 
+def _polling(conn: sqlite3.Connection, statement: str, budget: float) -> sqlite3.Cursor:
+    """Execute ``statement``, retrying while the database is busy, every 0.5 to 4 ms.
+
+    Raises:
+        sqlite3.OperationalError: Still busy after ``budget`` seconds, or another error.
+    """
+    deadline = time.monotonic() + budget
+    pause = _FIRST_PAUSE
+    while True:
+        try:
+            return conn.execute(statement)
+        except sqlite3.OperationalError as exc:  # noqa: PERF203 - the retry itself
+            remaining = deadline - time.monotonic()
+            if not _busy(exc) or remaining <= 0:
+                raise
+            time.sleep(min(pause, remaining))
+            pause = min(pause * 2, _MAX_PAUSE)
+
+
 # ON CONFLICT ... DO NOTHING needs 3.24 (2018); every supported Python ships a newer one.
 _MIN_SQLITE = (3, 24, 0)
 
@@ -494,7 +513,10 @@ class SQLiteStore(StoreBase):
     def _set_up(self, conn: sqlite3.Connection) -> None:
         (mode,) = conn.execute("PRAGMA journal_mode").fetchone()
         if mode.lower() != "wal":
-            (mode,) = conn.execute("PRAGMA journal_mode = WAL").fetchone()
+            # Polled: when several processes open a new file at once, SQLite answers "locked"
+            # at once, without its busy handler, to one holding a read lock while another
+            # holds the write lock (waiting would deadlock them).
+            (mode,) = _polling(conn, "PRAGMA journal_mode = WAL", self._busy_timeout).fetchone()
             if mode.lower() != "wal":
                 raise StoreError(
                     f"SQLite store {self._path!r}: cannot use WAL journal mode (got {mode!r}); "
@@ -579,18 +601,7 @@ class SQLiteStore(StoreBase):
         """
         conn.execute("PRAGMA busy_timeout = 0")
         try:
-            deadline = time.monotonic() + budget
-            pause = _FIRST_PAUSE
-            while True:
-                try:
-                    conn.execute("BEGIN IMMEDIATE")
-                    return
-                except sqlite3.OperationalError as exc:  # noqa: PERF203 - the retry itself
-                    remaining = deadline - time.monotonic()
-                    if not _busy(exc) or remaining <= 0:
-                        raise
-                    time.sleep(min(pause, remaining))
-                    pause = min(pause * 2, _MAX_PAUSE)
+            _polling(conn, "BEGIN IMMEDIATE", budget)
         finally:
             conn.execute(f"PRAGMA busy_timeout = {round(self._busy_timeout * 1000)}")
 
