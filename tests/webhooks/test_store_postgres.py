@@ -473,3 +473,46 @@ def test_a_put_waits_for_a_lock_no_longer_than_its_timeout(store: PostgresStore,
     with store._connection() as conn:
         row = conn.execute("SHOW statement_timeout").fetchone()
     assert row == ("0",)
+
+
+def test_batches_of_the_same_new_ids_in_other_orders_do_not_fail(
+    dsn: str, store: PostgresStore
+) -> None:
+    """Another transaction inserts evt-b then evt-a while the store puts [evt-a, evt-b]: each
+    waits for the other's index entry, the server aborts one (a deadlock), and the store's
+    batch, idempotent, runs again instead of failing."""
+    import threading
+    import time
+
+    from smartpos.webhooks._postgres import _ref, _utc
+
+    def put(conn: psycopg.Connection[Any], event_id: str) -> None:
+        item = store._encode(make_event(event_id))
+        assert item.criado_em is not None
+        now = _utc(time.time())
+        params = (item.id, item.tipo, _utc(item.criado_em), item.raw_json, item.body_hash)
+        conn.execute(store._sql["put"], (*params, now, now, _ref(item)))
+
+    results: list[Any] = []
+    with psycopg.connect(dsn) as other:  # not autocommit: one open transaction
+        put(other, "evt-b")
+        thread = threading.Thread(
+            target=lambda: results.append(
+                store.put_many([make_event("evt-a"), make_event("evt-b")])
+            ),
+            daemon=True,
+        )
+        thread.start()
+        deadline = time.monotonic() + 10
+        waiting = "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+        while query(dsn, waiting)[0][0] == 0:  # the store's batch waits for evt-b
+            assert time.monotonic() < deadline, "the store's batch never waited"
+            time.sleep(0.01)
+        try:
+            put(other, "evt-a")
+            other.commit()
+        except psycopg.errors.DeadlockDetected:
+            other.rollback()
+        thread.join(30)
+    assert 1 == len(results), "put_many raised instead of running its batch again"
+    assert {"evt-a", "evt-b"} == {e.id for e in store.list()}
