@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import Final
+from collections.abc import Callable
+from typing import Final, TypeVar
 
 __all__ = ["DEFAULT_STORE", "delay", "port", "positive_int", "seconds", "store_default"]
 
@@ -21,45 +22,48 @@ def store_default() -> str:
     return os.environ.get("SMARTPOS_INBOX") or DEFAULT_STORE
 
 
+_N = TypeVar("_N", int, float)
+
+
+def _number(
+    text: str, kind: Callable[[str], _N], unreadable: str, fits: Callable[[_N], bool], outside: str
+) -> _N:
+    """``kind(text)`` when ``fits`` it; else the error naming what was expected.
+
+    ``outside`` is formatted with ``text`` (as typed) and ``value`` (as read).
+    """
+    try:
+        value = kind(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {unreadable}, not {text!r}") from None
+    if not fits(value):
+        raise argparse.ArgumentTypeError(outside.format(text=text, value=value))
+    return value
+
+
 def positive_int(text: str) -> int:
     """A whole number >= 1 (``--limit``, ``--count``)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a number >= 1, not {text!r}")
-    return value
+    return _number(
+        text, int, "a whole number", lambda v: v >= 1, "expected a number >= 1, not {text!r}"
+    )
 
 
 def port(text: str) -> int:
     """A TCP port, 0 to 65535 (0: any free port)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a port number, not {text!r}") from None
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"a port is 0 to 65535, not {value}")
-    return value
+    return _number(
+        text, int, "a port number", lambda v: 0 <= v <= 65535, "a port is 0 to 65535, not {value}"
+    )
 
 
 def seconds(text: str) -> float:
     """A duration in seconds, more than 0 and less than a day (``--timeout``)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected seconds, not {text!r}") from None
-    if not 0 < value < 86400:
-        raise argparse.ArgumentTypeError(f"expected seconds > 0, not {text!r}")
-    return value
+    return _number(
+        text, float, "seconds", lambda v: 0 < v < 86400, "expected seconds > 0, not {text!r}"
+    )
 
 
 def delay(text: str) -> float:
     """A delay in seconds, 0 to 60 (a scripted latency)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected seconds, not {text!r}") from None
-    if not 0 <= value <= 60:
-        raise argparse.ArgumentTypeError(f"expected 0 to 60 seconds, not {text!r}")
-    return value
+    return _number(
+        text, float, "seconds", lambda v: 0 <= v <= 60, "expected 0 to 60 seconds, not {text!r}"
+    )
