@@ -70,6 +70,7 @@ API_MD_NAMES = {
 #: Names the package exports beyond API.md, on purpose.
 EXTRA_NAMES = {
     "ClientClosedError",
+    "OperationRejectedError",
     "HTTPInfo",
     "__version__",
     "format_reais",

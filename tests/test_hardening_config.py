@@ -344,3 +344,23 @@ def test_the_referencia_message_names_the_accepted_versions() -> None:
 
     assert re.search(r"version 4 or 5", str(info.value))
     assert "referencia_for" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"timeout": float("nan")},
+        {"timeout": float("inf")},
+        {"retry_backoff": float("nan")},
+        {"retry_backoff": float("inf")},
+        {"retry_backoff": -float("inf")},
+    ],
+    ids=["timeout-nan", "timeout-inf", "backoff-nan", "backoff-inf", "backoff-minus-inf"],
+)
+@pytest.mark.parametrize("client_class", [smartpos.Client, smartpos.AsyncClient])
+def test_not_a_finite_number_of_seconds_is_a_configuration_error(
+    client_class: type[smartpos.Client] | type[smartpos.AsyncClient], options: dict[str, float]
+) -> None:
+    """NaN and infinity are refused: a NaN backoff once became the 5 s maximum silently."""
+    with pytest.raises(smartpos.ConfigurationError, match="finite"):
+        client_class(api_key="k", base_url="http://svc.invalid", **options)  # type: ignore[arg-type]

@@ -6,6 +6,7 @@ transports (``_transports``, which also holds the process-wide SSL context).
 
 from __future__ import annotations
 
+import math
 import os
 import re
 
@@ -18,7 +19,7 @@ from ._logging import redact_url
 from ._messages import language_of, message
 from ._version import __version__
 
-__all__ = ["DEFAULT_TIMEOUT", "Config"]
+__all__ = ["DEFAULT_TIMEOUT", "Config", "is_seconds"]
 
 #: 5 s to connect, 30 s for everything else: an acceptance answer is quick, but a terminal's
 #: gateway can be slow under load, and a read timeout on a payment is an unknown outcome.
@@ -42,6 +43,19 @@ def _check_api_key(api_key: str, lang: str | None) -> None:
         raise ConfigurationError(message("config.key_not_a_header", lang=lang))
     if api_key.lower().startswith(("http://", "https://")):
         raise ConfigurationError(message("config.key_is_a_url", lang=lang))
+
+
+def is_seconds(value: object, *, positive: bool) -> bool:
+    """Whether ``value`` is a finite number of seconds: > 0 if ``positive``, else >= 0.
+
+    ``bool`` is not a number here, and NaN and infinity are refused (a NaN compares false
+    with everything, so a check written as ``value < 0`` lets it through).
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    if not math.isfinite(value):
+        return False
+    return value > 0 if positive else value >= 0
 
 
 def _check_base_url(base_url: str, api_key: str, lang: str | None) -> None:
@@ -115,16 +129,12 @@ class Config:
         elif isinstance(timeout, _httpcompat.classes("Timeout")):
             timeout = _httpcompat.to_httpx_timeout(timeout)
         else:
-            if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
+            if not is_seconds(timeout, positive=True):
                 raise ConfigurationError(message("config.timeout", lang=lang))
-            timeout = httpx.Timeout(float(timeout))
+            timeout = httpx.Timeout(float(timeout))  # type: ignore[arg-type]
         if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
             raise ConfigurationError(message("config.max_retries", lang=lang))
-        if (
-            isinstance(retry_backoff, bool)
-            or not isinstance(retry_backoff, (int, float))
-            or retry_backoff < 0
-        ):
+        if not is_seconds(retry_backoff, positive=False):
             raise ConfigurationError(message("config.retry_backoff", lang=lang))
         return cls(
             api_key=api_key,

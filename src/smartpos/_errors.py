@@ -13,6 +13,8 @@
     │   │                              never retry with a new referencia
     │   └── OutcomePendingError        accepted (or may have been), but no final event came
     │                                  within the wait's timeout: wait again later
+    ├── OperationRejectedError         a wait for an operation the service surely refused
+    │                                  (journaled as rejected): no event will come
     ├── ResponseError                  a 2xx body the SDK cannot read (for operations on a
     │                                  terminal: the last_error of an OutcomeUnknownError)
     └── APIError                       the service answered an error
@@ -59,6 +61,7 @@ __all__ = [
     "FormaPagamentoInvalidaError",
     "InternalServerError",
     "NotFoundError",
+    "OperationRejectedError",
     "OutcomePendingError",
     "OutcomeUnknownError",
     "PermissionDeniedError",
@@ -209,6 +212,28 @@ class OutcomePendingError(OutcomeUnknownError):
                 {"timeout": self.timeout, "last_error": self.last_error, "attempts": self.attempts},
             ),
         )
+
+
+class OperationRejectedError(SmartPOSError):
+    """A wait for an operation that the service surely did not accept.
+
+    Raised by ``client.wait`` (and ``create_and_wait`` when another process's send of the same
+    referencia was refused) when the journal holds the operation as ``rejected``: the service
+    refused the request (a 4xx on its own bytes) or it never left, so no event will ever end
+    it. Nothing was charged: fix the request and send it again under a new referencia.
+
+    Attributes:
+        referencia: The operation's referencia.
+    """
+
+    def __init__(self, referencia: str) -> None:
+        from ._messages import message  # on the error path only: `import smartpos` stays lean
+
+        self.referencia = referencia
+        super().__init__(message("error.operation_rejected", referencia=referencia))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild, (type(self), (self.referencia,), {}, str(self)))
 
 
 class ResponseError(SmartPOSError):

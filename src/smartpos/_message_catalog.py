@@ -409,16 +409,16 @@ CATALOG: Final[dict[str, dict[str, str]]] = {
         ),
     },
     "config.timeout": {
-        "en": "timeout must be a positive number of seconds or an httpx.Timeout",
-        "pt_BR": "timeout deve ser um número positivo de segundos ou um httpx.Timeout",
+        "en": "timeout must be a positive number of seconds, finite, or an httpx.Timeout",
+        "pt_BR": "timeout deve ser um número positivo de segundos, finito, ou um httpx.Timeout",
     },
     "config.max_retries": {
         "en": "max_retries must be an integer >= 0 (0 disables retries)",
         "pt_BR": "max_retries deve ser um inteiro >= 0 (0 desliga as novas tentativas)",
     },
     "config.retry_backoff": {
-        "en": "retry_backoff must be a number of seconds >= 0",
-        "pt_BR": "retry_backoff deve ser um número de segundos >= 0",
+        "en": "retry_backoff must be a finite number of seconds >= 0",
+        "pt_BR": "retry_backoff deve ser um número finito de segundos >= 0",
     },
     "config.lang": {
         "en": (
@@ -529,6 +529,18 @@ CATALOG: Final[dict[str, dict[str, str]]] = {
             "o resultado da referencia {referencia} é desconhecido após {attempts} tentativa(s) "
             "(último erro: {last}). O serviço pode tê-la aceitado: não tente de novo com uma "
             "nova referencia; espere o evento de webhook com esta referencia."
+        ),
+    },
+    "error.operation_rejected": {
+        "en": (
+            "the service did not accept the request of referencia {referencia} (the journal "
+            "holds it as rejected): no event will come and nothing was charged. Fix the request "
+            "and send it again under a new referencia"
+        ),
+        "pt_BR": (
+            "o serviço não aceitou a requisição da referencia {referencia} (o diário a registra "
+            "como rejeitada): nenhum evento virá e nada foi cobrado. Corrija a requisição e "
+            "envie de novo com uma nova referencia"
         ),
     },
     # An APIError's framing around the service's own words (mensagem, acao), which stay as

@@ -33,6 +33,14 @@ The journaled state after an answer (`state_after`)::
     a QR code's 4xx, or a send that never left        rejected
     a QR code's other failures                        unknown (a QR code is safe to repeat)
 
+Store failures never hide a charge (API.md, "Outcomes"). Before the send, a journal write that
+failed but may have been applied (``StoreError.applied`` is not ``False``) is confirmed by the
+same insert-if-absent once more, and is otherwise an ``OutcomeUnknownError`` with the
+referencia: a ``StoreError`` only ever means that nothing was journaled. A 409 to the first
+send that the journal explains (the entry was marked ``unknown`` by another process's resend)
+is acceptance, not "surely not accepted". A wait retries a failing store until its deadline
+and then raises ``OutcomePendingError`` carrying the ``StoreError``.
+
 A journal write that fails *after* the send never hides the service's answer: it is logged and
 the answer (or the send's error) is what the caller gets; the entry stays ``sending``, which
 ``operations(final=False)`` lists and `reconcile` settles. For the same reason an
@@ -44,7 +52,6 @@ it is written without waiting for the disk, while the entry written before the s
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar, cast
 
@@ -52,10 +59,12 @@ import attrs
 import httpx
 
 from ._calls import Call, journaled_call
+from ._config import is_seconds
 from ._errors import (
     APIError,
     ClientClosedError,
     ConfigurationError,
+    OperationRejectedError,
     OutcomePendingError,
     OutcomeUnknownError,
     ReferenciaDuplicadaError,
@@ -179,14 +188,9 @@ def _require_store(store: StoreBase | None, what: str) -> StoreBase:
 
 
 def _check_timeout(timeout: object) -> float:
-    if (
-        isinstance(timeout, bool)
-        or not isinstance(timeout, (int, float))
-        or not math.isfinite(timeout)
-        or timeout <= 0
-    ):
+    if not is_seconds(timeout, positive=True):
         raise ValidationError("CAMPO_INVALIDO", message("outcomes.timeout", value=timeout))
-    return float(timeout)
+    return float(cast("float", timeout))
 
 
 def _check_referencia(referencia: object) -> str:
@@ -308,8 +312,109 @@ def _send(store: StoreBase, call: Call[T], *, resend: bool) -> Flow[T]:
     if reply.error is None:
         yield from _record(store, referencia, "accepted", reply.value)
         return cast("T", reply.value)
-    yield from _record(store, referencia, state_after(call, reply.error))
-    return cast("T", reply.get())
+    error = reply.error
+    if not resend and isinstance(error, ReferenciaDuplicadaError):
+        error = yield from _explain_409(store, referencia, error)
+    yield from _record(store, referencia, state_after(call, error))
+    if error is reply.error:
+        return cast("T", reply.get())
+    raise error from reply.error
+
+
+def _explain_409(
+    store: StoreBase, referencia: str, error: ReferenciaDuplicadaError
+) -> Flow[Exception]:
+    """A 409 to the first send of a journaled referencia: acceptance when the journal explains it.
+
+    Another process that resends a journaled request marks its entry ``unknown`` before its
+    send (`_mark_resending`); a 409 to this send, found with the entry past ``sending``, is
+    the service holding that very request, sent by the other process: the service took it
+    (API.md rule "A 409 against the journal"). An entry this process cannot read leaves
+    the same doubt, so it is an unknown outcome too; only an entry still ``sending`` (nobody
+    else sent it) or ``rejected`` keeps the 409 as "this call started nothing".
+    """
+    reply = yield Blocking(functools.partial(store.operation, referencia))
+    if reply.error is None:
+        operation = reply.value
+        if operation is None or operation.state in ("sending", "rejected"):
+            return error
+    unknown = OutcomeUnknownError(referencia, error, attempts=1)
+    if reply.error is not None:
+        unknown.__context__ = reply.error
+    return unknown
+
+
+def _may_be_applied(error: Exception) -> bool:
+    """Whether a store call that raised ``error`` may still have written (API.md, Outcomes)."""
+    from .webhooks._store_errors import StoreError
+
+    return isinstance(error, StoreError) and error.applied is not False
+
+
+class _NothingSent(OutcomeUnknownError):
+    """An unknown outcome that *this* call sent nothing for: the store failed before the send.
+
+    The referencia's journal entry may exist (a write that may have been applied) or may
+    have been sent by an earlier call, so it is an `OutcomeUnknownError`; but waiting for an
+    event is no use until something sends it, so ``create_and_wait`` raises it at once:
+    resume with ``create(..., referencia=exc.referencia)`` or ``client.reconcile``.
+    """
+
+
+def _unconfirmed(referencia: str, error: Exception) -> OutcomeUnknownError:
+    logger.warning(
+        "smartpos: the journal write of referencia=%s failed and may have been applied "
+        "(%s: %s): its outcome is unknown; resume with create(..., referencia=%s) or "
+        "client.reconcile, never with a new referencia",
+        referencia,
+        type(error).__name__,
+        error,
+        referencia,
+    )
+    return _NothingSent(referencia, error, attempts=0)
+
+
+def _begin(store: StoreBase, call: Call[Any]) -> Flow[tuple[Operation, bool]]:
+    """Journal ``call`` as ``sending`` before its send: the entry and whether this call wrote it.
+
+    A write that failed but may have been applied (a reply lost, a server paused past the
+    client's timeout) is confirmed by the same insert-if-absent once more, on a connection
+    of its own: either way the journal is then certain. If that fails too, the outcome is
+    unknown (`OutcomeUnknownError` with the referencia): a `StoreError` only ever means
+    that nothing was journaled.
+    """
+    referencia = _referencia(call)
+    assert call.body is not None, "every operation has a body"
+    begin = functools.partial(
+        store._begin_operation,
+        referencia,
+        kind=_kind(call),
+        method=call.method,
+        path=call.path,
+        body=call.body,
+    )
+    reply = yield Blocking(begin)
+    if reply.error is None or not _may_be_applied(reply.error):
+        return cast("tuple[Operation, bool]", reply.get())
+    again = yield Blocking(begin)
+    if again.error is None:
+        return cast("tuple[Operation, bool]", again.value)
+    raise _unconfirmed(referencia, again.error) from again.error
+
+
+def _mark_resending(store: StoreBase, referencia: str) -> Flow[bool]:
+    """Mark a journaled request ``unknown`` before it is sent again; ``False``: accepted since.
+
+    The mark is what lets the process that first sent it explain a 409 (`_explain_409`).
+    It is written before the resend: a store that fails here means the outcome stays
+    unknown (this entry may have been sent before), never "nothing was sent".
+    """
+    reply = yield Blocking(
+        functools.partial(store._record_operation, referencia, "unknown", durable=False)
+    )
+    if reply.error is not None:
+        raise _NothingSent(referencia, reply.error, attempts=0) from reply.error
+    return bool(reply.value)
 
 
 def _operation(store: StoreBase, referencia: str) -> Flow[Operation | None]:
@@ -325,21 +430,15 @@ def create(store: StoreBase, call: Call[T]) -> Flow[T]:
 
     Raises:
         ValidationError: The referencia is journaled for another request; nothing was sent.
-        StoreError: The journal could not be written; nothing was sent.
+        StoreError: The journal could not be written, and the store proved that nothing was
+            (a write that may have been applied is an ``OutcomeUnknownError``); nothing was
+            sent.
         OutcomeUnknownError: As ``create`` without a store; also for a referencia journaled as
-            accepted whose answer was never read (nothing is sent then).
+            accepted whose answer was never read (nothing is sent then), a journal write
+            that may have been applied, and a 409 the journal explains.
     """
     referencia = _referencia(call)
-    assert call.body is not None, "every operation has a body"
-    begin = functools.partial(
-        store._begin_operation,
-        referencia,
-        kind=_kind(call),
-        method=call.method,
-        path=call.path,
-        body=call.body,
-    )
-    operation, created = (yield Blocking(begin)).get()
+    operation, created = yield from _begin(store, call)
     if created:
         return (yield from _send(store, call, resend=False))
     for _ in range(3):
@@ -347,10 +446,12 @@ def create(store: StoreBase, call: Call[T]) -> Flow[T]:
         if not isinstance(outcome, _Again):
             return outcome
         # Another process changed the entry between our read and our write: decide again.
-        again = yield from _operation(store, referencia)
-        if again is None:  # purged meanwhile
+        reply = yield Blocking(functools.partial(store.operation, referencia))
+        if reply.error is not None:
+            raise OutcomeUnknownError(referencia, reply.error, attempts=0) from reply.error
+        if reply.value is None:  # purged meanwhile
             break
-        operation = again
+        operation = reply.value
     cause = SmartPOSError(
         f"the journal entry of referencia {referencia} changed under concurrent creates of "
         "it; nothing more was sent"
@@ -381,10 +482,14 @@ def _existing(store: StoreBase, call: Call[T], operation: Operation) -> Flow[T |
         # Surely not accepted, so sending it again is safe; journal it as unknown first, so
         # that a crash during this send leaves it listed by operations(final=False).
         reply = yield Blocking(functools.partial(store._record_operation, referencia, "unknown"))
+        if reply.error is not None and _may_be_applied(reply.error):
+            raise _unconfirmed(referencia, reply.error) from reply.error
         if not reply.get():
             return _Again()
         return (yield from _send(store, call, resend=False))
     # sending / unknown: the earlier send may have arrived; resend its exact bytes.
+    if not (yield from _mark_resending(store, referencia)):
+        return _Again()
     journaled = attrs.evolve(call, body=operation.body)
     return (yield from _send(store, journaled, resend=True))
 
@@ -413,23 +518,38 @@ def create_and_wait(
     unknown: OutcomeUnknownError | None = None
     try:
         result = yield from create(journal, call)
+    except _NothingSent:
+        raise
     except OutcomeUnknownError as exc:
         unknown = exc
     else:
         if on_result is not None:
             on_result(result)
-    event = (yield Wait(referencia, seconds)).get()
-    if event is None:
-        error = OutcomePendingError(
-            referencia,
-            timeout=seconds,
-            last_error=None if unknown is None else unknown.last_error,
-            attempts=0 if unknown is None else unknown.attempts,
-        )
-        if unknown is not None:
-            raise error from unknown
-        raise error
-    return cast("Event", event)
+    return (yield from _wait(referencia, seconds, unknown))
+
+
+def _wait(referencia: str, seconds: float, unknown: OutcomeUnknownError | None) -> Flow[Event]:
+    """Wait for the outcome; whatever keeps it from coming is `OutcomePendingError`.
+
+    The request may have been accepted, so a store failure never escapes as such: the waiter
+    retries the store until the deadline, and a wait that ends while the store is failing
+    carries the `StoreError` as ``last_error`` (API.md: store failures never hide a charge).
+    """
+    reply = yield Wait(referencia, seconds)
+    if reply.error is None and reply.value is not None:
+        return cast("Event", reply.value)
+    if isinstance(reply.error, OperationRejectedError):
+        raise reply.error
+    last_error: BaseException | None = reply.error
+    if last_error is None and unknown is not None:
+        last_error = unknown.last_error
+    error = OutcomePendingError(
+        referencia,
+        timeout=seconds,
+        last_error=last_error,
+        attempts=0 if unknown is None else unknown.attempts,
+    )
+    raise error from (reply.error or unknown)
 
 
 def _expect(event: Event, *types: type[Any], what: str) -> Any:
@@ -500,10 +620,7 @@ def wait(store: StoreBase | None, referencia: object, *, timeout: object) -> Flo
     _require_store(store, "wait")
     ref = _check_referencia(referencia)
     seconds = _check_timeout(timeout)
-    event = (yield Wait(ref, seconds)).get()
-    if event is None:
-        raise OutcomePendingError(ref, timeout=seconds)
-    return cast("Event", event)
+    return (yield from _wait(ref, seconds, None))
 
 
 def reconcile(store: StoreBase | None, referencia: object) -> Flow[Operation]:
@@ -531,6 +648,10 @@ def reconcile(store: StoreBase | None, referencia: object) -> Flow[Operation]:
         )
     if operation.state not in ("sending", "unknown"):
         return operation
+    if not (yield from _mark_resending(journal, ref)):
+        # Accepted (or ended) meanwhile, by another process: nothing to resend.
+        settled = yield from _operation(journal, ref)
+        return settled if settled is not None else operation
     call = journaled_call(
         kind=operation.kind,
         method=operation.method,
@@ -539,6 +660,7 @@ def reconcile(store: StoreBase | None, referencia: object) -> Flow[Operation]:
         referencia=ref,
     )
     reply = yield Send(call, True)
+    state: RecordedState = "accepted"
     if reply.error is None:
         yield from _record(journal, ref, "accepted", reply.value)
     else:
@@ -546,5 +668,8 @@ def reconcile(store: StoreBase | None, referencia: object) -> Flow[Operation]:
         yield from _record(journal, ref, state)
         if state == "unknown":
             reply.get()
-    settled = yield from _operation(journal, ref)
-    return settled if settled is not None else operation
+    # The resend is done: a store failing now must not hide what it settled.
+    after = yield Blocking(functools.partial(journal.operation, ref))
+    if after.error is None and after.value is not None:
+        return cast("Operation", after.value)
+    return attrs.evolve(operation, state=state)

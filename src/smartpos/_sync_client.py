@@ -186,8 +186,10 @@ class Client:
             ConfigurationError: the client has no store.
             ValidationError: a bad referencia or timeout.
             OutcomePendingError: no final event within ``timeout``: wait again later; never
-                charge again with a new referencia.
-            StoreError: the store failed.
+                charge again with a new referencia. A store that fails during the wait is
+                retried until the deadline; its error is then ``last_error``.
+            OperationRejectedError: the journal holds the operation as rejected: no event
+                will come, nothing was charged.
         """
         return self._run(_outcome_calls.wait(self._store, referencia, timeout=timeout))
 
@@ -210,8 +212,9 @@ class Client:
             ConfigurationError: the client has no store; nothing was sent.
             ValidationError: the journal holds no such referencia; nothing was sent.
             OutcomeUnknownError: the resend did not settle it either (the network failed, a
-                5xx): it stays ``unknown``; reconcile again later.
-            StoreError: the store failed.
+                5xx): it stays ``unknown``; reconcile again later. Also a store that failed
+                before the resend (``last_error``): nothing was sent; reconcile again later.
+            StoreError: the store failed before anything was read; nothing was sent.
         """
         return self._run(_outcome_calls.reconcile(self._store, referencia))
 
@@ -497,6 +500,9 @@ class Payments(_Resource):
             TransportError: nothing reached the service; retry with a new referencia.
             OutcomePendingError: no outcome within ``timeout``: do not charge again; wait
                 again later with ``client.wait(error.referencia, timeout=...)``.
+            OutcomeUnknownError: the store failed before the send and the journal write
+                could not be confirmed: resume with ``referencia=error.referencia``.
+            StoreError: the store proved nothing was journaled; nothing was sent.
         """
         call = _core.payment_call(
             self._client._config,

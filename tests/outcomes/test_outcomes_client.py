@@ -637,32 +637,49 @@ async def test_a_store_of_the_wrong_type_is_a_configuration_error(
 class _FailingStore(MemoryStore):
     """A MemoryStore whose journal writes fail on demand."""
 
-    def __init__(self, fail: str) -> None:
+    def __init__(self, fail: str, *, applied: bool | None = False) -> None:
         super().__init__()
         self.fail = fail
+        self.applied = applied
 
     def _begin_operation(self, *args: Any, **kwargs: Any) -> Any:
         if self.fail == "begin":
-            raise StoreError("the journal is down")
+            raise StoreError("the journal is down", applied=self.applied)
         return super()._begin_operation(*args, **kwargs)
 
     def _record_operation(self, *args: Any, **kwargs: Any) -> bool:
         if self.fail == "record":
-            raise StoreError("the journal is down")
+            raise StoreError("the journal is down", applied=self.applied)
         return super()._record_operation(*args, **kwargs)
 
 
 async def test_a_journal_that_cannot_be_written_sends_nothing(
     make_sdk: Callable[..., SDK],
 ) -> None:
-    """The journal entry must exist before the request leaves: StoreError, nothing sent."""
-    store = _FailingStore("begin")
+    """A journal write the store proves was not applied: StoreError, nothing sent."""
+    store = _FailingStore("begin", applied=False)
     with Sandbox() as sandbox:
         sdk = make_sdk(
             api_key=Sandbox.API_KEY, base_url=BASE, transport=sandbox.transport(), store=store
         )
         with pytest.raises(StoreError):
             await sdk.call("payments", "create", **PAYMENT)
+        assert [] == sandbox.requests
+
+
+async def test_a_journal_write_that_may_have_been_applied_is_an_unknown_outcome(
+    make_sdk: Callable[..., SDK],
+) -> None:
+    """A failed write the store cannot vouch for: OutcomeUnknownError with the referencia."""
+    store = _FailingStore("begin", applied=None)
+    with Sandbox() as sandbox:
+        sdk = make_sdk(
+            api_key=Sandbox.API_KEY, base_url=BASE, transport=sandbox.transport(), store=store
+        )
+        with pytest.raises(smartpos.OutcomeUnknownError) as caught:
+            await sdk.call("payments", "create", **PAYMENT)
+        assert isinstance(caught.value.last_error, StoreError)
+        assert smartpos.is_valid_referencia(caught.value.referencia)
         assert [] == sandbox.requests
 
 

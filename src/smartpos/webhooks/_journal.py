@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from smartpos._errors import OperationRejectedError
 from smartpos._models import Acceptance, QRCode, Refund
 
 from ._outcomes import (
@@ -288,6 +289,8 @@ class JournalBase:
         for any kind.
 
         Raises:
+            OperationRejectedError: The journal holds the operation as ``rejected``: the
+                service surely did not accept it, so no event will end it.
             StoreError: The backend failed.
         """
         referencia = _check_referencia(referencia)
@@ -295,7 +298,10 @@ class JournalBase:
         events = self._journal_events(referencia)
         if entry is None:
             return first_outcome(referencia, events)
-        return self._resolved(entry, events).event
+        operation = self._resolved(entry, events)
+        if operation.state == "rejected":
+            raise OperationRejectedError(referencia)
+        return operation.event
 
     def _resolved(self, entry: JournalEntry, events: builtins.list[Mapping[str, Any]]) -> Operation:
         """Settle an entry with its events, recording an outcome found now."""

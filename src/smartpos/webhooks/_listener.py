@@ -71,6 +71,8 @@ SQLITE_INTERVAL: Final = 0.025
 _TICK: Final = 1.0
 _BACKOFF_FIRST: Final = 0.05
 _BACKOFF_MAX: Final = 5.0
+# The longest pause of a waiter between store checks that fail.
+_CHECK_BACKOFF_MAX: Final = 1.0
 
 Notify = Callable[[Iterable[str] | None], None]
 """What a source calls on a change: the referencias of the new events, or ``None`` for all."""
@@ -160,6 +162,51 @@ def _call_soon_threadsafe() -> Callable[[Callable[[], None]], Any]:
         return run_sync_soon
 
 
+class _CheckRetry:
+    """How a waiter goes on after each store check: its pause, and what ends the wait.
+
+    After a check that found nothing it sleeps until a wake-up or the deadline. After a check
+    that failed it sleeps a short, growing pause (or until a wake-up: a source that
+    reconnects wakes everyone), and keeps the error: a wait that ends while the store is
+    failing raises it, so that the caller can report why the outcome is still unknown.
+    """
+
+    __slots__ = ("_delay", "_error")
+
+    def __init__(self) -> None:
+        self._delay = _BACKOFF_FIRST
+        self._error: StoreError | None = None
+
+    def succeeded(self, deadline: float) -> float | None:
+        """The pause after a check that found no outcome; ``None``: the deadline passed."""
+        self._error = None
+        self._delay = _BACKOFF_FIRST
+        remaining = deadline - time.monotonic()
+        return remaining if remaining > 0 else None
+
+    def failed(self, error: StoreError, deadline: float) -> float | None:
+        """The pause after a failed check; ``None``: the deadline passed."""
+        if self._error is None:  # once per run of failures, not once per check
+            _logger.warning(
+                "smartpos: a waiter's store check failed (%s: %s); trying again until the "
+                "wait's deadline",
+                type(error).__name__,
+                error,
+            )
+        self._error = error
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return None
+        pause = min(self._delay, remaining)
+        self._delay = min(self._delay * 2, _CHECK_BACKOFF_MAX)
+        return pause
+
+    def give_up(self) -> None:
+        """End the wait at its deadline: ``None``, or the error of a last check that failed."""
+        if self._error is not None:
+            raise self._error
+
+
 # --- the listener -------------------------------------------------------------------------
 
 
@@ -240,6 +287,10 @@ class ChangeListener:
     def wait_for(self, referencia: str, deadline: float) -> Event | None:
         """Block until ``referencia`` has an outcome in the store, or until ``deadline``.
 
+        A store check that fails (``StoreError``: a server restarting, a dropped connection)
+        is tried again, with a short backoff or at the next wake-up, until the deadline: a
+        store fault never ends a wait early (the operation may have been accepted).
+
         Args:
             referencia: What to wait for (journaled or not: see ``StoreBase._outcome``).
             deadline: A ``time.monotonic()`` instant.
@@ -248,20 +299,27 @@ class ChangeListener:
             The outcome event, or ``None`` when the deadline passed first.
 
         Raises:
-            StoreError: The store failed.
+            StoreError: The deadline passed and the last store check had failed (its error).
+            OperationRejectedError: The journal holds the operation as rejected.
         """
         waiter = _Waiter()
+        retry = _CheckRetry()
         self._register(referencia, waiter)
         try:
             while True:
                 waiter.clear()  # before the check: a wake during the check is not lost
-                outcome = self._check(referencia)
-                if outcome is not None:
-                    return outcome
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
+                try:
+                    outcome = self._check(referencia)
+                except StoreError as exc:
+                    pause = retry.failed(exc, deadline)
+                else:
+                    if outcome is not None:
+                        return outcome
+                    pause = retry.succeeded(deadline)
+                if pause is None:
+                    retry.give_up()
                     return None
-                waiter.sleep(remaining)
+                waiter.sleep(pause)
         finally:
             self._unregister(referencia, waiter)
 
@@ -274,17 +332,23 @@ class ChangeListener:
         from ._threads import run_store_call
 
         waiter = _AsyncWaiter(_call_soon_threadsafe())
+        retry = _CheckRetry()
         self._register(referencia, waiter)
         try:
             while True:
                 waiter.clear()
-                outcome = await run_store_call(self._store(), self._check, referencia)
-                if outcome is not None:
-                    return outcome
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
+                try:
+                    outcome = await run_store_call(self._store(), self._check, referencia)
+                except StoreError as exc:
+                    pause = retry.failed(exc, deadline)
+                else:
+                    if outcome is not None:
+                        return outcome
+                    pause = retry.succeeded(deadline)
+                if pause is None:
+                    retry.give_up()
                     return None
-                await waiter.sleep_async(remaining)
+                await waiter.sleep_async(pause)
         finally:
             self._unregister(referencia, waiter)
 

@@ -351,7 +351,8 @@ class MemoryStore(StoreBase):
             raise StoreFullError(
                 f"MemoryStore is full: {len(self._events)} events are held, {evictable} of "
                 f"them evictable, and {needed} new ones do not fit in max_events="
-                f"{self._max_events}. Ack events, raise max_events, or use SQLiteStore."
+                f"{self._max_events}. Ack events, raise max_events, or use SQLiteStore.",
+                applied=False,
             )
         kept: list[str] = []
         while excess:

@@ -545,7 +545,7 @@ class SQLiteStore(StoreBase):
     def _checkout(self) -> _Connection:
         with self._lock:
             if self._closed:
-                raise StoreError(f"SQLite store {self._path!r} is closed")
+                raise StoreError(f"SQLite store {self._path!r} is closed", applied=False)
             if self._pid != os.getpid():
                 self._inherited.extend(self._idle)
                 self._idle = []
@@ -621,7 +621,9 @@ class SQLiteStore(StoreBase):
         self._checkin(conn)
 
     def _error(self, exc: sqlite3.Error) -> StoreError:
-        return StoreError(f"SQLite store {self._path!r} failed: {exc}")
+        # A local file with atomic commits: a statement or COMMIT that raised left nothing
+        # behind (the block rolls back), so a failed write is known not to be applied.
+        return StoreError(f"SQLite store {self._path!r} failed: {exc}", applied=False)
 
     def _change_source(self) -> ChangeSource:
         from ._listener import SQLiteChanges
