@@ -15,6 +15,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+import h11
 import pytest
 
 from smartpos._http_server import (
@@ -24,6 +25,11 @@ from smartpos._http_server import (
     HTTPAnswer,
     HTTPRequest,
     Server,
+    answer_head,
+    failure_bytes,
+    head_failure,
+    protocol_failure,
+    request_of,
     serve,
 )
 from smartpos.cli._http import Delivery, serve_receiver
@@ -311,3 +317,89 @@ def test_listen_answers_a_head_over_the_limit_in_the_erro_shape(
     )
     assert all(isinstance(erro[key], str) and erro[key] for key in ("mensagem", "acao"))
     assert [] == deliveries
+
+
+def test_beyond_max_connections_a_new_connection_waits_for_one_to_close(
+    recorder: Recorder,
+) -> None:
+    """With max_connections open, a new request is answered only once one of them closes."""
+    server = Server(recorder, failure=failure, max_body=64, max_connections=2)
+    with serve(server, "127.0.0.1", 0) as base_url:
+        first, second = (socket.create_connection(address_of(base_url)) for _ in range(2))
+        with socket.create_connection(address_of(base_url), timeout=10) as third:
+            third.sendall(HEAD + b"content-length: 0\r\n\r\n")
+            third.settimeout(0.2)
+            with pytest.raises(TimeoutError):
+                third.recv(1)  # still in the listen backlog: not answered, not refused
+            first.close()
+            third.settimeout(10)
+            answer = read_all(third)
+        second.close()
+    assert 200 == status(answer)
+
+
+def test_expect_100_continue_is_honoured(address: tuple[str, int], recorder: Recorder) -> None:
+    """A client that waits for 100 Continue gets it, then its body is read."""
+    with socket.create_connection(address, timeout=10) as sock:
+        sock.sendall(HEAD + b"expect: 100-continue\r\ncontent-length: 2\r\n\r\n")
+        interim = sock.recv(65536)
+        sock.sendall(b"ok")
+        answer = read_all(sock)
+    assert interim.startswith(b"HTTP/1.1 100 ")
+    assert (200, [b"ok"]) == (status(answer), [request.body for request in recorder.seen])
+
+
+def head(*headers: tuple[bytes, bytes]) -> h11.Request:
+    """A request head as h11 parses it."""
+    return h11.Request(method=b"POST", target=b"/", headers=[(b"host", b"h"), *headers])
+
+
+@pytest.mark.parametrize(
+    ("request_head", "expected"),
+    [
+        (head((b"content-length", b"64")), None),
+        (head((b"transfer-encoding", b"chunked")), None),
+        (head((b"content-length", b"65")), 413),
+        (head((b"content-length", b"5"), (b"transfer-encoding", b"chunked")), 400),
+        (head((b"x-big", b"a" * MAX_HEAD_BYTES)), 431),
+        (head(*[(b"x-%d" % i, b"1") for i in range(100)]), 431),
+    ],
+)
+def test_head_failure(request_head: h11.Request, expected: int | None) -> None:
+    """What h11 accepts but the server refuses: too large, or Content-Length with chunked."""
+    failed = head_failure(request_head, max_body=64)
+    assert expected == (failed.status if failed else None)
+
+
+def test_protocol_failure_keeps_431_and_makes_the_rest_400() -> None:
+    """h11's 431 stays; its 501 for an unknown transfer coding is broken framing, a 400."""
+    statuses = [
+        protocol_failure(h11.RemoteProtocolError("x", error_status_hint=hint)).status
+        for hint in (400, 431, 501)
+    ]
+    assert [400, 431, 400] == statuses
+
+
+def test_request_of_joins_repeated_headers_and_keeps_latin1() -> None:
+    """Repeated headers are joined by a comma; a non-ASCII byte is read as Latin-1."""
+    request = request_of(head((b"x-a", b"1"), (b"X-A", b"caf\xe9")), b"{}")
+    assert ("POST", "/", "1, caf\xe9", b"{}") == (
+        request.method,
+        request.target,
+        request.headers["x-a"],
+        request.body,
+    )
+
+
+def test_answer_head_and_failure_bytes_set_length_and_close() -> None:
+    """The server owns content-length and connection; a failure always closes, HEAD has no body."""
+    answer = HTTPAnswer(400, {"Content-Length": "99", "x-k": "v"}, b"{}")
+    headers = dict(answer_head(answer))
+    written = failure_bytes(answer, head_only=True)
+    assert ("2", "v", None) == (
+        headers["content-length"],
+        headers["x-k"],
+        headers.get("connection"),
+    )
+    assert written.startswith(b"HTTP/1.1 400 Bad Request\r\n")
+    assert written.endswith(b"connection: close\r\n\r\n")
