@@ -190,11 +190,13 @@ def protocol_failure(exc: h11.RemoteProtocolError) -> Failure:
         exc: What h11 raised.
 
     Returns:
-        431 for a head over the limit, else 400 (h11's 501 for a transfer coding other than
-        chunked is broken framing here, as for every other server of the SDK).
+        431 for a head over the limit, else 400: h11's 501 for a transfer coding other than
+        chunked is broken framing like the rest (the callers answer 400, 408, 413 and 431).
+        The reason leaves out the bytes h11 quotes: they are the client's, headers included.
     """
     status = 431 if exc.error_status_hint == 431 else 400
-    return Failure(status, str(exc) or "malformed request")
+    reason = str(exc).split(": bytearray(", 1)[0][:200]
+    return Failure(status, reason or "malformed request")
 
 
 def request_of(event: h11.Request, body: bytes) -> HTTPRequest:
@@ -238,6 +240,13 @@ def answer_head(answer: HTTPAnswer) -> list[tuple[str, str]]:
     return headers
 
 
+_KNOWN: Final = frozenset(status.value for status in http.HTTPStatus)
+
+
+def _phrase(status: int) -> str:
+    return http.HTTPStatus(status).phrase if status in _KNOWN else ""
+
+
 def failure_bytes(answer: HTTPAnswer, head_only: bool) -> bytes:
     """Serialize a failure's answer by hand, ``connection: close`` included.
 
@@ -251,14 +260,10 @@ def failure_bytes(answer: HTTPAnswer, head_only: bool) -> bytes:
     Returns:
         The bytes to send.
     """
-    phrase = http.HTTPStatus(answer.status).phrase if answer.status in _KNOWN else ""
-    lines = [f"HTTP/1.1 {answer.status} {phrase}"]
+    lines = [f"HTTP/1.1 {answer.status} {_phrase(answer.status)}"]
     lines += [f"{name}: {value}" for name, value in answer_head(attrs.evolve(answer, close=True))]
     head = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
     return head if head_only else head + answer.body
-
-
-_KNOWN: Final = frozenset(status.value for status in http.HTTPStatus)
 
 
 # --- I/O ---------------------------------------------------------------------------------------
@@ -340,9 +345,11 @@ class _Pool:
             task = self._tasks.get()
             if task is None:
                 return
-            task()
-            with self._lock:
-                self._idle += 1
+            try:
+                task()
+            finally:
+                with self._lock:
+                    self._idle += 1
 
     def quiet(self) -> bool:
         """Whether no task waits for a thread."""
@@ -494,6 +501,13 @@ class _Loop:
 
     def _work(self, conn: _Connection) -> None:
         try:
+            self._serve(conn)
+        except Exception as exc:  # noqa: BLE001 - a thread must not die with its connection open
+            self.server.report(exc)
+            self._close(conn)
+
+    def _serve(self, conn: _Connection) -> None:
+        try:
             while self._exchange(conn):
                 if not conn.h11.trailing_data[0] and not self._keep_warm(conn):
                     self._returned.put(conn)
@@ -506,12 +520,7 @@ class _Loop:
                 conn.sock.settimeout(self.server.idle_timeout)
                 conn.sock.sendall(failure_bytes(answer, refused.head_only))
             self._close(conn, linger=True)
-        except (OSError, h11.LocalProtocolError, _Late) as exc:
-            if isinstance(exc, h11.LocalProtocolError):
-                self.server.report(exc)  # an answer h11 cannot write: the handler's bug
-            self._close(conn)
-        except Exception as exc:  # noqa: BLE001 - a thread must not die with its connection open
-            self.server.report(exc)
+        except OSError:  # the client went away, or did not read its answer in time
             self._close(conn)
 
     def _keep_warm(self, conn: _Connection) -> bool:
@@ -604,7 +613,7 @@ class _Loop:
         response = h11.Response(
             status_code=answer.status,
             headers=answer_head(answer),
-            reason=http.HTTPStatus(answer.status).phrase if answer.status in _KNOWN else "",
+            reason=_phrase(answer.status),
         )
         out = machine.send(response) or b""
         if request.method != "HEAD":
