@@ -1,4 +1,4 @@
-"""The sandbox behind a real HTTP server: the package's small stdlib server, loopback by default.
+"""The sandbox behind a real HTTP server: the package's small h11 server, loopback by default.
 
 A driver of `Front`, like the httpx transport: each request goes through the
 same front door; a `NoResponse` closes the socket without writing anything,
