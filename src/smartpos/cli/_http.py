@@ -58,12 +58,20 @@ OnDelivery = Callable[[Delivery], None]
 """Called in the request's thread after the answer was sent."""
 
 
+_FAILURES: Final = {
+    400: ("CORPO_INVALIDO", "send one well-formed HTTP/1.1 request (Content-Length or chunked)"),
+    408: ("TEMPO_REQUISICAO_ESGOTADO", "send the request head and body without pauses"),
+    413: ("CORPO_MUITO_GRANDE", "send a smaller body"),
+    431: ("CABECALHOS_MUITO_GRANDES", "send at most 100 headers and 16 KiB of request head"),
+    500: ("ERRO_INTERNO", "see the receiver's output, then send the event again"),
+}
+
+
 def _failure(failure: Failure) -> HTTPAnswer:
-    codigo = "CORPO_MUITO_GRANDE" if failure.status == 413 else "CORPO_INVALIDO"
-    mensagem = "the body is too large" if failure.status == 413 else failure.reason
-    if failure.status == 500:
-        codigo, mensagem = "ERRO_INTERNO", "the receiver failed"
-    body = json.dumps({"erro": {"codigo": codigo, "mensagem": mensagem}}).encode()
+    codigo, acao = _FAILURES.get(failure.status, _FAILURES[500])
+    mensagem = "the receiver failed" if codigo == "ERRO_INTERNO" else failure.reason
+    erro = {"codigo": codigo, "mensagem": mensagem, "acao": acao}
+    body = json.dumps({"erro": erro}).encode()
     return HTTPAnswer(failure.status, {"content-type": "application/json"}, body, close=True)
 
 

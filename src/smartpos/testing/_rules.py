@@ -147,6 +147,16 @@ _MESSAGES: dict[str, tuple[int, str, str]] = {
         "Envie o header Content-Type: application/json.",
     ),
     "PAYLOAD_MUITO_GRANDE": (413, "Corpo da requisição grande demais.", "Reduza o corpo."),
+    "TEMPO_REQUISICAO_ESGOTADO": (
+        408,
+        "A requisição não chegou inteira a tempo.",
+        "Envie o cabeçalho e o corpo da requisição sem pausas.",
+    ),
+    "CABECALHOS_MUITO_GRANDES": (
+        431,
+        "Cabeçalhos da requisição grandes demais.",
+        "Envie no máximo 100 cabeçalhos e 16 KiB de linha de requisição e cabeçalhos.",
+    ),
     "LIMITE_REQUISICOES": (
         429,
         "Limite de requisições excedido.",

@@ -1,4 +1,4 @@
-"""The sandbox behind a real HTTP server: the package's small stdlib server, loopback by default.
+"""The sandbox behind a real HTTP server: the package's small h11 server, loopback by default.
 
 A driver of `Front`, like the httpx transport: each request goes through the
 same front door; a `NoResponse` closes the socket without writing anything,
@@ -25,11 +25,20 @@ MAX_BODY = 8 * 1024 * 1024
 """Largest request body read, in bytes (a 413 above it)."""
 
 
+_CODIGOS = {
+    408: "TEMPO_REQUISICAO_ESGOTADO",
+    413: "PAYLOAD_MUITO_GRANDE",
+    431: "CABECALHOS_MUITO_GRANDES",
+}
+
+
 def _failure(failure: Failure) -> HTTPAnswer:
-    if failure.status == 413:
-        reject = Reject("PAYLOAD_MUITO_GRANDE")
+    if failure.status in _CODIGOS:
+        reject = Reject(_CODIGOS[failure.status])
     elif failure.status == 400:
-        reject = Reject("CAMPO_INVALIDO", "$", mensagem=f"Corpo mal formado: {failure.reason}.")
+        reject = Reject(
+            "CAMPO_INVALIDO", "$", mensagem=f"Requisição mal formada: {failure.reason}."
+        )
     else:
         reject = Reject("ERRO_INTERNO")
     headers = {"content-type": "application/json; charset=utf-8"}
