@@ -10,6 +10,9 @@ by pytest).
         COUNT sales with create_and_wait; one JSON line per sale on stdout
     python outcome_child.py receive STORE
         a WebhookReceiver on STORE served on 127.0.0.1; prints its URL, runs until terminated
+    python outcome_child.py race STORE BASE_URL
+        prints "ready", then for each referencia read from stdin one create_and_wait with it;
+        one JSON line per referencia: the event, or the class of what was raised
 
 STORE is ``sqlite:PATH``, ``redis:URL|PREFIX`` or ``postgres:DSN|TABLE``.
 """
@@ -115,6 +118,31 @@ def sell(spec: str, base_url: str, count: int, flavour: str) -> None:
     store.close()
 
 
+def race(spec: str, base_url: str) -> None:
+    store = open_store(spec)
+    with smartpos.Client(
+        api_key=Sandbox.API_KEY, base_url=base_url, store=store, retry_backoff=0
+    ) as client:
+        print("ready", flush=True)
+        for line in sys.stdin:
+            referencia = line.strip()
+            try:
+                event = client.payments.create_and_wait(
+                    documento_cliente=Sandbox.DOCUMENTO,
+                    valor_centavos=1990,
+                    smartpos_id=Sandbox.SMARTPOS_ID,
+                    referencia=referencia,
+                    timeout=30.0,
+                )
+            except smartpos.SmartPOSError as exc:
+                print(
+                    json.dumps({"referencia": referencia, "error": type(exc).__name__}), flush=True
+                )
+            else:
+                _line(event)
+    store.close()
+
+
 def receive(spec: str) -> None:
     store = open_store(spec)
     receiver = WebhookReceiver(store)
@@ -150,6 +178,8 @@ def main(argv: list[str]) -> None:
         sell(args[0], args[1], int(args[2]), args[3])
     elif command == "receive":
         receive(args[0])
+    elif command == "race":
+        race(args[0], args[1])
     else:
         raise SystemExit(f"unknown command {command!r}")
 

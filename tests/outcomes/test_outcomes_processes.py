@@ -213,3 +213,64 @@ def test_every_sale_of_many_processes_ends_with_the_one_event_the_sandbox_produc
         )
     assert {"pagamento.aprovado", "pagamento.recusado"} == {line["tipo"] for line in lines}
     assert [] == store.operations()
+
+
+# --- two processes racing one referencia -----------------------------------------------------
+
+
+def test_two_processes_racing_one_referencia_both_get_the_approval(
+    shared: tuple[str, StoreBase],
+) -> None:
+    """Two processes behind a barrier call create_and_wait with the same referencia, 30 times.
+
+    One journals and sends it, the other resends the journaled bytes: whichever send reaches
+    the service second is answered 409, and the journal explains it. Each round charges once,
+    and both processes get the approval: never ``ReferenciaDuplicadaError`` (an APIError,
+    "surely not accepted") while the journal ends with the approval.
+    """
+    spec, store = shared
+    rounds = 30
+    racers: list[subprocess.Popen[str]] = []
+    with Sandbox() as sandbox, sandbox.serve() as base_url:
+        sandbox.set_webhook(WebhookReceiver(store))
+        try:
+            racers = [
+                subprocess.Popen(
+                    [sys.executable, str(CHILD), "race", spec, base_url],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                )
+                for _ in range(2)
+            ]
+            for racer in racers:
+                assert racer.stdout is not None
+                assert "ready" == racer.stdout.readline().strip()
+            results: list[list[dict[str, Any]]] = []
+            referencias = [smartpos.new_referencia() for _ in range(rounds)]
+            for referencia in referencias:
+                for racer in racers:  # the barrier: both get the line at the same time
+                    assert racer.stdin is not None
+                    racer.stdin.write(referencia + "\n")
+                for racer in racers:
+                    assert racer.stdin is not None
+                    racer.stdin.flush()
+                results.append(
+                    [json.loads(racer.stdout.readline()) for racer in racers if racer.stdout]
+                )
+            charged = collections.Counter(p.referencia for p in sandbox.payments)
+        finally:
+            for racer in racers:
+                if racer.stdin is not None:
+                    racer.stdin.close()
+                stop(racer)
+
+    for referencia, pair in zip(referencias, results, strict=True):
+        assert [("pagamento.aprovado", referencia)] * 2 == [
+            (line.get("tipo", line.get("error")), line["referencia"]) for line in pair
+        ]
+        assert 1 == charged[referencia]
+        operation = store.operation(referencia)
+        assert operation is not None
+        assert "final" == operation.state
