@@ -137,6 +137,20 @@ def test_wait_without_an_event_in_time_exits_3(world: World) -> None:
     assert "do NOT retry with a new referencia" in waited.stderr
 
 
+def test_wait_on_a_rejected_operation_says_so_at_once(world: World) -> None:
+    """A refused payment: no wait for its timeout; it says rejected, nothing charged, exit 1."""
+    referencia = smartpos.new_referencia()
+    with pytest.raises(SmartposNaoEncontradoError):
+        world.client.payments.create(**PAYMENT | {"smartpos_id": "SP-NO"}, referencia=referencia)
+
+    store = str(world.path)
+    waited = invoke("operations", "wait", referencia, "--timeout", "30", "--store", store)
+
+    assert 1 == waited.returncode, waited
+    assert "rejected" in waited.stderr
+    assert "nothing was charged" in waited.stderr
+
+
 def test_wait_json_masks_the_document(world: World) -> None:
     """--json prints the event with documentoCliente masked, and the operation."""
     world.sandbox.release_events()

@@ -341,13 +341,26 @@ def _wait(args: argparse.Namespace, out: Output) -> int:
     referencia = str(args.referencia)
     if not referencia.strip():
         raise CommandError("REFERENCIA cannot be empty")
+    from smartpos import OperationRejectedError
+    from smartpos.webhooks import StoreError
+
+    failure = ""
     with open_store(args) as (store, name):
-        event = OutcomeWaiter(store).wait(referencia, args.wait_timeout)
+        try:
+            event = OutcomeWaiter(store).wait(referencia, args.wait_timeout)
+        except OperationRejectedError as exc:
+            raise CommandError(
+                f"referencia {referencia} is journaled in {name} as rejected: the service "
+                "surely did not accept it, so no event will come and nothing was charged",
+                hint="fix the request and send it again under a new referencia",
+            ) from exc
+        except StoreError as exc:  # failing until the deadline: still pending, never "failed"
+            event, failure = None, f" (the store failed: {exc})"
         operation = store.operation(referencia) if event is not None else None
     if event is None:
         raise CommandError(
             f"no final event for referencia {referencia} in {name} within "
-            f"{args.wait_timeout:g} s: its outcome is still pending",
+            f"{args.wait_timeout:g} s{failure}: its outcome is still pending",
             hint="do NOT retry with a new referencia (that may charge twice); wait again "
             "later, or reconcile it if its answer was lost: smartpos operations reconcile "
             f"{referencia}",
