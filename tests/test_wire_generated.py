@@ -269,3 +269,22 @@ def test_a_result_is_built_with_its_http_info() -> None:
         result.http,
         _wire.structure(VALID[_models.Acceptance], _models.Acceptance).http,
     )
+
+
+def test_a_traceback_through_generated_code_shows_its_source_lines() -> None:
+    """The generated source is in linecache (as attrs does): tracebacks show its lines."""
+    import traceback
+
+    from smartpos import _fastread
+
+    structure = _wire._fast_fn(Shapes)
+    assert structure.__code__.co_filename.startswith("<smartpos._fastread structure ")
+    try:
+        structure({"name": 5, "count": 1})  # a str field given an int: refused in the code
+    except _fastread._Invalid as exc:
+        text = "".join(traceback.format_exception(exc))
+    else:  # pragma: no cover - the input is invalid
+        raise AssertionError("an invalid input was accepted")
+    assert structure.__code__.co_filename in text
+    generated = [line.strip() for line in structure.__doc__.splitlines() if "_fail()" in line]
+    assert any(line in text for line in generated), text

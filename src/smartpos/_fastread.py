@@ -16,6 +16,8 @@ webhook fixture ``tests/test_wire_fast_path.py``).
 from __future__ import annotations
 
 import datetime as _dt
+import itertools
+import linecache
 import types
 import typing
 from collections.abc import Callable, Mapping
@@ -49,6 +51,21 @@ class _Invalid(Exception):
 
 def _fail() -> typing.NoReturn:
     raise _Invalid
+
+
+_SERIAL = itertools.count(1)
+
+
+def _register_source(cls: type[Any], source: str) -> str:
+    """Give generated code a unique file name and its lines to ``linecache`` (as attrs does).
+
+    A traceback through a generated function then shows its source lines, and a debugger can
+    step through them; the name says which class it structures.
+    """
+    name = f"{cls.__module__}.{cls.__qualname__}-{next(_SERIAL)}"
+    filename = f"<smartpos._fastread structure {name}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    return filename
 
 
 def optional_inner(tp: Any) -> Any:
@@ -202,7 +219,8 @@ def generate(cls: type[Any], rules: Rules) -> Callable[..., Any]:
         args += [f"{field.alias}={var}" for field, var in values if field.kw_only]
         lines.append(f"    return _cls({', '.join(args)})")
     source = "\n".join(lines) + "\n"
-    exec(compile(source, f"<smartpos._fastread structure {cls.__qualname__}>", "exec"), ns)  # noqa: S102
+    filename = _register_source(cls, source)
+    exec(compile(source, filename, "exec"), ns)  # noqa: S102
     fn: Callable[..., Any] = ns["structure"]
     fn.__doc__ = source  # inspectable: print(smartpos._wire._fast_fn(cls).__doc__)
     return fn
