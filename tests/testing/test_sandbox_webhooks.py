@@ -11,6 +11,7 @@ import pytest
 from sandbox_bodies import Bodies
 from sandbox_receiver import receiving
 
+import smartpos
 from smartpos.testing import Sandbox
 
 
@@ -303,3 +304,24 @@ def test_clear_faults_forgets_webhook_faults(sandbox: Sandbox, raw: httpx.Client
     sandbox.clear_faults()
     pay(raw)
     assert [d.ok for d in sandbox.deliveries] == [True]
+
+
+def test_a_target_finds_the_envelope_in_events_while_it_is_delivered() -> None:
+    """`events` lists an envelope from the start of its delivery (the flaky wait's cause)."""
+    from smartpos.testing import Sandbox as _Sandbox
+
+    seen: list[bool] = []
+    with _Sandbox() as sandbox:
+
+        def target(envelope: dict[str, object]) -> None:
+            seen.append(any(e["id"] == envelope["id"] for e in sandbox.events))
+
+        sandbox.set_webhook(target)
+        with smartpos.Client(
+            api_key=_Sandbox.API_KEY, base_url="http://sandbox.invalid",
+            transport=sandbox.transport(),
+        ) as client:  # fmt: skip
+            client.qrcodes.create(documento_cliente=_Sandbox.DOCUMENTO)
+        sandbox.scan()
+        assert [True] == seen
+        assert 1 == len(sandbox.wait_for_events(1))

@@ -4,7 +4,9 @@ Emitting only queues the envelope; `Outbox.flush` hands the queue to delivery on
 lock is free, so a webhook target may call the sandbox (or a client bound to it) again. Targets
 in process are called at once on the flushing thread; URL targets are posted by one background
 thread with retries and backoff. Every envelope lands in `Outbox.events` when its delivery
-ends, whatever the target answered.
+starts, whatever the target answers: a target (or a client waiting on what the target stored)
+that reads `events` finds the envelope it was sent. `Outbox.delivered` and
+`Outbox.wait_for_events` count deliveries that ended.
 
 An envelope may come with a `Plan` (the hard cases of ``_outcomes``): delivered several
 times, held back until the next envelope (out of order), scheduled for later on the sandbox's
@@ -82,6 +84,7 @@ class Outbox:
         self._direct: dict[str, tuple[str, Mapping[str, str] | None]] = {}
         self._held: list[_Item] | None = None
         self._events: list[dict[str, Any]] = []
+        self._ended = 0
         self._deliveries: list[DeliveryAttempt] = []
         self._pending = 0
         self._worker: threading.Thread | None = None
@@ -249,7 +252,7 @@ class Outbox:
     def delivered(self) -> int:
         """How many deliveries ended."""
         with self._lock:
-            return len(self._events)
+            return self._ended
 
     @property
     def deliveries(self) -> list[DeliveryAttempt]:
@@ -264,8 +267,8 @@ class Outbox:
             TimeoutError: Fewer arrived in time.
         """
         with self._changed:
-            if not self._changed.wait_for(lambda: len(self._events) >= count, timeout):
-                raise TimeoutError(f"{len(self._events)} of {count} events after {timeout}s")
+            if not self._changed.wait_for(lambda: self._ended >= count, timeout):
+                raise TimeoutError(f"{self._ended} of {count} events after {timeout}s")
             return [dict(e) for e in self._events]
 
     def wait_for_deliveries(self, timeout: float) -> None:
@@ -323,6 +326,10 @@ class Outbox:
         """Deliver one envelope with retries; record it in `events` when done."""
         description = "sandbox.events" if target is None else describe_target(target)
         attempts = attempts or self._attempts
+        with self._lock:
+            # Before the first attempt: whoever the delivery wakes (a receiver's store, a
+            # client waiting on it) finds the envelope in `events` already.
+            self._events.append(envelope)
         for attempt in range(1, attempts + 1):
             injected = self._faults.take_webhook()
             answer: str | None = None
@@ -346,7 +353,7 @@ class Outbox:
             if isinstance(target, str) and self._closed.wait(self._backoff * 2 ** (attempt - 1)):
                 break
         with self._changed:
-            self._events.append(envelope)
+            self._ended += 1
             self._changed.notify_all()
 
     def _start_worker(self) -> None:
