@@ -287,4 +287,48 @@ OTHERS: Final[dict[str, dict[str, str]]] = {
         "en": "{type} is not a webhooks store (no list())",
         "pt_BR": "{type} não é um store de webhooks (não tem list())",
     },
+    # --- fix-i18n: the pending outcome, options the integrations pass on, Django checks ---
+    "error.outcome_pending": {
+        "en": (
+            "no final event for referencia {referencia} within {timeout} s (last error: "
+            "{last}). The service accepted it, or may have: do not retry with a new referencia; "
+            "wait again later with client.wait({referencia!r}, timeout=...)."
+        ),
+        "pt_BR": (
+            "nenhum evento final para a referencia {referencia} em {timeout} s (último erro: "
+            "{last}). O serviço a aceitou, ou pode tê-la aceitado: não cobre de novo com uma "
+            "nova referencia; espere de novo mais tarde com client.wait({referencia!r}, "
+            "timeout=...)."
+        ),
+    },
+    "error.pending_timeout": {
+        "en": "no final event within {timeout} s",
+        "pt_BR": "nenhum evento final em {timeout} s",
+    },
+    "integrations.unknown_options": {
+        "en": "unknown option(s) {unknown}; the options are: {known}",
+        "pt_BR": "opção(ões) desconhecida(s) {unknown}; as opções são: {known}",
+    },
+    "outcomes.accepted_without_answer": {
+        "en": (
+            "the journal holds referencia {referencia} as {state} without the service's answer "
+            "(an earlier send arrived; a resend was answered 409 REFERENCIA_DUPLICADA); nothing "
+            "was sent"
+        ),
+        "pt_BR": (
+            "o diário guarda a referencia {referencia} como {state} sem a resposta do serviço "
+            "(um envio anterior chegou; um reenvio foi respondido com 409 REFERENCIA_DUPLICADA); "
+            "nada foi enviado"
+        ),
+    },
+    "outcomes.changed_concurrently": {
+        "en": (
+            "the journal entry of referencia {referencia} changed under concurrent creates of "
+            "it; nothing more was sent"
+        ),
+        "pt_BR": (
+            "a entrada do diário da referencia {referencia} mudou durante criações concorrentes "
+            "dela; nada mais foi enviado"
+        ),
+    },
 }
