@@ -71,6 +71,7 @@ API_MD_NAMES = {
 EXTRA_NAMES = {
     "ClientClosedError",
     "HTTPInfo",
+    "SyncClientInEventLoopWarning",
     "__version__",
     "format_reais",
     "is_valid_documento",

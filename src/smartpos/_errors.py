@@ -68,6 +68,7 @@ __all__ = [
     "SmartPOSError",
     "SmartposNaoEncontradoError",
     "SmartposObrigatorioModoImediatoError",
+    "SyncClientInEventLoopWarning",
     "TimeoutError",
     "TransportError",
     "ValidationError",
@@ -216,6 +217,15 @@ class OutcomePendingError(OutcomeUnknownError):
                 str(self),  # the language it was raised in, as for OutcomeUnknownError
             ),
         )
+
+
+class SyncClientInEventLoopWarning(RuntimeWarning):
+    """A ``Client`` call ran in a thread whose event loop is running (an async view, a task).
+
+    The call blocks that loop, and every request and task it serves, until the service
+    answers (or a retry's wait ends). Use ``AsyncClient`` there, or run the call in a
+    thread (``asyncio.to_thread``, Django's ``sync_to_async``).
+    """
 
 
 class ResponseError(SmartPOSError):

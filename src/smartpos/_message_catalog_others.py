@@ -331,4 +331,16 @@ OTHERS: Final[dict[str, dict[str, str]]] = {
             "dela; nada mais foi enviado"
         ),
     },
+    "client.sync_in_event_loop": {
+        "en": (
+            "a smartpos.Client call blocks the running event loop (an async view, a task) "
+            "until the service answers: use smartpos.AsyncClient there, or run the call in a "
+            "thread (asyncio.to_thread, asgiref's sync_to_async)"
+        ),
+        "pt_BR": (
+            "uma chamada de smartpos.Client bloqueia o event loop em execução (uma view "
+            "assíncrona, uma task) até o serviço responder: use smartpos.AsyncClient nele, ou "
+            "rode a chamada numa thread (asyncio.to_thread, sync_to_async do asgiref)"
+        ),
+    },
 }
