@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import decimal
 import logging
 import os
 import pickle
@@ -908,3 +909,27 @@ def test_an_unknown_option_of_an_integration_is_named_in_portuguese(
     assert str(info.value).startswith(start)
     assert "unexpected keyword" not in str(info.value)
     assert_portuguese(str(info.value))
+
+
+# --- valorCentavos given in reais --------------------------------------------------------------
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("value", [19.9, "19,90", "19.90", decimal.Decimal("19.90")], ids=repr)
+async def test_an_amount_in_reais_points_at_to_centavos(
+    make_sdk: Callable[..., SDK], env_lang: Callable[[str | None], None], value: object
+) -> None:
+    """valor_centavos=19.9 or "19,90" is an amount in reais: the refusal, in either language,
+    names smartpos.to_centavos, the converter that gets the cents exactly."""
+    kwargs = {**PAYMENT, "valor_centavos": value}
+    english = await _raised(make_sdk(), "payments", "create", **kwargs)
+    portuguese = await _raised(make_sdk(lang="pt_BR"), "payments", "create", **kwargs)
+    for error in (english, portuguese):
+        assert isinstance(error, smartpos.ValidationError)
+        assert ("VALOR_INVALIDO", "valorCentavos") == (error.codigo, error.campo)
+        assert "smartpos.to_centavos" in error.mensagem
+    assert_english(english.mensagem)
+    assert_portuguese(portuguese.mensagem)
+    if isinstance(value, str):
+        assert f"smartpos.to_centavos({value!r})" in english.mensagem
+        assert smartpos.to_centavos(value) == 1990  # what the message proposes works

@@ -562,4 +562,27 @@ OTHERS: Final[dict[str, dict[str, str]]] = {
         "en": "bad worker options: {problem}",
         "pt_BR": "opções inválidas do worker: {problem}",
     },
+    # --- fix-i18n: _arguments, valorCentavos given in reais ---------------------------------
+    "argument.valor_centavos_in_reais": {
+        "en": (
+            "{campo} must be a positive integer number of cents (1590 for R$ 15,90), not "
+            "{value!r}: convert an amount in reais with smartpos.to_centavos({value!r})"
+        ),
+        "pt_BR": (
+            "{campo} deve ser um número inteiro positivo de centavos (1590 para R$ 15,90), não "
+            "{value!r}: converta um valor em reais com smartpos.to_centavos({value!r})"
+        ),
+    },
+    "argument.valor_centavos_float": {
+        "en": (
+            "{campo} must be a positive integer number of cents (1590 for R$ 15,90), never a "
+            "float such as {value!r}: convert an amount in reais with smartpos.to_centavos, "
+            "given a str ('19,90') or a Decimal, which are exact"
+        ),
+        "pt_BR": (
+            "{campo} deve ser um número inteiro positivo de centavos (1590 para R$ 15,90), nunca "
+            "um float como {value!r}: converta um valor em reais com smartpos.to_centavos, "
+            "passando um str ('19,90') ou um Decimal, que são exatos"
+        ),
+    },
 }
