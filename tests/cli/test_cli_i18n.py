@@ -72,11 +72,13 @@ def test_argparse_frame_is_portuguese_and_restored_after(portuguese: None) -> No
     missing = invoke("pay")
     unknown = invoke("paay")
     helped = invoke("--help")
+    converted = invoke("pay", "1", "1", "--timeout", "-1")
 
     assert 2 == missing.returncode == unknown.returncode
     assert missing.stderr.startswith("uso: smartpos pay")
     assert "smartpos pay: erro: os seguintes argumentos são obrigatórios: DOC" in missing.stderr
     assert "argumento COMMAND: escolha inválida: 'paay' (escolha entre" in unknown.stderr
+    assert "argumento --timeout: esperava segundos > 0, não '-1'" in converted.stderr
     assert "opções:" in helped.stdout
     assert "mostra esta ajuda e sai" in helped.stdout
     assert gettext.gettext is vars(argparse)["_"]

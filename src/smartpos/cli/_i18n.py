@@ -58,6 +58,15 @@ PORTUGUESE_WORDS: Final[dict[str, str]] = {
     "request id": "id da requisição",
     "last error": "último erro",
     "status code": "status HTTP",
+    # The option converters (_convert), inside argparse's "argumento X: ..." line.
+    "expected {what}, not {text!r}": "esperava {what}, não {text!r}",
+    "a whole number": "um número inteiro",
+    "a port number": "um número de porta",
+    "seconds": "segundos",
+    "expected a number >= 1, not {text!r}": "esperava um número >= 1, não {text!r}",
+    "a port is 0 to 65535, not {value}": "uma porta vai de 0 a 65535, não {value}",
+    "expected seconds > 0, not {text!r}": "esperava segundos > 0, não {text!r}",
+    "expected 0 to 60 seconds, not {text!r}": "esperava de 0 a 60 segundos, não {text!r}",
     # The command's report of an SDK error (_app._report).
     (
         "the outcome of referencia {referencia} is unknown: the service may have accepted it"
