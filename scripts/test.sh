@@ -4,8 +4,9 @@
 # oldest and the newest supported Python (tests/test_docs_site.py builds the documentation
 # site with `mkdocs build --strict` and checks it), the client suite once more on httpx2
 # (newest), the release check (sdist and wheel built and installed in clean venvs:
-# scripts/release_check.py), and the benchmarks in quick mode (they prove the scripts work;
-# timings are never judged here).
+# scripts/release_check.py), tests/integrations/test_django.py once more on Django 4.2 (the
+# oldest the django extra accepts; the main venvs get the newest), and the benchmarks in
+# quick mode (they prove the scripts work; timings are never judged here).
 #
 #   bash scripts/test.sh                          # everything
 #   SMARTPOS_TEST_PYTHONS="3.12" bash scripts/test.sh   # other interpreters
@@ -70,6 +71,21 @@ for venv in "${venvs[@]}"; do
     "$venv/bin/python" -m pytest -q "$@"
   fi
 done
+
+# The main venvs get the newest Django each Python takes (6.x on the newest); the django
+# extra promises >=4.2, so the Django tests run once more on the oldest Python with 4.2 LTS.
+# Cheap: one extra venv, reused, and one test file.
+oldest=${venvs[0]}
+django42=".venvs/django4.2"
+echo "== Django 4.2: tests/integrations/test_django.py ($django42)"
+if [ ! -x "$django42/bin/python" ]; then
+  "$oldest/bin/python" -m venv "$django42"
+fi
+"$django42/bin/python" -m pip install -q --disable-pip-version-check -U "pip>=25.1"
+"$django42/bin/python" -m pip install -q --disable-pip-version-check -e . --group test \
+  "django>=4.2,<4.3"
+"$django42/bin/python" -c 'import django; assert django.VERSION[:2] == (4, 2), django.VERSION'
+"$django42/bin/python" -m pytest -q -p no:cacheprovider tests/integrations/test_django.py
 
 if "$newest/bin/python" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
   # httpx2 needs Python 3.11: the client suite again, with httpx2 standing in for httpx.

@@ -28,6 +28,15 @@ DOCSTRING = r'\A""".*?"""\n'
 
 # Order matters: longer, more specific patterns first. Each one must match at least once.
 SUBS = [
+    # A sync call inside a running event loop blocks it: Client warns, AsyncClient has no need.
+    (
+        r"^(        )(attempts = _core\.Attempts\()",
+        r"\1_transports.warn_if_in_event_loop()\n\1\2",
+    ),
+    (
+        r"^(        from \.webhooks\._listener import AsyncOutcomeWaiter\n\n)",
+        r"\1        _transports.warn_if_in_event_loop()\n",
+    ),
     (r"^    import anyio\n\n", ""),
     (
         r"^    # A store call blocks \(a file, a socket\): a worker thread keeps the event loop "

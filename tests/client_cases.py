@@ -8,10 +8,12 @@ through ``SDK``) and the pure ``_core`` tests all read the same tables.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import inspect
 import json
-from collections.abc import Callable, Mapping
+import warnings
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import attrs
@@ -28,6 +30,7 @@ from smartpos import (
     ModoExecucao,
     PagamentoOriginal,
     Parcelamento,
+    SyncClientInEventLoopWarning,
 )
 
 __all__ = [
@@ -52,6 +55,7 @@ __all__ = [
     "approved_event_json",
     "assert_no_nulls",
     "echoing",
+    "in_the_tests_loop",
     "invoke",
 ]
 
@@ -119,6 +123,18 @@ def invoke(client: Any, resource: str, method: str, kwargs: Mapping[str, Any]) -
     return getattr(getattr(client, resource), method)(**kwargs)
 
 
+@contextlib.contextmanager
+def in_the_tests_loop() -> Iterator[None]:
+    """Let a sync client run inside a test's event loop without SyncClientInEventLoopWarning.
+
+    One test body drives both flavours from an async test on purpose; a user's code that does
+    the same gets the warning (tests/test_clients.py checks it).
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyncClientInEventLoopWarning)
+        yield
+
+
 @attrs.frozen
 class SDK:
     """Either client behind one awaitable call, so one test body checks both flavours.
@@ -134,8 +150,13 @@ class SDK:
         return "async" if isinstance(self.client, AsyncClient) else "sync"
 
     async def call(self, resource: str, method: str, /, *args: Any, **kwargs: Any) -> Any:
-        """Run ``client.<resource>.<method>(*args, **kwargs)``, awaited for the async client."""
-        result = getattr(getattr(self.client, resource), method)(*args, **kwargs)
+        """Run ``client.<resource>.<method>(*args, **kwargs)``, awaited for the async client.
+
+        The sync client runs inside this test's event loop on purpose (one body for both
+        flavours): its SyncClientInEventLoopWarning is expected here, and only here.
+        """
+        with in_the_tests_loop():
+            result = getattr(getattr(self.client, resource), method)(*args, **kwargs)
         if inspect.isawaitable(result):
             result = await result
         return result

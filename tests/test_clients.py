@@ -779,3 +779,75 @@ async def test_close_is_idempotent_and_repr_hides_the_key(
     assert client_repr == repr(sdk.client)
     assert API_KEY not in repr(sdk.client)
     assert payments_repr == repr(sdk.client.payments)
+
+
+# --- a sync client inside a running event loop ------------------------------------------------
+
+
+def _sandboxed_sync_client(**options: Any) -> smartpos.Client:
+    from smartpos.testing import Sandbox
+
+    sandbox = Sandbox()
+    return smartpos.Client(
+        api_key=Sandbox.API_KEY,
+        base_url="http://sandbox.test",
+        transport=sandbox.transport(),
+        **options,
+    )
+
+
+@pytest.mark.asyncio
+async def test_a_sync_call_inside_a_running_loop_warns_naming_async_client() -> None:
+    """An async view calling Client blocks its loop: a SyncClientInEventLoopWarning (a
+    RuntimeWarning) that names AsyncClient and points at this file, the caller's line."""
+    from smartpos.testing import Sandbox
+
+    with (
+        _sandboxed_sync_client() as client,
+        pytest.warns(smartpos.SyncClientInEventLoopWarning) as caught,
+    ):
+        client.terminals.list(documento_cliente=Sandbox.DOCUMENTO)
+    [warning] = caught.list
+    assert issubclass(warning.category, RuntimeWarning)
+    assert "smartpos.AsyncClient" in str(warning.message)
+    assert __file__ == warning.filename
+
+
+@pytest.mark.asyncio
+async def test_a_sync_wait_inside_a_running_loop_warns_too() -> None:
+    """client.wait sends nothing but blocks the loop as long: the same warning."""
+    store = webhooks.MemoryStore()
+    with (
+        _sandboxed_sync_client(store=store) as client,
+        pytest.warns(smartpos.SyncClientInEventLoopWarning) as caught,
+        pytest.raises(smartpos.OutcomePendingError),
+    ):
+        client.wait(smartpos.new_referencia(), timeout=0.01)
+    assert __file__ == caught.list[0].filename
+
+
+@pytest.mark.asyncio
+async def test_a_sync_call_in_a_thread_of_a_loop_does_not_warn() -> None:
+    """No running loop in the calling thread (asyncio.to_thread, Django's sync_to_async): no
+    warning (pytest's filterwarnings=error would fail this test)."""
+    import asyncio
+
+    from smartpos.testing import Sandbox
+
+    with _sandboxed_sync_client() as client:
+        terminals = await asyncio.to_thread(
+            client.terminals.list, documento_cliente=Sandbox.DOCUMENTO
+        )
+    assert isinstance(terminals, list)
+
+
+@pytest.mark.asyncio
+async def test_an_async_client_never_warns() -> None:
+    """AsyncClient in its loop is the right tool: no warning."""
+    from smartpos.testing import Sandbox
+
+    sandbox = Sandbox()
+    async with smartpos.AsyncClient(
+        api_key=Sandbox.API_KEY, base_url="http://sandbox.test", transport=sandbox.transport()
+    ) as client:
+        await client.terminals.list(documento_cliente=Sandbox.DOCUMENTO)

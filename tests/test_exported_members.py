@@ -72,6 +72,7 @@ EXTRA_NAMES = {
     "ClientClosedError",
     "OperationRejectedError",
     "HTTPInfo",
+    "SyncClientInEventLoopWarning",
     "__version__",
     "format_reais",
     "is_valid_documento",

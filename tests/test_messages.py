@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import decimal
 import logging
 import os
 import pickle
+import re
 import string
 import subprocess
 import sys
@@ -28,8 +30,9 @@ from hypothesis import strategies as st
 
 import smartpos
 from client_cases import ACCEPTANCE_JSON, API_KEY, BASE_URL, CPF, INVALID, REF, SDK, Invalid
-from smartpos import _core, _messages
+from smartpos import _core, _messages, webhooks
 from smartpos._message_catalog import CATALOG
+from smartpos.integrations import _receive, _stores
 
 PACKAGE = Path(smartpos.__file__).parent
 PT = _messages.PORTUGUESE
@@ -232,6 +235,103 @@ def test_every_validation_and_configuration_error_takes_its_message_from_the_cat
     assert len(modules) > 40
     bad = [where for path in modules for where in _refusals_not_from_the_catalog(path)]
     assert [] == bad
+
+
+#: SmartPOSError subclasses whose text is not for the person at the keyboard, so English like
+#: the log lines: an event's or a delivery's refusal reason is the body of the 400/401 the
+#: service gets (and a log line), and a store's failure is about the operator's database.
+ENGLISH_BY_DESIGN = frozenset(
+    {"InvalidEventError", "VerificationError", "StoreError", "StoreFullError",
+     "MigrationRequiredError"}
+)  # fmt: skip
+#: Two words in a row: a sentence, which only the catalog may hold (``HTTP {status}`` or
+#: ``{codigo}: {mensagem}`` are framing, not words).
+SENTENCE = re.compile(r"[A-Za-z]{2,}[^\w{}]+[A-Za-z]{2,}")
+
+
+def _smartpos_error_classes(trees: list[ast.Module]) -> set[str]:
+    """The names of SmartPOSError and its subclasses, read from the class statements."""
+    bases = {
+        node.name: {getattr(b, "id", getattr(b, "attr", None)) for b in node.bases}
+        for tree in trees
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ClassDef)
+    }
+    found = {"SmartPOSError"}
+    while True:
+        more = {name for name, parents in bases.items() if parents & found} - found
+        if not more:
+            return found
+        found |= more
+
+
+def _literal_text(node: ast.expr) -> str:
+    """The literal words of a str constant or an f-string (its fields left out)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "{}".join(_literal_text(v) for v in node.values)
+    if isinstance(node, ast.BinOp):
+        return _literal_text(node.left) + "{}" + _literal_text(node.right)
+    return ""
+
+
+def _english_raises(path: Path, tree: ast.Module, classes: set[str]) -> list[str]:
+    """Calls of an SDK exception (or of its ``__init__``) given a sentence as a literal."""
+    bad = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr == "__init__":
+            owner = func.value
+            if isinstance(owner, ast.Call) and getattr(owner.func, "id", None) == "super":
+                name = "super"
+            else:
+                name = getattr(owner, "id", None)
+        elif isinstance(func, ast.Attribute) and getattr(func.value, "id", None) == "builtins":
+            continue
+        else:
+            name = getattr(func, "id", getattr(func, "attr", None))
+        if name != "super" and (name not in classes or name in ENGLISH_BY_DESIGN):
+            continue
+        arguments = [*node.args, *(k.value for k in node.keywords)]
+        if any(SENTENCE.search(_literal_text(a)) for a in arguments):
+            bad.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno}")
+    return bad
+
+
+def test_no_sdk_exception_is_raised_with_an_english_sentence() -> None:
+    """Every SmartPOSError subclass (found in the source, so a new one is covered too) and
+    every ``super().__init__``/``SmartPOSError.__init__`` of the library gets its sentences
+    from message(...): an f-string such as ``f"no final event within {timeout} s"`` fails
+    here. Only the protocol and store errors of ENGLISH_BY_DESIGN are exempt."""
+    trees = {path: ast.parse(path.read_text(encoding="utf-8")) for path in _library_modules()}
+    classes = _smartpos_error_classes(list(trees.values()))
+    assert {"OutcomePendingError", "ConfigurationError", "StoreError"} <= classes
+    bad = [where for path, tree in trees.items() for where in _english_raises(path, tree, classes)]
+    assert [] == bad
+
+
+def test_the_sentence_scan_catches_an_english_raise() -> None:
+    """The scan above is not vacuous: the old OutcomePendingError and a literal
+    ConfigurationError are caught; a message() call and framing are not."""
+    source = """
+class OutcomePendingError(OutcomeUnknownError):
+    def __init__(self, referencia, timeout):
+        SmartPOSError.__init__(self, f"no final event for referencia {referencia} in {timeout}")
+raise ConfigurationError("bad option")
+raise ConfigurationError(message("config.lang", value=1))
+raise APIError(f"HTTP {status}: {text}")
+"""
+    tree = ast.parse(source)
+    classes = _smartpos_error_classes([tree, *map(ast.parse, [
+        "class SmartPOSError(Exception): ...\n"
+        "class OutcomeUnknownError(SmartPOSError): ...\n"
+        "class ConfigurationError(SmartPOSError): ...\n"
+        "class APIError(SmartPOSError): ..."])])  # fmt: skip
+    where = [int(w.rsplit(":", 1)[1]) for w in _english_raises(PACKAGE / "x.py", tree, classes)]
+    assert [4, 5] == sorted(where)
 
 
 def _message_keys_in_source() -> tuple[list[str], set[str]]:
@@ -761,3 +861,75 @@ def test_the_command_line_still_works_in_portuguese(
     assert english_status == status != 0
     assert "pix does not take installments: send --parcelas 1 or omit it" in english
     assert "pix não aceita parcelas: envie --parcelas 1 ou omita o argumento" in portuguese
+
+
+# --- the pending outcome and the options the integrations pass on -----------------------------
+
+
+def test_a_pending_outcome_is_wholly_portuguese(env_lang: Callable[[str | None], None]) -> None:
+    """OutcomePendingError, the cashier's "do not charge again", follows SMARTPOS_LANG, with
+    the wait's own TimeoutError inside it, and keeps its words through pickle."""
+    env_lang("pt_BR")
+    error = smartpos.OutcomePendingError(REF, timeout=2.5)
+    assert (
+        f"nenhum evento final para a referencia {REF} em 2.5 s (último erro: TimeoutError: "
+        "nenhum evento final em 2.5 s). O serviço a aceitou, ou pode tê-la aceitado: não cobre "
+        f"de novo com uma nova referencia; espere de novo mais tarde com client.wait({REF!r}, "
+        "timeout=...)."
+    ) == str(error)
+    env_lang("en")
+    assert str(error) == str(pickle.loads(pickle.dumps(error)))
+    english = smartpos.OutcomePendingError(REF, timeout=2.5)
+    assert str(english).startswith(f"no final event for referencia {REF} within 2.5 s")
+    assert_english(str(english))
+
+
+@pytest.mark.parametrize(
+    ("build", "start"),
+    [
+        (
+            lambda: _receive.build_receiver(webhooks.MemoryStore(), options={"max_bodybytes": 1}),
+            "opções inválidas do receptor de webhooks: opção(ões) desconhecida(s) max_bodybytes;",
+        ),
+        (
+            lambda: _stores.open_store("memory://", {"max_event": 3}),
+            "opções inválidas para um store memory: opção(ões) desconhecida(s) max_event;",
+        ),
+    ],
+    ids=["receiver", "store"],
+)
+def test_an_unknown_option_of_an_integration_is_named_in_portuguese(
+    env_lang: Callable[[str | None], None], build: Callable[[], object], start: str
+) -> None:
+    """A misspelt RECEIVER_OPTIONS / STORE_OPTIONS key: Python's English TypeError is not
+    spliced into the Portuguese sentence; the option is named, with the ones that exist."""
+    env_lang("pt_BR")
+    with pytest.raises(smartpos.ConfigurationError) as info:
+        build()
+    assert str(info.value).startswith(start)
+    assert "unexpected keyword" not in str(info.value)
+    assert_portuguese(str(info.value))
+
+
+# --- valorCentavos given in reais --------------------------------------------------------------
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("value", [19.9, "19,90", "19.90", decimal.Decimal("19.90")], ids=repr)
+async def test_an_amount_in_reais_points_at_to_centavos(
+    make_sdk: Callable[..., SDK], env_lang: Callable[[str | None], None], value: object
+) -> None:
+    """valor_centavos=19.9 or "19,90" is an amount in reais: the refusal, in either language,
+    names smartpos.to_centavos, the converter that gets the cents exactly."""
+    kwargs = {**PAYMENT, "valor_centavos": value}
+    english = await _raised(make_sdk(), "payments", "create", **kwargs)
+    portuguese = await _raised(make_sdk(lang="pt_BR"), "payments", "create", **kwargs)
+    for error in (english, portuguese):
+        assert isinstance(error, smartpos.ValidationError)
+        assert ("VALOR_INVALIDO", "valorCentavos") == (error.codigo, error.campo)
+        assert "smartpos.to_centavos" in error.mensagem
+    assert_english(english.mensagem)
+    assert_portuguese(portuguese.mensagem)
+    if isinstance(value, str):
+        assert f"smartpos.to_centavos({value!r})" in english.mensagem
+        assert smartpos.to_centavos(value) == 1990  # what the message proposes works

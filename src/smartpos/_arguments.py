@@ -139,6 +139,13 @@ def _referencia(config: Config, value: object) -> str:
 
 #: The message that refuses a bad value of each positive integer field (what it holds).
 _POSITIVE_INT = {_VALOR: "argument.valor_centavos", _PARCELAS: "argument.parcelas"}
+#: An amount written in reais (19.9, "19,90", Decimal("19.90")) given as valorCentavos: the
+#: message points at smartpos.to_centavos, which converts it exactly.
+_IN_REAIS = {
+    "float": "argument.valor_centavos_float",
+    "str": "argument.valor_centavos_in_reais",
+    "Decimal": "argument.valor_centavos_in_reais",
+}
 
 
 def _positive_int(value: object, campo: str) -> int:
@@ -147,6 +154,8 @@ def _positive_int(value: object, campo: str) -> int:
     # bool is an int in Python, and 5.0 or "5" are not integers on the wire.
     if type(value) is not int or value <= 0:
         key = _POSITIVE_INT.get(campo, "argument.positive_int")
+        if campo == _VALOR and type(value).__name__ in _IN_REAIS:
+            key = _IN_REAIS[type(value).__name__]
         raise ValidationError("VALOR_INVALIDO", message(key, campo=campo, value=value), campo=campo)
     return value
 

@@ -71,6 +71,7 @@ __all__ = [
     "SmartPOSError",
     "SmartposNaoEncontradoError",
     "SmartposObrigatorioModoImediatoError",
+    "SyncClientInEventLoopWarning",
     "TimeoutError",
     "TransportError",
     "ValidationError",
@@ -190,14 +191,20 @@ class OutcomePendingError(OutcomeUnknownError):
         last_error: BaseException | None = None,
         attempts: int = 0,
     ) -> None:
+        from ._messages import message  # on the error path only: `import smartpos` stays lean
+
         if last_error is None:
-            last_error = builtins.TimeoutError(f"no final event within {timeout:g} s")
+            waited = message("error.pending_timeout", timeout=f"{timeout:g}")
+            last_error = builtins.TimeoutError(waited)
         self.timeout = timeout
         SmartPOSError.__init__(
             self,
-            f"no final event for referencia {referencia} within {timeout:g} s (last error: "
-            f"{_short(last_error)}). The service accepted it, or may have: do not retry with a "
-            f"new referencia; wait again later with client.wait({referencia!r}, timeout=...).",
+            message(
+                "error.outcome_pending",
+                referencia=referencia,
+                timeout=f"{timeout:g}",
+                last=_short(last_error),
+            ),
         )
         self.referencia = referencia
         self.last_error = last_error
@@ -210,6 +217,7 @@ class OutcomePendingError(OutcomeUnknownError):
                 type(self),
                 (self.referencia,),
                 {"timeout": self.timeout, "last_error": self.last_error, "attempts": self.attempts},
+                str(self),  # the language it was raised in, as for OutcomeUnknownError
             ),
         )
 
@@ -234,6 +242,15 @@ class OperationRejectedError(SmartPOSError):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_rebuild, (type(self), (self.referencia,), {}, str(self)))
+
+
+class SyncClientInEventLoopWarning(RuntimeWarning):
+    """A ``Client`` call ran in a thread whose event loop is running (an async view, a task).
+
+    The call blocks that loop, and every request and task it serves, until the service
+    answers (or a retry's wait ends). Use ``AsyncClient`` there, or run the call in a
+    thread (``asyncio.to_thread``, Django's ``sync_to_async``).
+    """
 
 
 class ResponseError(SmartPOSError):

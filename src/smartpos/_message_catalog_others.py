@@ -287,4 +287,302 @@ OTHERS: Final[dict[str, dict[str, str]]] = {
         "en": "{type} is not a webhooks store (no list())",
         "pt_BR": "{type} não é um store de webhooks (não tem list())",
     },
+    # --- fix-i18n: the pending outcome, options the integrations pass on, Django checks ---
+    "error.outcome_pending": {
+        "en": (
+            "no final event for referencia {referencia} within {timeout} s (last error: "
+            "{last}). The service accepted it, or may have: do not retry with a new referencia; "
+            "wait again later with client.wait({referencia!r}, timeout=...)."
+        ),
+        "pt_BR": (
+            "nenhum evento final para a referencia {referencia} em {timeout} s (último erro: "
+            "{last}). O serviço a aceitou, ou pode tê-la aceitado: não cobre de novo com uma "
+            "nova referencia; espere de novo mais tarde com client.wait({referencia!r}, "
+            "timeout=...)."
+        ),
+    },
+    "error.pending_timeout": {
+        "en": "no final event within {timeout} s",
+        "pt_BR": "nenhum evento final em {timeout} s",
+    },
+    "integrations.unknown_options": {
+        "en": "unknown option(s) {unknown}; the options are: {known}",
+        "pt_BR": "opção(ões) desconhecida(s) {unknown}; as opções são: {known}",
+    },
+    "outcomes.accepted_without_answer": {
+        "en": (
+            "the journal holds referencia {referencia} as {state} without the service's answer "
+            "(an earlier send arrived; a resend was answered 409 REFERENCIA_DUPLICADA); nothing "
+            "was sent"
+        ),
+        "pt_BR": (
+            "o diário guarda a referencia {referencia} como {state} sem a resposta do serviço "
+            "(um envio anterior chegou; um reenvio foi respondido com 409 REFERENCIA_DUPLICADA); "
+            "nada foi enviado"
+        ),
+    },
+    "outcomes.changed_concurrently": {
+        "en": (
+            "the journal entry of referencia {referencia} changed under concurrent creates of "
+            "it; nothing more was sent"
+        ),
+        "pt_BR": (
+            "a entrada do diário da referencia {referencia} mudou durante criações concorrentes "
+            "dela; nada mais foi enviado"
+        ),
+    },
+    "client.sync_in_event_loop": {
+        "en": (
+            "a smartpos.Client call blocks the running event loop (an async view, a task) "
+            "until the service answers: use smartpos.AsyncClient there, or run the call in a "
+            "thread (asyncio.to_thread, asgiref's sync_to_async)"
+        ),
+        "pt_BR": (
+            "uma chamada de smartpos.Client bloqueia o event loop em execução (uma view "
+            "assíncrona, uma task) até o serviço responder: use smartpos.AsyncClient nele, ou "
+            "rode a chamada numa thread (asyncio.to_thread, sync_to_async do asgiref)"
+        ),
+    },
+    "django.settings_not_a_dict": {
+        "en": (
+            "settings.SMARTPOS must be a dict, not {type}; see KEYS in "
+            "smartpos.integrations.django.conf"
+        ),
+        "pt_BR": (
+            "settings.SMARTPOS deve ser um dict, não {type}; veja KEYS em "
+            "smartpos.integrations.django.conf"
+        ),
+    },
+    "django.unknown_keys": {
+        "en": "SMARTPOS has unknown keys {unknown}: the keys are {keys}",
+        "pt_BR": "SMARTPOS tem chaves desconhecidas {unknown}: as chaves são {keys}",
+    },
+    "django.not_a_str": {
+        "en": "SMARTPOS[{key!r}] must be a str",
+        "pt_BR": "SMARTPOS[{key!r}] deve ser um str",
+    },
+    "django.options_not_a_dict": {
+        "en": "SMARTPOS[{key!r}] must be a dict of keyword arguments",
+        "pt_BR": "SMARTPOS[{key!r}] deve ser um dict de argumentos nomeados",
+    },
+    "django.secret_type": {
+        "en": "SMARTPOS['WEBHOOK_SECRET'] must be a str, or a list of str while rotating secrets",
+        "pt_BR": (
+            "SMARTPOS['WEBHOOK_SECRET'] deve ser um str, ou uma lista de str durante a troca de "
+            "secrets"
+        ),
+    },
+    "django.store_setting": {
+        "en": (
+            "SMARTPOS['STORE'] is not set: the webhook inbox needs one, e.g. "
+            "'sqlite:////var/lib/shop/smartpos-inbox.sqlite3' (one host), 'redis://...' or "
+            "'postgresql://...' (several hosts)"
+        ),
+        "pt_BR": (
+            "SMARTPOS['STORE'] não está definido: a caixa de entrada de webhooks precisa de um, "
+            "por exemplo 'sqlite:////var/lib/shop/smartpos-inbox.sqlite3' (um host), "
+            "'redis://...' ou 'postgresql://...' (vários hosts)"
+        ),
+    },
+    "django.check_unknown_key": {
+        "en": "SMARTPOS has an unknown key {key!r}",
+        "pt_BR": "SMARTPOS tem uma chave desconhecida {key!r}",
+    },
+    "django.check_unknown_key_hint": {
+        "en": "{suggestion}The keys are: {keys}.",
+        "pt_BR": "{suggestion}As chaves são: {keys}.",
+    },
+    "django.check_did_you_mean": {
+        "en": "did you mean {key!r}? ",
+        "pt_BR": "você quis dizer {key!r}? ",
+    },
+    "django.check_no_store": {
+        "en": "SMARTPOS['STORE'] is not set: the webhook views and smartpos_worker need an inbox",
+        "pt_BR": (
+            "SMARTPOS['STORE'] não está definido: as views de webhook e o smartpos_worker "
+            "precisam de uma caixa de entrada"
+        ),
+    },
+    "django.check_no_store_hint": {
+        "en": (
+            "e.g. 'sqlite:////var/lib/shop/smartpos-inbox.sqlite3' on one host, 'redis://...' "
+            "or 'postgresql://...' for several."
+        ),
+        "pt_BR": (
+            "por exemplo 'sqlite:////var/lib/shop/smartpos-inbox.sqlite3' em um host, "
+            "'redis://...' ou 'postgresql://...' para vários."
+        ),
+    },
+    "django.check_no_folder": {
+        "en": "the folder of the SQLite inbox does not exist: {folder}",
+        "pt_BR": "a pasta da caixa de entrada SQLite não existe: {folder}",
+    },
+    "django.check_no_folder_hint": {
+        "en": "Create it, or point SMARTPOS['STORE'] at a folder that exists on a local disk.",
+        "pt_BR": (
+            "Crie a pasta, ou aponte SMARTPOS['STORE'] para uma pasta que exista num disco local."
+        ),
+    },
+    "django.check_memory_store": {
+        "en": (
+            "SMARTPOS['STORE'] is memory://: events acknowledged to the service are lost at "
+            "every restart and not shared between processes"
+        ),
+        "pt_BR": (
+            "SMARTPOS['STORE'] é memory://: os eventos confirmados ao serviço se perdem a cada "
+            "reinício e não são compartilhados entre processos"
+        ),
+    },
+    "django.check_memory_store_hint": {
+        "en": "Use it in tests only; an SQLite file, Redis or PostgreSQL in production.",
+        "pt_BR": "Use só em testes; um arquivo SQLite, Redis ou PostgreSQL em produção.",
+    },
+    "django.check_handler_import": {
+        "en": "SMARTPOS['HANDLER'] cannot be imported: {problem}",
+        "pt_BR": "SMARTPOS['HANDLER'] não pode ser importado: {problem}",
+    },
+    "django.check_handler_import_hint": {
+        "en": "Give the dotted path of a function: 'shop.payments.handle_event'.",
+        "pt_BR": "Informe o caminho pontuado de uma função: 'shop.payments.handle_event'.",
+    },
+    "django.check_handler_not_callable": {
+        "en": "SMARTPOS['HANDLER'] {path!r} is not callable",
+        "pt_BR": "SMARTPOS['HANDLER'] {path!r} não é uma função (não é chamável)",
+    },
+    "django.check_no_secret": {
+        "en": (
+            "SMARTPOS has no WEBHOOK_SECRET: the webhook view accepts events from anyone who "
+            "finds its URL"
+        ),
+        "pt_BR": (
+            "SMARTPOS não tem WEBHOOK_SECRET: a view de webhook aceita eventos de qualquer um "
+            "que descubra a URL dela"
+        ),
+    },
+    "django.check_no_secret_hint": {
+        "en": (
+            "Set SMARTPOS['WEBHOOK_SECRET'] and send it in the x-webhook-secret header (partner "
+            "portal or reverse proxy), or set WEBHOOK_VERIFIER."
+        ),
+        "pt_BR": (
+            "Defina SMARTPOS['WEBHOOK_SECRET'] e envie-o no cabeçalho x-webhook-secret (portal "
+            "do parceiro ou proxy reverso), ou defina WEBHOOK_VERIFIER."
+        ),
+    },
+    "django.check_no_client": {
+        "en": (
+            "no smartpos API key or base URL: get_client() and get_async_client() will raise "
+            "ConfigurationError"
+        ),
+        "pt_BR": (
+            "nenhuma chave de API ou base URL do smartpos: get_client() e get_async_client() "
+            "vão lançar ConfigurationError"
+        ),
+    },
+    "django.check_no_client_hint": {
+        "en": (
+            "Set SMARTPOS['API_KEY'] and SMARTPOS['BASE_URL'], or the environment variables "
+            "SMARTPOS_API_KEY and SMARTPOS_BASE_URL."
+        ),
+        "pt_BR": (
+            "Defina SMARTPOS['API_KEY'] e SMARTPOS['BASE_URL'], ou as variáveis de ambiente "
+            "SMARTPOS_API_KEY e SMARTPOS_BASE_URL."
+        ),
+    },
+    "django.check_no_redis_package": {
+        "en": "SMARTPOS['STORE'] is a Redis URL but the redis package is missing",
+        "pt_BR": "SMARTPOS['STORE'] é uma URL Redis, mas falta o pacote redis",
+    },
+    "django.check_redis_unreadable": {
+        "en": "could not check the Redis inbox's settings: {type}",
+        "pt_BR": "não foi possível conferir as configurações do Redis da caixa de entrada: {type}",
+    },
+    "django.check_redis_unreadable_hint": {
+        "en": (
+            "Check appendonly yes, appendfsync everysec (or always) and maxmemory-policy "
+            "noeviction with your provider."
+        ),
+        "pt_BR": (
+            "Confira com o seu provedor: appendonly yes, appendfsync everysec (ou always) e "
+            "maxmemory-policy noeviction."
+        ),
+    },
+    "django.check_redis_setting.appendonly": {
+        "en": (
+            "the Redis inbox's setting appendonly breaks its guarantees: events acknowledged to "
+            "the service (2xx) are lost when Redis restarts"
+        ),
+        "pt_BR": (
+            "a configuração appendonly do Redis quebra as garantias da caixa de entrada: "
+            "eventos confirmados ao serviço (2xx) se perdem quando o Redis reinicia"
+        ),
+    },
+    "django.check_redis_setting.appendfsync": {
+        "en": (
+            "the Redis inbox's setting appendfsync breaks its guarantees: the OS decides when "
+            "the append-only file reaches the disk, so a crash of the host can lose many "
+            "seconds of events"
+        ),
+        "pt_BR": (
+            "a configuração appendfsync do Redis quebra as garantias da caixa de entrada: o "
+            "sistema operacional decide quando o arquivo append-only chega ao disco, então uma "
+            "queda do host pode perder muitos segundos de eventos"
+        ),
+    },
+    "django.check_redis_setting.maxmemory-policy": {
+        "en": (
+            "the Redis inbox's setting maxmemory-policy breaks its guarantees: Redis may evict "
+            "pending events and dedup records when memory runs out"
+        ),
+        "pt_BR": (
+            "a configuração maxmemory-policy do Redis quebra as garantias da caixa de entrada: "
+            "o Redis pode descartar eventos pendentes e registros de deduplicação quando a "
+            "memória acaba"
+        ),
+    },
+    "django.check_redis_setting_hint": {
+        "en": "Set {name} to {values} in redis.conf.",
+        "pt_BR": "Defina {name} como {values} no redis.conf.",
+    },
+    "django.worker_no_handler": {
+        "en": (
+            "no handler: set SMARTPOS['HANDLER'] = 'yourapp.module.handle_event' or pass "
+            "--handler yourapp.module.handle_event"
+        ),
+        "pt_BR": (
+            "nenhum handler: defina SMARTPOS['HANDLER'] = 'seuapp.modulo.handle_event' ou passe "
+            "--handler seuapp.modulo.handle_event"
+        ),
+    },
+    "django.worker_handler_import": {
+        "en": "cannot import the handler {path!r}: {problem}",
+        "pt_BR": "não foi possível importar o handler {path!r}: {problem}",
+    },
+    "django.worker_bad_options": {
+        "en": "bad worker options: {problem}",
+        "pt_BR": "opções inválidas do worker: {problem}",
+    },
+    # --- fix-i18n: _arguments, valorCentavos given in reais ---------------------------------
+    "argument.valor_centavos_in_reais": {
+        "en": (
+            "{campo} must be a positive integer number of cents (1590 for R$ 15,90), not "
+            "{value!r}: convert an amount in reais with smartpos.to_centavos({value!r})"
+        ),
+        "pt_BR": (
+            "{campo} deve ser um número inteiro positivo de centavos (1590 para R$ 15,90), não "
+            "{value!r}: converta um valor em reais com smartpos.to_centavos({value!r})"
+        ),
+    },
+    "argument.valor_centavos_float": {
+        "en": (
+            "{campo} must be a positive integer number of cents (1590 for R$ 15,90), never a "
+            "float such as {value!r}: convert an amount in reais with smartpos.to_centavos, "
+            "given a str ('19,90') or a Decimal, which are exact"
+        ),
+        "pt_BR": (
+            "{campo} deve ser um número inteiro positivo de centavos (1590 para R$ 15,90), nunca "
+            "um float como {value!r}: converta um valor em reais com smartpos.to_centavos, "
+            "passando um str ('19,90') ou um Decimal, que são exatos"
+        ),
+    },
 }

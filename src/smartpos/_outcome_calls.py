@@ -266,9 +266,11 @@ def _different_request(referencia: str, operation: Operation) -> ValidationError
 def _accepted_without_answer(operation: Operation) -> OutcomeUnknownError:
     # A resend answered 409 REFERENCIA_DUPLICADA: accepted, but the acceptance was never read.
     cause = SmartPOSError(
-        f"the journal holds referencia {operation.referencia} as {operation.state} without the "
-        "service's answer (an earlier send arrived; a resend was answered 409 "
-        "REFERENCIA_DUPLICADA); nothing was sent"
+        message(
+            "outcomes.accepted_without_answer",
+            referencia=operation.referencia,
+            state=operation.state,
+        )
     )
     return OutcomeUnknownError(operation.referencia, cause, attempts=0)
 
@@ -452,10 +454,7 @@ def create(store: StoreBase, call: Call[T]) -> Flow[T]:
         if reply.value is None:  # purged meanwhile
             break
         operation = reply.value
-    cause = SmartPOSError(
-        f"the journal entry of referencia {referencia} changed under concurrent creates of "
-        "it; nothing more was sent"
-    )
+    cause = SmartPOSError(message("outcomes.changed_concurrently", referencia=referencia))
     raise OutcomeUnknownError(referencia, cause, attempts=0)
 
 

@@ -250,10 +250,12 @@ class Client:
     def _wait_for(self, step: _outcome_calls.Wait) -> Event | None:
         from .webhooks._listener import OutcomeWaiter
 
+        _transports.warn_if_in_event_loop()
         assert self._store is not None
         return OutcomeWaiter(self._store).wait(step.referencia, step.timeout)
 
     def _execute(self, call: _core.Call[T], *, resend: bool = False) -> T:
+        _transports.warn_if_in_event_loop()
         attempts = _core.Attempts(self._config, call, http_client=self._builder, resend=resend)
         request = attempts.request
         try:

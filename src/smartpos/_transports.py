@@ -11,9 +11,11 @@ response hooks of a user's ``http_client``. A user's transport or client may be 
 
 from __future__ import annotations
 
+import os
 import ssl
 import sys
 import threading
+import warnings
 from collections.abc import AsyncGenerator
 from types import TracebackType
 from typing import TYPE_CHECKING
@@ -22,7 +24,7 @@ import httpx
 
 from . import _httpcompat
 from ._calls import OWN_REQUEST
-from ._errors import ConfigurationError
+from ._errors import ConfigurationError, SyncClientInEventLoopWarning
 from ._messages import message
 
 if TYPE_CHECKING:
@@ -36,6 +38,7 @@ __all__ = [
     "client_options",
     "read_before_hooks",
     "shared_ssl_context",
+    "warn_if_in_event_loop",
 ]
 
 _ssl_lock = threading.Lock()
@@ -282,3 +285,30 @@ def read_before_hooks(http_client: httpx.Client | httpx.AsyncClient) -> None:
     reader = _aread_own if _httpcompat.is_client(http_client, asynchronous=True) else _read_own
     if reader not in hooks:
         hooks.insert(0, reader)
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def warn_if_in_event_loop() -> None:
+    """Warn (`SyncClientInEventLoopWarning`) when a sync call blocks a running event loop.
+
+    Called by ``Client`` before each send and each wait (``_sync_client.py`` gets the calls
+    from ``scripts/unasync.py``; ``AsyncClient`` never makes them). The warning points at
+    the first frame outside the SDK: the user's call.
+    """
+    asyncio = sys.modules.get("asyncio")
+    if asyncio is None:  # never imported: no loop can be running
+        return
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    frame = sys._getframe(1)
+    stacklevel = 2
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame = frame.f_back
+        stacklevel += 1
+    warnings.warn(
+        message("client.sync_in_event_loop"), SyncClientInEventLoopWarning, stacklevel=stacklevel
+    )

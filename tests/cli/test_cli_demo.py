@@ -147,3 +147,40 @@ def test_demo_respects_no_color_and_amount() -> None:
     assert "\x1b[" not in result.stdout
     assert "Charge R$ 123,45" in result.stdout
     assert "valor R$ 123,45 credito 1x" in result.stdout
+
+
+def test_demo_speaks_portuguese_under_smartpos_lang() -> None:
+    """``SMARTPOS_LANG=pt_BR smartpos demo``: the same sale, every line of the demo's own in
+    Portuguese (no English sentence of the demo left), identifiers as they are."""
+    from smartpos import _messages
+    from smartpos.cli._i18n import PORTUGUESE_WORDS
+
+    _messages.reset()
+    try:
+        result = run_cli(
+            "demo", "--no-qr", "--delay", "0", env=cli_env(SMARTPOS_LANG="pt_BR"),
+            timeout=DEMO_TIMEOUT,
+        )  # fmt: skip
+    finally:
+        _messages.reset()
+    assert result.returncode == 0, result.stdout + result.stderr
+    stdout = result.stdout
+    assert "smartpos demo - uma venda completa contra o sandbox" in stdout
+    for step in range(1, 7):
+        assert f"[{step}/6]" in stdout
+    assert "[1/6] Parear um terminal" in stdout
+    assert re.search(r"<- pagamento\.aprovado  id \S+  HTTP 200, DUPLICADO", stdout)
+    assert stdout.count("processado pelo worker: reservado, tratado (1x), confirmado") == 5
+    assert "recusado (SALDO INSUFICIENTE): não finalize a venda" in stdout
+    assert "(409 REFERENCIA_DUPLICADA): accepted, cobrado 1x" in stdout
+    assert "Resumo" in stdout
+    assert "cada um processado exatamente uma vez" in stdout
+    assert re.search(r"duração\s+\d+\.\d\d s", stdout)
+    english = [
+        chunk.strip()
+        for template in PORTUGUESE_WORDS
+        for chunk in re.split(r"\{[^}]*\}", template)
+        if len(chunk.split()) >= 3
+    ]
+    assert len(english) > 40
+    assert [] == [chunk for chunk in english if chunk in stdout]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import re
 import subprocess
 import sys
 import time
@@ -211,16 +212,29 @@ def test_worker_command_takes_sync_and_async_handlers(
     assert webhooks.EventState.DONE == inbox_state(tmp_inbox, "evt-dj-w2")
 
 
-def test_worker_command_without_a_handler(smartpos_settings: dict[str, Any]) -> None:
-    """No HANDLER and no --handler: a CommandError that says what to set."""
+def test_worker_command_without_a_handler(
+    smartpos_settings: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No HANDLER and no --handler: a CommandError that says what to set (in Portuguese under
+    SMARTPOS_LANG=pt_BR)."""
     from django.core.management import CommandError, call_command
     from django.test import override_settings
+
+    from smartpos import _messages
 
     values = {k: v for k, v in smartpos_settings.items() if k != "HANDLER"}
     with override_settings(SMARTPOS=values), pytest.raises(CommandError) as info:
         call_command("smartpos_worker", "--once")
 
     assert "set SMARTPOS['HANDLER'] = 'yourapp.module.handle_event'" in str(info.value)
+    monkeypatch.setenv("SMARTPOS_LANG", "pt_BR")
+    _messages.reset()
+    try:
+        with override_settings(SMARTPOS=values), pytest.raises(CommandError) as info:
+            call_command("smartpos_worker", "--once")
+    finally:
+        _messages.reset()
+    assert str(info.value).startswith("nenhum handler: defina SMARTPOS['HANDLER']")
 
 
 class _Output:
@@ -258,7 +272,6 @@ def smartpos_checks(*, deploy: bool = False) -> dict[str, str]:
         ({"STORE": "mongodb://x"}, "smartpos.E004", "scheme 'mongodb' is not supported"),
         ({"STORE": "/no/such/folder/inbox.db"}, "smartpos.E004", "does not exist"),
         ({"HANDLER": "shop.payments.nothing"}, "smartpos.E005", "cannot be imported"),
-        ({"WEBHOOK_SECRET": None}, "smartpos.W001", "accepts events from anyone"),
         ({"STORE": "memory://"}, "smartpos.W002", "lost at every restart"),
         ({"API_KEY": None}, "smartpos.W003", "get_client() and get_async_client() will raise"),
         ({"CLIENT_OPTIONS": ["timeout"]}, "smartpos.E001", "must be a dict"),
@@ -308,6 +321,80 @@ def test_deploy_check_reads_the_redis_settings(
     assert {} == without_deploy
     assert {} == safe
     assert "ConnectionError" in unreachable["smartpos.W011"]
+
+
+def _check_output(*args: str) -> str:
+    """What ``manage.py check`` prints (its report goes to stderr, its verdict to stdout)."""
+    from django.core.management import call_command
+
+    out, err = _Output(), _Output()
+    call_command("check", *args, stdout=out, stderr=err)
+    return out.text + err.text
+
+
+def test_no_secret_is_warned_where_deliveries_are_received_only(
+    smartpos_settings: dict[str, Any], caplog: pytest.LogCaptureFixture
+) -> None:
+    """W001 is not printed by every manage.py command (shell, migrate run the plain checks):
+    it is a deployment check, smartpos_worker says it, and the views log it when serving."""
+    from django.core.management import call_command
+    from django.test import Client, override_settings
+
+    from smartpos.integrations.django import _state
+
+    values = {**smartpos_settings, "WEBHOOK_SECRET": None}
+    with override_settings(SMARTPOS=values):
+        plain = _check_output()
+        deploy = _check_output("--deploy")
+        err = _Output()
+        call_command("smartpos_worker", "--once", stdout=_Output(), stderr=err)
+        with caplog.at_level(logging.WARNING, logger="smartpos"):
+            Client().post(URL, delivery("evt-dj-w001"), "application/json")
+        _state.close_all()
+
+    assert "smartpos.W001" not in plain
+    assert "smartpos.W001" in deploy
+    assert "accepts events from anyone" in deploy
+    assert "(smartpos.W001) SMARTPOS has no WEBHOOK_SECRET" in err.text
+    assert [r for r in caplog.records if "smartpos.W001" in r.getMessage()]
+    assert "smartpos.W001" not in _check_output("--deploy")  # the secret is back
+
+
+def test_checks_speak_portuguese_under_smartpos_lang(
+    smartpos_settings: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under SMARTPOS_LANG=pt_BR every smartpos check message and hint is Portuguese."""
+    from django.test import override_settings
+
+    from smartpos import _messages
+
+    monkeypatch.setenv("SMARTPOS_LANG", "pt_BR")
+    monkeypatch.delenv("SMARTPOS_API_KEY", raising=False)
+    _messages.reset()
+    found: dict[str, str] = {}
+    try:
+        for change in (
+            {"WEBHOOK_SECRETS": "x"},
+            {"STORE": None, "WEBHOOK_SECRET": None, "API_KEY": None},
+            {"STORE": "/no/such/folder/inbox.db", "HANDLER": "shop.payments.nothing"},
+            {"STORE": "memory://", "HANDLER": "shop.settings.DEBUG"},
+            {"CLIENT_OPTIONS": ["timeout"]},
+        ):
+            with override_settings(SMARTPOS={**smartpos_settings, **change}):
+                found.update(smartpos_checks(deploy=True))
+    finally:
+        _messages.reset()
+
+    assert {
+        "smartpos.E001", "smartpos.E002", "smartpos.E003", "smartpos.E004", "smartpos.E005",
+        "smartpos.W001", "smartpos.W002", "smartpos.W003",
+    } == set(found)  # fmt: skip
+    assert "você quis dizer 'WEBHOOK_SECRET'?" in found["smartpos.E002"]
+    assert "aceita eventos de qualquer um" in found["smartpos.W001"]
+    english = {"the", "must", "is", "not", "and", "with", "cannot", "has", "or", "of", "set"}
+    for text in found.values():
+        words = set(re.findall(r"[a-zà-ú]+", text.replace("| None", "").lower()))
+        assert set() == words & english, text
 
 
 # --- clients built once per process --------------------------------------------------------
@@ -365,7 +452,8 @@ def test_example_views_pair_and_charge_against_the_sandbox(
         )
 
     assert 200 == page.status_code
-    assert '<img alt="QR code to pair the terminal" src="data:image/svg+xml;' in page.text
+    html = page.content.decode()  # HttpResponse.text is Django 5's; 4.2 is supported too
+    assert '<img alt="QR code to pair the terminal" src="data:image/svg+xml;' in html
     assert (202, "R$ 19,90") == (charged.status_code, charged.json()["valor"])
     assert [1990] == [p.valor_centavos for p in sandbox.payments]
     assert 400 == refused.status_code

@@ -65,7 +65,7 @@ def test_openapi_documents_the_webhook(test_client_class: Any, tmp_inbox: Path) 
 
     operation = schema["paths"][URL]["post"]
     body = operation["requestBody"]["content"]["application/json"]["schema"]
-    assert ["id", "tipo", "criadoEm", "dados"] == body["required"]
+    assert ["id", "tipo"] == body["required"]
     assert "pagamento.aprovado" == body["example"]["tipo"]
     assert {"200", "400", "401", "405", "413", "503"} == set(operation["responses"])
     ok = operation["responses"]["200"]["content"]["application/json"]["schema"]
@@ -79,6 +79,58 @@ def test_openapi_documents_the_webhook(test_client_class: Any, tmp_inbox: Path) 
     )
     assert ["smartpos"] == operation["tags"]
     assert "ARMAZENAMENTO_INDISPONIVEL" in operation["responses"]["503"]["description"]
+
+
+def _examples_of(schema: dict[str, Any]) -> list[dict[str, Any]]:
+    """Bodies the schema allows: its example; only its required properties; its example
+    without each optional property; each string property at its minLength and maxLength."""
+    example = schema["example"]
+    required = schema["required"]
+    examples = [example, {key: example[key] for key in required}]
+    examples += [
+        {k: v for k, v in example.items() if k != key}
+        for key in schema["properties"]
+        if key not in required
+    ]
+    for key, spec in schema["properties"].items():
+        for length in (spec.get("minLength"), spec.get("maxLength")):
+            if spec["type"] == "string" and length is not None:
+                examples.append({**example, key: "x" * length})
+    return examples
+
+
+def test_every_body_the_openapi_schema_allows_is_accepted(
+    test_client_class: Any, tmp_inbox: Path
+) -> None:
+    """The schema says what the receiver really admits: each body derived from it is stored
+    (200), and ``id: ""`` (below minLength) or no ``id`` (required) is refused with 400."""
+    app = load_example().create_app(str(tmp_inbox), secret=SECRET)
+    client = test_client_class(app)
+    schema = client.get("/openapi.json").json()
+    body_schema = schema["paths"][URL]["post"]["requestBody"]["content"]["application/json"]
+    envelope = body_schema["schema"]
+    assert 1 == envelope["properties"]["id"]["minLength"]
+    assert "dados" not in envelope["required"]
+
+    examples = _examples_of(envelope)
+    answers = []
+    for number, example in enumerate(examples):
+        # Each its own new event (not a duplicate of the example's id), stored by the receiver.
+        body = dict(example)
+        if body["id"] == envelope["example"]["id"]:
+            body["id"] = f"evt-schema-{number}"
+        answers.append(client.post(URL, json=body, headers=AUTH).status_code)
+    refused_empty = client.post(URL, json={**envelope["example"], "id": ""}, headers=AUTH)
+    without_id = {k: v for k, v in envelope["example"].items() if k != "id"}
+    refused_missing = client.post(URL, json=without_id, headers=AUTH)
+
+    assert len(examples) >= 6
+    assert [200] * len(examples) == answers
+    assert (400, "EVENTO_INVALIDO") == (
+        refused_empty.status_code,
+        refused_empty.json()["erro"]["codigo"],
+    )
+    assert 400 == refused_missing.status_code
 
 
 def test_router_answers_and_lifespan_worker_processes(

@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx
 
-from client_cases import SDK
+from client_cases import SDK, in_the_tests_loop
 from smartpos.testing import Sandbox
 
 __all__ = [
@@ -78,7 +78,8 @@ class Recording(httpx.BaseTransport, httpx.AsyncBaseTransport):
 
 async def on_client(sdk: SDK, method: str, /, *args: Any, **kwargs: Any) -> Any:
     """Run ``client.<method>(...)`` (``wait``, ``reconcile``), awaited for the async client."""
-    result = getattr(sdk.client, method)(*args, **kwargs)
+    with in_the_tests_loop():
+        result = getattr(sdk.client, method)(*args, **kwargs)
     if inspect.isawaitable(result):
         result = await result
     return result

@@ -19,7 +19,7 @@ import pytest
 from outcome_helpers import PAYMENT, Recording, envelope, on_client, payment_kwargs
 
 import smartpos
-from client_cases import SDK
+from client_cases import SDK, in_the_tests_loop
 from smartpos.testing import (
     ConnectionRefused,
     DropConnection,
@@ -827,9 +827,12 @@ async def test_a_409_to_the_first_send_keeps_the_operation_waiting_for_its_event
     """Another process sent R first: a 409 here, and R's event still ends the operation."""
     sandbox.hold_events()
     referencia = smartpos.new_referencia()
-    with smartpos.Client(
-        api_key=Sandbox.API_KEY, base_url=BASE, transport=sandbox.transport()
-    ) as elsewhere:
+    with (
+        smartpos.Client(
+            api_key=Sandbox.API_KEY, base_url=BASE, transport=sandbox.transport()
+        ) as elsewhere,
+        in_the_tests_loop(),
+    ):
         elsewhere.payments.create(**payment_kwargs(referencia=referencia))
 
     with pytest.raises(smartpos.ReferenciaDuplicadaError):

@@ -33,7 +33,7 @@ import pytest
 from outcome_helpers import PAYMENT, Recording, on_client
 
 import smartpos
-from client_cases import SDK
+from client_cases import SDK, in_the_tests_loop
 from smartpos.testing import Sandbox
 from smartpos.webhooks import (
     PagamentoAprovado,
@@ -288,7 +288,7 @@ async def test_a_409_the_journal_cannot_explain_keeps_the_errors_rule(
 ) -> None:
     """A referencia used outside this journal: the first send's 409 is ReferenciaDuplicadaError."""
     referencia = smartpos.new_referencia()
-    with smartpos.Client(
+    with in_the_tests_loop(), smartpos.Client(
         api_key=Sandbox.API_KEY, base_url=BASE, transport=sandbox.transport(), retry_backoff=0
     ) as elsewhere:  # no store: another system using the same referencia
         elsewhere.payments.create(**PAYMENT | {"valor_centavos": 2500}, referencia=referencia)

@@ -14,6 +14,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Final
 
+from ._i18n import argparse_words, words
 from ._output import EXIT_ERROR, EXIT_UNKNOWN, EXIT_USAGE, CommandError, Output
 from ._parser import DEFAULT_LISTEN_PORT, DEFAULT_SANDBOX_PORT, DEFAULT_STORE, TIPOS, build_parser
 
@@ -84,6 +85,17 @@ _BOOLEAN_OPTIONS: Final = frozenset({"--manual"})
 # Phrases of the SDK's messages that only make sense in Python, and what the command says.
 _PYTHON_PHRASES: Final = (
     (r"comanda=smartpos\.Comanda\([^)]*\)", "--comanda LABEL"),
+    # The Portuguese messages (SMARTPOS_LANG=pt_BR) first: their "use smartpos..." would
+    # otherwise meet the English rule below, and get an English ending.
+    (
+        r"use smartpos\.new_referencia\(\) ou smartpos\.referencia_for\(key\)"
+        r"(, ou crie o cliente com strict_referencia=False para um sistema legado)?",
+        "deixe --referencia de fora (uma nova é criada), ou crie uma com 'smartpos referencia'",
+    ),
+    (
+        r"use refunds\.create com (os dados da autorização|o terminal que executou o pagamento)",
+        "estorne com DOC SMARTPOS_ID VALOR_CENTAVOS e as opções de autorização em vez de --event",
+    ),
     (
         r"use smartpos\.new_referencia\(\)( or smartpos\.referencia_for\(key\))?,?"
         r"( or build the client with strict_referencia=False for a legacy system)?",
@@ -115,14 +127,15 @@ def run(argv: Sequence[str] | None = None) -> int:
     Returns:
         The exit status.
     """
-    parser = build_parser()
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:
-        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
-    if args.handler is None:
-        parser.print_help(sys.stderr)
-        return EXIT_USAGE
+    with argparse_words():  # usage, help headings and argparse's errors in SMARTPOS_LANG's
+        parser = build_parser()
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as exc:
+            return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+        if args.handler is None:
+            parser.print_help(sys.stderr)
+            return EXIT_USAGE
     out = Output(json_mode=getattr(args, "json", False), no_colour=args.no_color)
     try:
         return _handler(args.handler)(args, out)
@@ -225,12 +238,16 @@ def _report(exc: Exception, args: argparse.Namespace, out: Output) -> int:
     sends = hasattr(args, "api_key")
     if isinstance(exc, errors.OutcomeUnknownError):
         out.error(
-            f"the outcome of referencia {exc.referencia} is unknown: the service may have "
-            "accepted it",
+            words(
+                "the outcome of referencia {referencia} is unknown: the service may have "
+                "accepted it",
+                referencia=exc.referencia,
+            ),
             details={"referencia": exc.referencia, "last_error": _short(exc.last_error)},
-            hint=(
-                "do NOT retry with a new referencia (that may charge or print twice). Wait "
-                f"for the webhook event whose dados.referencia is {exc.referencia}."
+            hint=words(
+                "do NOT retry with a new referencia (that may charge or print twice). Wait for "
+                "the webhook event whose dados.referencia is {referencia}.",
+                referencia=exc.referencia,
             ),
         )
         return EXIT_UNKNOWN
@@ -240,7 +257,10 @@ def _report(exc: Exception, args: argparse.Namespace, out: Output) -> int:
         # outcome (exit 3), never as "retry".
         referencia = getattr(args, "referencia", None) or "?"
         out.error(
-            f"the service already has a request with referencia {referencia} (HTTP 409)",
+            words(
+                "the service already has a request with referencia {referencia} (HTTP 409)",
+                referencia=referencia,
+            ),
             details={
                 "status_code": exc.status_code if out.json else None,
                 "codigo": exc.codigo,
@@ -249,17 +269,18 @@ def _report(exc: Exception, args: argparse.Namespace, out: Output) -> int:
                 "referencia": referencia,
                 "request_id": exc.request_id,
             },
-            hint=(
-                "do NOT retry with a new referencia: an earlier request under this one may "
-                f"have been accepted. Wait for the webhook event whose dados.referencia is "
-                f"{referencia}."
+            hint=words(
+                "do NOT retry with a new referencia: an earlier request under this one may have "
+                "been accepted. Wait for the webhook event whose dados.referencia is "
+                "{referencia}.",
+                referencia=referencia,
             ),
         )
         return EXIT_UNKNOWN
     if isinstance(exc, errors.APIError):
         option = cli_option(args, exc.campo)
         out.error(
-            f"the service refused the request (HTTP {exc.status_code})",
+            words("the service refused the request (HTTP {status})", status=exc.status_code),
             details={
                 "status_code": exc.status_code if out.json else None,
                 "codigo": exc.codigo,
@@ -270,10 +291,14 @@ def _report(exc: Exception, args: argparse.Namespace, out: Output) -> int:
                 "request_id": exc.request_id,
             },
             hint=(
-                (f"fix {option} as acao says" if option else "fix what acao says")
-                + "; a new attempt needs a new referencia."
+                (
+                    words("fix {option} as acao says", option=option)
+                    if option
+                    else words("fix what acao says")
+                )
+                + words("; a new attempt needs a new referencia.")
                 if terminal_op
-                else (exc.acao or "check the arguments and the API key.")
+                else (exc.acao or words("check the arguments and the API key."))
             ),
         )
         return EXIT_ERROR
@@ -281,9 +306,11 @@ def _report(exc: Exception, args: argparse.Namespace, out: Output) -> int:
         option = cli_option(args, exc.campo)
         mensagem = cli_words(args, exc.mensagem)
         if sends:
-            message = "refused locally before sending: nothing was sent"
+            message = words("refused locally before sending: nothing was sent")
+        elif option:
+            message = words("{option} is not valid", option=option)
         else:
-            message = f"{option or 'an argument'} is not valid"
+            message = words("an argument is not valid")
         out.error(
             message,
             details={
@@ -292,13 +319,15 @@ def _report(exc: Exception, args: argparse.Namespace, out: Output) -> int:
                 "option": option,
                 "mensagem": mensagem,
             },
-            hint=f"fix {option or 'the argument'} and run the command again.",
+            hint=words("fix {option} and run the command again.", option=option)
+            if option
+            else words("fix the argument and run the command again."),
         )
         return EXIT_ERROR
     if isinstance(exc, errors.ConfigurationError):
         out.error(
             cli_words(args, str(exc)),
-            hint=(
+            hint=words(
                 "set SMARTPOS_API_KEY and SMARTPOS_BASE_URL, or pass --api-key and --base-url. "
                 "To try things out, run 'smartpos sandbox' in another terminal."
             ),
@@ -306,29 +335,39 @@ def _report(exc: Exception, args: argparse.Namespace, out: Output) -> int:
         return EXIT_ERROR
     if isinstance(exc, errors.TransportError):
         out.error(
-            f"could not reach the service at {base_url}: {exc}",
-            hint=(
+            words("could not reach the service at {url}: {error}", url=base_url, error=exc),
+            hint=words(
                 "check --base-url / SMARTPOS_BASE_URL and the network. Nothing reached the "
-                "service, so it is safe to try again"
-                + (" (with a new referencia)." if terminal_op else ".")
+                "service, so it is safe to try again (with a new referencia)."
+                if terminal_op
+                else "check --base-url / SMARTPOS_BASE_URL and the network. Nothing reached the "
+                "service, so it is safe to try again."
             ),
         )
         return EXIT_ERROR
     if isinstance(exc, errors.ResponseError):
         if terminal_op:
             out.error(
-                f"the service accepted the request but its answer could not be read: {exc}",
+                words(
+                    "the service accepted the request but its answer could not be read: {error}",
+                    error=exc,
+                ),
                 details={"referencia": exc.referencia},
-                hint="do NOT retry with a new referencia; wait for the event of this referencia.",
+                hint=words(
+                    "do NOT retry with a new referencia; wait for the event of this referencia."
+                ),
             )
             return EXIT_UNKNOWN
-        out.error(f"the service's answer could not be read: {exc}", hint="try again later.")
+        out.error(
+            words("the service's answer could not be read: {error}", error=exc),
+            hint=words("try again later."),
+        )
         return EXIT_ERROR
     if isinstance(exc, errors.SmartPOSError):
         out.error(str(exc))
         return EXIT_ERROR
     if isinstance(exc, OSError):
-        out.error(str(exc), hint="check the path and its permissions.")
+        out.error(str(exc), hint=words("check the path and its permissions."))
         return EXIT_ERROR
     raise exc
 

@@ -11,6 +11,8 @@ import os
 from collections.abc import Callable
 from typing import Final, TypeVar
 
+from ._i18n import words
+
 __all__ = ["DEFAULT_STORE", "delay", "port", "positive_int", "seconds", "store_default"]
 
 DEFAULT_STORE: Final = "smartpos-inbox.db"
@@ -35,9 +37,10 @@ def _number(
     try:
         value = kind(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected {unreadable}, not {text!r}") from None
+        expected = words("expected {what}, not {text!r}", what=words(unreadable), text=text)
+        raise argparse.ArgumentTypeError(expected) from None
     if not fits(value):
-        raise argparse.ArgumentTypeError(outside.format(text=text, value=value))
+        raise argparse.ArgumentTypeError(words(outside, text=text, value=value))
     return value
 
 

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from ._demo_report import summary as _summary
 from ._http import Delivery, serve_receiver
+from ._i18n import words
 from ._output import EXIT_OK, CommandError, Output, format_centavos, mask
 
 if TYPE_CHECKING:
@@ -174,7 +175,7 @@ class _Demo:
         envelope = receipt.envelope
         if envelope is None:
             self.out.line(
-                f"  {self.out.style('<- rejected', 'red')} HTTP {receipt.status_code}: "
+                f"  {self.out.style(words('<- rejected'), 'red')} HTTP {receipt.status_code}: "
                 f"{receipt.error}"
             )
             return
@@ -182,13 +183,15 @@ class _Demo:
             self.seen.received.append((envelope.id, envelope.tipo, receipt.duplicate))
             self.seen.changed.notify_all()
         if receipt.duplicate:
-            note = f"HTTP {receipt.status_code}, DUPLICATE: already in the inbox"
+            note = words(
+                "HTTP {status}, DUPLICATE: already in the inbox", status=receipt.status_code
+            )
             self.out.event(envelope.raw, prefix="  <- ", note=note)
         else:
             self.out.event(
                 envelope.raw,
                 prefix="  <- ",
-                note=f"HTTP {receipt.status_code}, stored in the inbox",
+                note=words("HTTP {status}, stored in the inbox", status=receipt.status_code),
                 note_style="dim",
             )
 
@@ -203,7 +206,10 @@ class _Demo:
             self.seen.changed.notify_all()
         self.out.line(
             "     "
-            + self.out.style(f"processed by the worker: claimed, handled ({count}x), acked", "dim")
+            + self.out.style(
+                words("processed by the worker: claimed, handled ({count}x), acked", count=count),
+                "dim",
+            )
         )
 
     async def ahandle(self, event: Event) -> None:
@@ -241,12 +247,19 @@ class _Demo:
     def timed_out(self, what: str) -> CommandError:
         """The error for a wait that ran out, with the sandbox's last delivery problems."""
         failures = [d for d in self.sandbox.deliveries if not d.ok][-3:]
-        detail = "; ".join(f"{d.tipo} attempt {d.attempt}: {d.error}" for d in failures)
+        detail = "; ".join(
+            words(
+                "{tipo} attempt {attempt}: {error}", tipo=d.tipo, attempt=d.attempt, error=d.error
+            )
+            for d in failures
+        )
         return CommandError(
-            f"{what} did not arrive within {self.args.wait:g} s"
-            + (f" (webhook deliveries failed: {detail})" if detail else ""),
-            hint="run it again with a longer --wait; if it keeps failing, report it with "
-            "this output.",
+            words("{what} did not arrive within {wait} s", what=what, wait=f"{self.args.wait:g}")
+            + (words(" (webhook deliveries failed: {detail})", detail=detail) if detail else ""),
+            hint=words(
+                "run it again with a longer --wait; if it keeps failing, report it with this "
+                "output."
+            ),
         )
 
     # The flow, written once for both clients.
@@ -262,7 +275,7 @@ class _Demo:
 
         self.step(
             1,
-            "Pair a terminal: a QR code on your screen, read by the terminal",
+            words("Pair a terminal: a QR code on your screen, read by the terminal"),
             "qr = client.qrcodes.create(documento_cliente=DOCUMENTO)",
         )
         qr = yield _Call("qrcodes", "create", {"documento_cliente": documento})
@@ -275,10 +288,10 @@ class _Demo:
             {
                 "qrCode": qr.qr_code,
                 "expiresAt": qr.expires_at.isoformat(),
-                "customer": mask(documento),
+                words("customer"): mask(documento),
             }
         )
-        out.line(f"  the terminal {DEMO_SMARTPOS_ID} reads the QR code...")
+        out.line(words("  the terminal {terminal} reads the QR code...", terminal=DEMO_SMARTPOS_ID))
 
         def scan() -> None:
             time.sleep(min(delay, 0.3))
@@ -287,7 +300,12 @@ class _Demo:
         yield _Act(scan)
         identified = yield _Wait(("smartpos.identificado",), qr.referencia, "smartpos.identificado")
         smartpos_id = identified.dados.smartpos_id
-        out.line(f"  paired: save smartposId {out.style(smartpos_id, 'bold')} for this customer.")
+        out.line(
+            words(
+                "  paired: save smartposId {terminal} for this customer.",
+                terminal=out.style(smartpos_id, "bold"),
+            )
+        )
 
         charge = {
             "documento_cliente": documento,
@@ -299,7 +317,10 @@ class _Demo:
         }
         self.step(
             2,
-            f"Charge {format_centavos(valor)}: refused once, retried with a new referencia",
+            words(
+                "Charge {valor}: refused once, retried with a new referencia",
+                valor=format_centavos(valor),
+            ),
             "event = client.payments.create_and_wait(\n"
             f"    documento_cliente=DOCUMENTO, valor_centavos={valor},\n"
             f'    smartpos_id="{smartpos_id}", forma_pagamento="credito", parcelas=1,\n'
@@ -310,48 +331,63 @@ class _Demo:
         yield _Act(
             lambda: self.sandbox.script_payments(Refuse(mensagem_operador="SALDO INSUFICIENTE"))
         )
-        out.line("  the customer taps the card and types the PIN...")
+        out.line(words("  the customer taps the card and types the PIN..."))
         refused = yield from self._sale(charge)
         self.referencias["payment_refused"] = refused.dados.referencia
         self.outcomes["refused"] = refused.dados.referencia
         resultado = refused.dados.resultado_smartpos
         reason = resultado.mensagem_operador if resultado else refused.dados.status
         out.line(
-            f"  {out.style('refused', 'bold', 'red')} ({reason}): do not finalize. This attempt "
-            "is over: the next one gets a new referencia."
+            f"  {out.style(words('refused'), 'bold', 'red')}"
+            + words(
+                " ({reason}): do not finalize. This attempt is over: the next one gets a new "
+                "referencia.",
+                reason=reason,
+            )
         )
-        out.line("  the customer tries another card...")
+        out.line(words("  the customer tries another card..."))
         outcome = yield from self._sale(charge)
         if outcome.tipo != "pagamento.aprovado":
             raise CommandError(
-                f"the terminal refused the payment ({outcome.dados.status})",
-                hint="a new attempt needs a new referencia.",
+                words("the terminal refused the payment ({status})", status=outcome.dados.status),
+                hint=words("a new attempt needs a new referencia."),
             )
         self.referencias["payment"] = outcome.dados.referencia
         self.outcomes["approved"].append(outcome.dados.referencia)
         autorizacao = outcome.dados.autorizacao
         codigo = autorizacao.codigo if autorizacao else "?"
         out.line(
-            f"  {out.style('approved', 'bold', 'green')}: finalize the sale now; keep "
-            f"dados.autorizacao (codigo {codigo}) for a refund."
+            f"  {out.style(words('approved'), 'bold', 'green')}"
+            + words(
+                ": finalize the sale now; keep dados.autorizacao (codigo {codigo}) for a refund.",
+                codigo=codigo,
+            )
         )
 
         self.step(
             3,
-            "The service delivers pagamento.aprovado again (a manual resend, same id)",
-            "receiver.receive(body, headers)  # the inbox already holds this id",
+            words("The service delivers pagamento.aprovado again (a manual resend, same id)"),
+            "receiver.receive(body, headers)  # " + words("the inbox already holds this id"),
         )
         yield _Act(lambda: self.sandbox.resend(outcome.id))
         yield _WaitDuplicate(outcome.id)
-        out.line("  answered 200 so the service stops resending; the worker does not see it again.")
+        out.line(
+            words(
+                "  answered 200 so the service stops resending; the worker does not see it again."
+            )
+        )
 
         self.step(
             4,
-            "The next sale's answer is lost on the network: reconcile, never a new referencia",
+            words(
+                "The next sale's answer is lost on the network: reconcile, never a new referencia"
+            ),
             "try:\n"
             "    client.payments.create(...)\n"
             "except smartpos.OutcomeUnknownError as exc:\n"
-            "    operation = client.reconcile(exc.referencia)  # the same bytes, same referencia\n"
+            "    operation = client.reconcile(exc.referencia)  # "
+            + words("the same bytes, same referencia")
+            + "\n"
             f"    event = client.wait(exc.referencia, timeout={self.args.wait:g})",
         )
         from smartpos import OutcomeUnknownError
@@ -367,13 +403,18 @@ class _Demo:
         payment = {k: v for k, v in charge.items() if k != "timeout"}
         lost = yield _Call("payments", "create", payment, catch=(OutcomeUnknownError,))
         if not isinstance(lost, OutcomeUnknownError):
-            raise CommandError("the sandbox did not drop the answer", hint="report it.")
+            raise CommandError(
+                words("the sandbox did not drop the answer"), hint=words("report it.")
+            )
         referencia = lost.referencia
         self.referencias["payment_reconciled"] = referencia
         out.line(
-            f"  {out.style('outcome unknown', 'bold', 'yellow')}: the connection dropped after "
-            f"the request was sent, {attempts} time(s). It may have been charged: a new "
-            "referencia could charge twice."
+            f"  {out.style(words('outcome unknown'), 'bold', 'yellow')}"
+            + words(
+                ": the connection dropped after the request was sent, {attempts} time(s). It may "
+                "have been charged: a new referencia could charge twice.",
+                attempts=attempts,
+            )
         )
         operation = yield _Call("", "reconcile", {}, (referencia,))
         charges = yield _Act(
@@ -385,21 +426,31 @@ class _Demo:
             "charges": charges,
         }
         out.line(
-            f"  reconciled: resent byte for byte, referencia {referencia}; the service "
-            f"already had it (409 REFERENCIA_DUPLICADA): {operation.state}, charged {charges}x."
+            words(
+                "  reconciled: resent byte for byte, referencia {referencia}; the service already "
+                "had it (409 REFERENCIA_DUPLICADA): {state}, charged {charges}x.",
+                referencia=referencia,
+                state=operation.state,
+                charges=charges,
+            )
         )
-        out.line("  the customer finishes paying...")
+        out.line(words("  the customer finishes paying..."))
         yield _Act(lambda: self.release_later(delay / 2))
         settled = yield _Call("", "wait", {"timeout": self.args.wait}, (referencia,))
         yield _Wait((settled.tipo,), referencia, settled.tipo, quiet=True)
         if settled.tipo == "pagamento.aprovado":
             self.outcomes["approved"].append(referencia)
-        out.line(f"  {out.tipo(settled.tipo)}: the lost answer is settled, with one charge.")
+        out.line(
+            "  "
+            + words(
+                "{tipo}: the lost answer is settled, with one charge.", tipo=out.tipo(settled.tipo)
+            )
+        )
 
         receipt = _receipt(valor, str(codigo), outcome.dados.referencia)
         self.step(
             5,
-            "Print the receipt on the terminal, wait for impressao.concluida",
+            words("Print the receipt on the terminal, wait for impressao.concluida"),
             "event = client.print_jobs.create_and_wait(\n"
             f'    documento_cliente=DOCUMENTO, smartpos_id="{smartpos_id}", conteudo=receipt_text)',
         )
@@ -418,19 +469,25 @@ class _Demo:
         self.referencias["print_job"] = printed.dados.referencia
         yield _Wait((printed.tipo,), printed.dados.referencia, printed.tipo, quiet=True)
         if printed.tipo != "impressao.concluida":
-            out.line("  the print failed: printing never changes the sale; print it again.")
+            out.line(words("  the print failed: printing never changes the sale; print it again."))
         else:
             for line in receipt.rstrip().splitlines():
                 out.line("  " + out.style("|", "dim") + " " + line)
 
         self.step(
             6,
-            "Refund the approved payment from its pagamento.aprovado event",
-            "refund = client.refunds.create_for(aprovado)  # total refund",
+            words("Refund the approved payment from its pagamento.aprovado event"),
+            "refund = client.refunds.create_for(aprovado)  # " + words("total refund"),
         )
         refund = yield _Call("refunds", "create_for", {}, (outcome,))
         self.referencias["refund"] = refund.referencia
-        out.line(f"  refund requested ({refund.status or 'sent'}): referencia {refund.referencia}")
+        out.line(
+            words(
+                "  refund requested ({status}): referencia {referencia}",
+                status=refund.status or words("sent"),
+                referencia=refund.referencia,
+            )
+        )
         self._end_step()
 
     def _sale(self, charge: Mapping[str, Any]) -> Generator[_Step, Any, Any]:
@@ -446,30 +503,41 @@ class _Demo:
 
     def _waiting(self, step: _Wait | _WaitDuplicate) -> tuple[str, Callable[[], Any]]:
         if isinstance(step, _Wait):
-            what = "the worker to process" if step.quiet else "waiting for"
-            return f"{what} {step.why}", lambda: self.seen.find(step)
+            what = "the worker to process {why}" if step.quiet else "waiting for {why}"
+            return words(what, why=step.why), lambda: self.seen.find(step)
         return (
-            "waiting for the receiver to see the resend",
+            words("waiting for the receiver to see the resend"),
             lambda: True if self.seen.duplicate_of(step.event_id) else None,
         )
 
     def _what(self, step: _Wait | _WaitDuplicate) -> str:
         if isinstance(step, _Wait):
-            return f"{step.why} for referencia {step.referencia}"
-        return f"the resend of event {step.event_id}"
+            return words(
+                "{why} for referencia {referencia}", why=step.why, referencia=step.referencia
+            )
+        return words("the resend of event {event_id}", event_id=step.event_id)
 
     def _start_wait(self, text: str, quiet: bool) -> None:
         if not self.out.interactive and not quiet:
-            self.out.line(f"  ... {text} (up to {self.args.wait:g} s)")
+            self.out.line(
+                words("  ... {text} (up to {wait} s)", text=text, wait=f"{self.args.wait:g}")
+            )
 
     def _end_wait(self, text: str, elapsed: float, quiet: bool) -> None:
         self.out.clear_status()
         if not quiet:
-            self.out.line("  " + self.out.style(f"{text}: done after {elapsed:.2f} s", "dim"))
+            done = words("{text}: done after {elapsed} s", text=text, elapsed=f"{elapsed:.2f}")
+            self.out.line("  " + self.out.style(done, "dim"))
 
     def _outcome_pending(self, step: _Call, exc: Exception) -> CommandError:
         referencia = getattr(exc, "referencia", "?")
-        return self.timed_out(f"the outcome of {step.method} for referencia {referencia}")
+        return self.timed_out(
+            words(
+                "the outcome of {method} for referencia {referencia}",
+                method=step.method,
+                referencia=referencia,
+            )
+        )
 
     def call(self, step: _Call, client: Any) -> Any:
         """Run a ``_Call`` step with the sync client."""
@@ -665,13 +733,16 @@ def run(args: argparse.Namespace, out: Output) -> int:
         )
         sandbox.set_webhook(receiver_url)
         base_url = stack.enter_context(sandbox.serve())
-        out.line(out.style("smartpos demo", "bold") + " - a whole sale against the sandbox")
+        title = words("smartpos demo - a whole sale against the sandbox")
+        out.line(out.style("smartpos demo", "bold") + title.removeprefix("smartpos demo"))
         out.fields(
             {
-                "service": f"{base_url}  (the sandbox, over real HTTP)",
-                "webhook": f"{receiver_url}  (WebhookReceiver + SQLite inbox)",
-                "inbox": store_path,
-                "client": "smartpos.AsyncClient (asyncio)" if args.use_async else "smartpos.Client",
+                words("service"): words("{url}  (the sandbox, over real HTTP)", url=base_url),
+                "webhook": words("{url}  (WebhookReceiver + SQLite inbox)", url=receiver_url),
+                words("inbox"): store_path,
+                words("client"): (
+                    "smartpos.AsyncClient (asyncio)" if args.use_async else "smartpos.Client"
+                ),
             }
         )
         if args.use_async:

@@ -9,6 +9,7 @@ import collections
 import time
 from typing import TYPE_CHECKING
 
+from ._i18n import words
 from ._output import CommandError, Output
 
 if TYPE_CHECKING:
@@ -70,43 +71,63 @@ def summary(
         )
     else:
         out.line()
-        out.line(out.style("Summary", "bold"))
+        out.line(out.style(words("Summary"), "bold"))
         steps = "  ".join(f"{s['step']}) {s['seconds']:.2f}s" for s in demo.steps)
         by_tipo = collections.Counter(e.tipo for e in processed)
         out.fields(
             {
-                "steps": steps,
-                "events": ", ".join(f"{tipo} x{n}" for tipo, n in by_tipo.items()),
-                "deliveries": f"{len(received)} over HTTP, {duplicates} duplicate(s) "
-                "answered 200 and not stored again",
-                "outcomes": f"approved x{len(demo.outcomes['approved'])}, refused x1 (retried "
-                "with a new referencia), lost answer x1 (reconciled: "
-                f"{reconciled.get('state', '?')}, charged {reconciled.get('charges', '?')}x)",
-                "worker": f"{len(handled)} event(s), each processed exactly once "
-                "(claim, handle, ack)"
+                words("steps"): steps,
+                words("events"): ", ".join(f"{tipo} x{n}" for tipo, n in by_tipo.items()),
+                words("deliveries"): words(
+                    "{received} over HTTP, {duplicates} duplicate(s) answered 200 and not stored "
+                    "again",
+                    received=len(received),
+                    duplicates=duplicates,
+                ),
+                words("outcomes"): words(
+                    "approved x{approved}, refused x1 (retried with a new referencia), lost "
+                    "answer x1 (reconciled: {state}, charged {charges}x)",
+                    approved=len(demo.outcomes["approved"]),
+                    state=reconciled.get("state", "?"),
+                    charges=reconciled.get("charges", "?"),
+                ),
+                "worker": words(
+                    "{count} event(s), each processed exactly once (claim, handle, ack)",
+                    count=len(handled),
+                )
                 if not twice
-                else f"PROCESSED MORE THAN ONCE: {', '.join(twice)}",
-                "inbox": ", ".join(f"{n} {state}" for state, n in states.items())
-                + (f"  ({store_path})" if kept else "  (temporary, deleted now)"),
-                "client": f"smartpos.{client} against the sandbox at {base_url}",
-                "duration": f"{duration:.2f} s",
+                else words("PROCESSED MORE THAN ONCE: {ids}", ids=", ".join(twice)),
+                words("inbox"): ", ".join(f"{n} {state}" for state, n in states.items())
+                + (f"  ({store_path})" if kept else words("  (temporary, deleted now)")),
+                words("client"): words(
+                    "smartpos.{client} against the sandbox at {url}", client=client, url=base_url
+                ),
+                words("duration"): f"{duration:.2f} s",
             }
         )
         if kept:
-            out.line(f"Inspect the inbox: smartpos events list --store {store_path}")
+            out.line(
+                words("Inspect the inbox: smartpos events list --store {path}", path=store_path)
+            )
         out.line(
-            out.style("Done.", "bold", "green")
-            + " Next: docs/en/quickstart.md, or 'smartpos sandbox' + 'smartpos listen' to try your "
-            "own code."
+            out.style(words("Done."), "bold", "green")
+            + words(
+                " Next: docs/en/quickstart.md, or 'smartpos sandbox' + 'smartpos listen' to try "
+                "your own code."
+            )
         )
     if not charged_once:
         raise CommandError(
-            f"the reconciled payment was charged {reconciled.get('charges')} time(s), not once",
-            hint="this is a bug; please report it with this output.",
+            words(
+                "the reconciled payment was charged {charges} time(s), not once",
+                charges=reconciled.get("charges"),
+            ),
+            hint=words("this is a bug; please report it with this output."),
         )
     if not ok:
         raise CommandError(
-            "the inbox check failed: "
-            + (f"events processed more than once: {twice}" if twice else f"states {dict(states)}"),
-            hint="this is a bug; please report it with this output.",
+            words("the inbox check failed: events processed more than once: {ids}", ids=twice)
+            if twice
+            else words("the inbox check failed: states {states}", states=dict(states)),
+            hint=words("this is a bug; please report it with this output."),
         )

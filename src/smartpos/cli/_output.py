@@ -17,6 +17,8 @@ import threading
 from collections.abc import Mapping
 from typing import Any, Final, TextIO
 
+from ._i18n import words
+
 __all__ = [
     "EXIT_ERROR",
     "EXIT_OK",
@@ -350,7 +352,7 @@ class Output:
     def warn(self, message: str) -> None:
         """Print a warning on stderr (in JSON mode too: it is never data)."""
         self._write(
-            self.stderr, self.style("warning:", "bold", "yellow", err=True) + f" {message}\n"
+            self.stderr, self.style(words("warning:"), "bold", "yellow", err=True) + f" {message}\n"
         )
 
     def error(self, message: str, *, hint: str | None = None, details: Any = None) -> None:
@@ -372,13 +374,13 @@ class Output:
             text = json.dumps({"error": to_jsonable(payload)}, ensure_ascii=False)
             self._write(self.stderr, text + "\n")
             return
-        lines = [self.style("error:", "bold", "red", err=True) + " " + message]
-        shown = {k.replace("_", " "): v for k, v in (details or {}).items() if v is not None}
+        lines = [self.style(words("error:"), "bold", "red", err=True) + " " + message]
+        shown = {words(k.replace("_", " ")): v for k, v in (details or {}).items() if v is not None}
         if shown:
             width = max(len(k) for k in shown)
             lines += [f"  {k.ljust(width)}  {v}" for k, v in shown.items()]
         if hint:
-            lines.append(self.style("what to do:", "bold", err=True) + " " + hint)
+            lines.append(self.style(words("what to do:"), "bold", err=True) + " " + hint)
         self._write(self.stderr, "\n".join(lines) + "\n")
 
     def _write(

@@ -19,23 +19,34 @@ ENVELOPE_EXAMPLE: Final[dict[str, Any]] = {
     },
 }
 
-#: The envelope of spec 2.9, as the service sends it (camelCase).
+#: The envelope of spec 2.9, as the service sends it (camelCase), and as the receiver admits
+#: it (``webhooks._receiver``): only ``id`` and ``tipo`` are required, non-empty strings of at
+#: most 256 printable characters. A ``criadoEm`` or ``dados`` that is absent or unreadable
+#: does not refuse a delivery: the event is stored and the worker dead-letters it, so it is
+#: never lost to a strict check. tests/integrations/test_fastapi.py posts examples derived
+#: from this schema and ``id: ""`` to the router: schema and behaviour stay one.
 ENVELOPE_SCHEMA: Final[dict[str, Any]] = {
     "title": "Evento",
-    "description": "A webhook event envelope (spec 2.9). Unknown fields and tipos are kept.",
+    "description": "A webhook event envelope (spec 2.9). Unknown fields and tipos are kept. "
+    "Only id and tipo are required to store it; the service always sends criadoEm and dados, "
+    "and an event without them (or whose dados does not fit its tipo) is stored and "
+    "dead-lettered by the worker.",
     "type": "object",
-    "required": ["id", "tipo", "criadoEm", "dados"],
+    "required": ["id", "tipo"],
     "properties": {
         "id": {
             "type": "string",
+            "minLength": 1,
             "maxLength": 256,
-            "description": "Unique event id; a redelivery or manual resend reuses it.",
+            "description": "Unique event id; a redelivery or manual resend reuses it. "
+            "Printable characters only.",
         },
         "tipo": {
             "type": "string",
+            "minLength": 1,
             "maxLength": 256,
             "description": "smartpos.identificado, pagamento.aprovado, pagamento.recusado, "
-            "impressao.concluida, impressao.falhou, or a newer one.",
+            "impressao.concluida, impressao.falhou, or a newer one. Printable characters only.",
             "examples": ["pagamento.aprovado"],
         },
         "criadoEm": {

@@ -30,6 +30,8 @@ from smartpos.webhooks import (
 from smartpos.webhooks._adapters import GroupCommit
 from smartpos.webhooks._receiver import HeadersLike, error_body
 
+from ._stores import option_problem
+
 __all__ = [
     "DEFAULT_SECRET_HEADER",
     "AsyncReceive",
@@ -72,11 +74,13 @@ def build_receiver(
             verifier = SharedSecretVerifier(secret_header, secret=secret)
         except ValueError as exc:
             raise ConfigurationError(message("integrations.bad_secret", problem=exc)) from None
+    kwargs = dict(options or {})
     try:
-        return WebhookReceiver(store, verifier=verifier, **dict(options or {}))
+        return WebhookReceiver(store, verifier=verifier, **kwargs)
     except (TypeError, ValueError) as exc:
+        problem = option_problem(exc, WebhookReceiver, kwargs)
         raise ConfigurationError(
-            message("integrations.bad_receiver_options", problem=exc)
+            message("integrations.bad_receiver_options", problem=problem)
         ) from None
 
 

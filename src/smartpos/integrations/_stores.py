@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import inspect
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Final
 from urllib.parse import urlsplit
@@ -12,7 +13,14 @@ from smartpos._errors import ConfigurationError
 from smartpos._messages import message
 from smartpos.webhooks import MemoryStore, SQLiteStore, Store
 
-__all__ = ["STORE_SCHEMES", "StoreSetting", "open_store", "sqlite_path", "store_scheme"]
+__all__ = [
+    "STORE_SCHEMES",
+    "StoreSetting",
+    "open_store",
+    "option_problem",
+    "sqlite_path",
+    "store_scheme",
+]
 
 #: The URL schemes ``open_store`` understands (a value without a scheme is a file path).
 STORE_SCHEMES: Final = (
@@ -116,10 +124,12 @@ def open_store(setting: StoreSetting, options: Mapping[str, Any] | None = None) 
         )
     kwargs = dict(options or {})
     scheme = store_scheme(setting)
+    target: Callable[..., Any] = SQLiteStore
     try:
         if scheme == "sqlite":
             return SQLiteStore(sqlite_path(setting), **kwargs)
         if scheme == "memory":
+            target = MemoryStore
             return MemoryStore(**kwargs)
         url = os.fspath(setting)
         if scheme in ("redis", "rediss", "unix"):
@@ -127,13 +137,43 @@ def open_store(setting: StoreSetting, options: Mapping[str, Any] | None = None) 
                 from smartpos.webhooks import RedisStore
             except ImportError:
                 raise ConfigurationError(message("integrations.needs_redis")) from None
+            target = RedisStore
             return RedisStore(url, **kwargs)
         try:
             from smartpos.webhooks import PostgresStore
         except ImportError:
             raise ConfigurationError(message("integrations.needs_psycopg")) from None
+        target = PostgresStore
         return PostgresStore(url, **kwargs)
     except TypeError as exc:
+        problem = option_problem(exc, target, kwargs)
         raise ConfigurationError(
-            message("integrations.bad_store_options", scheme=scheme, problem=exc)
+            message("integrations.bad_store_options", scheme=scheme, problem=problem)
         ) from None
+
+
+def option_problem(exc: Exception, target: Callable[..., Any], options: Mapping[str, Any]) -> str:
+    """What is wrong with ``options`` passed on to ``target``, in the SDK's language.
+
+    Python's own ``TypeError`` for an unknown keyword is English whatever ``SMARTPOS_LANG``
+    says: the options ``target`` does not take are named in a message of the catalog instead.
+    The SDK's own errors (from ``message``) are already in the right language.
+    """
+    try:
+        parameters = inspect.signature(target).parameters.values()
+    except (TypeError, ValueError):  # pragma: no cover - every target is a Python class
+        return str(exc)
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+        return str(exc)
+    # The required parameters (a path, a URL, the store) are the integration's, not options.
+    known = {
+        p.name
+        for p in parameters
+        if p.kind is not inspect.Parameter.POSITIONAL_ONLY and p.default is not p.empty
+    }
+    unknown = sorted(name for name in options if name not in known)
+    if not unknown:
+        return str(exc)
+    return message(
+        "integrations.unknown_options", unknown=", ".join(unknown), known=", ".join(sorted(known))
+    )

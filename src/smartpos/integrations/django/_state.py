@@ -8,6 +8,7 @@ need them never connect anywhere) and kept for the life of the process; a change
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 import weakref
 from typing import TYPE_CHECKING, Any
@@ -34,6 +35,7 @@ __all__ = [
 ]
 
 _lock = threading.RLock()
+_logger = logging.getLogger("smartpos.django")
 _client: Client | None = None
 _async_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncClient] = (
     weakref.WeakKeyDictionary()
@@ -135,6 +137,12 @@ def get_receiver() -> WebhookReceiver:
     with _lock:
         if _receiver is None:
             conf = get_settings()
+            if conf.webhook_secret is None and conf.webhook_verifier is None:
+                # smartpos.W001 where it matters: the views are serving deliveries now.
+                _logger.warning(
+                    "smartpos.W001: the webhook view accepts events from anyone who finds its "
+                    "URL: SMARTPOS has no WEBHOOK_SECRET nor WEBHOOK_VERIFIER"
+                )
             try:
                 _receiver = build_receiver(
                     get_store(),

@@ -8,7 +8,8 @@ smartpos.E002      an unknown key (a typo such as ``WEBHOOK_SECRETS`` would turn
 smartpos.E003      no ``STORE``: the webhook views and the worker have nowhere to keep events
 smartpos.E004      ``STORE`` is unusable (an unknown scheme, an SQLite folder that is missing)
 smartpos.E005      ``HANDLER`` cannot be imported or is not callable
-smartpos.W001      no ``WEBHOOK_SECRET`` nor ``WEBHOOK_VERIFIER``: anyone can post events
+smartpos.W001      (``--deploy``, and ``smartpos_worker``) no ``WEBHOOK_SECRET`` nor
+                   ``WEBHOOK_VERIFIER``: anyone can post events
 smartpos.W002      ``STORE`` is ``memory://``: events are lost at every restart
 smartpos.W003      no API key or base URL anywhere: ``get_client()`` will fail
 smartpos.W010      (``--deploy``) a Redis setting breaks the inbox's guarantees
@@ -17,6 +18,10 @@ smartpos.W011      (``--deploy``) the Redis settings could not be read
 =================  ========================================================================
 
 Silence one with ``SILENCED_SYSTEM_CHECKS = ["smartpos.W001"]`` (development only).
+
+W001 matters where webhooks are received, not on every ``manage.py`` command (``shell``,
+``migrate``): it is a deployment check, which ``smartpos_worker`` also runs, and the webhook
+views log it when they first serve a delivery. The messages follow ``SMARTPOS_LANG``.
 """
 
 from __future__ import annotations
@@ -32,16 +37,23 @@ from django.core.exceptions import ImproperlyConfigured
 from django.utils.module_loading import import_string
 
 from smartpos._errors import ConfigurationError
+from smartpos._messages import message
 from smartpos.integrations._stores import sqlite_path, store_scheme
 
 from .conf import KEYS, get_settings, raw_settings, unknown_keys
 
-__all__ = ["check_settings", "check_store_server"]
+__all__ = ["check_settings", "check_store_server", "check_webhook_secret"]
+
+_REDIS_SETTING_KEYS = {
+    "appendonly": "django.check_redis_setting.appendonly",
+    "appendfsync": "django.check_redis_setting.appendfsync",
+    "maxmemory-policy": "django.check_redis_setting.maxmemory-policy",
+}
 
 
 def _suggest(key: str) -> str:
     close = difflib.get_close_matches(key, list(KEYS), n=1)
-    return f"did you mean {close[0]!r}? " if close else ""
+    return message("django.check_did_you_mean", key=close[0]) if close else ""
 
 
 def check_settings(app_configs: Sequence[Any] | None = None, **kwargs: Any) -> list[CheckMessage]:
@@ -52,8 +64,12 @@ def check_settings(app_configs: Sequence[Any] | None = None, **kwargs: Any) -> l
         return [Error(str(exc), id="smartpos.E001")]
     messages: list[CheckMessage] = [
         Error(
-            f"SMARTPOS has an unknown key {key!r}",
-            hint=f"{_suggest(key)}The keys are: {', '.join(sorted(KEYS))}.",
+            message("django.check_unknown_key", key=key),
+            hint=message(
+                "django.check_unknown_key_hint",
+                suggestion=_suggest(key),
+                keys=", ".join(sorted(KEYS)),
+            ),
             id="smartpos.E002",
         )
         for key in unknown_keys(raw)
@@ -67,38 +83,50 @@ def check_settings(app_configs: Sequence[Any] | None = None, **kwargs: Any) -> l
     messages += _check_store(conf.store)
     if conf.handler is not None:
         messages += _check_handler(conf.handler)
-    if conf.webhook_secret is None and conf.webhook_verifier is None:
-        messages.append(
-            Warning(
-                "SMARTPOS has no WEBHOOK_SECRET: the webhook view accepts events from anyone "
-                "who finds its URL",
-                hint="Set SMARTPOS['WEBHOOK_SECRET'] and send it in the x-webhook-secret "
-                "header (partner portal or reverse proxy), or set WEBHOOK_VERIFIER.",
-                id="smartpos.W001",
-            )
-        )
     if not (conf.api_key or os.environ.get("SMARTPOS_API_KEY")) or not (
         conf.base_url or os.environ.get("SMARTPOS_BASE_URL")
     ):
         messages.append(
             Warning(
-                "no smartpos API key or base URL: get_client() and get_async_client() will "
-                "raise ConfigurationError",
-                hint="Set SMARTPOS['API_KEY'] and SMARTPOS['BASE_URL'], or the environment "
-                "variables SMARTPOS_API_KEY and SMARTPOS_BASE_URL.",
+                message("django.check_no_client"),
+                hint=message("django.check_no_client_hint"),
                 id="smartpos.W003",
             )
         )
     return messages
 
 
+def check_webhook_secret(
+    app_configs: Sequence[Any] | None = None, **kwargs: Any
+) -> list[CheckMessage]:
+    """W001, where deliveries are received: ``check --deploy`` and ``smartpos_worker``.
+
+    Not on every command: a development shell or a migration has nothing to protect.
+    """
+    try:
+        if not _unprotected(get_settings()):
+            return []
+    except ImproperlyConfigured:
+        return []  # reported by check_settings
+    return [
+        Warning(
+            message("django.check_no_secret"),
+            hint=message("django.check_no_secret_hint"),
+            id="smartpos.W001",
+        )
+    ]
+
+
+def _unprotected(conf: Any) -> bool:
+    return conf.webhook_secret is None and conf.webhook_verifier is None
+
+
 def _check_store(store: object) -> list[CheckMessage]:
     if store is None or store == "":
         return [
             Error(
-                "SMARTPOS['STORE'] is not set: the webhook views and smartpos_worker need an inbox",
-                hint="e.g. 'sqlite:////var/lib/shop/smartpos-inbox.sqlite3' on one host, "
-                "'redis://...' or 'postgresql://...' for several.",
+                message("django.check_no_store"),
+                hint=message("django.check_no_store_hint"),
                 id="smartpos.E003",
             )
         ]
@@ -111,9 +139,8 @@ def _check_store(store: object) -> list[CheckMessage]:
             if not folder.is_dir():
                 return [
                     Error(
-                        f"the folder of the SQLite inbox does not exist: {folder}",
-                        hint="Create it, or point SMARTPOS['STORE'] at a folder that exists "
-                        "on a local disk.",
+                        message("django.check_no_folder", folder=folder),
+                        hint=message("django.check_no_folder_hint"),
                         id="smartpos.E004",
                     )
                 ]
@@ -122,9 +149,8 @@ def _check_store(store: object) -> list[CheckMessage]:
     if scheme == "memory":
         return [
             Warning(
-                "SMARTPOS['STORE'] is memory://: events acknowledged to the service are lost "
-                "at every restart and not shared between processes",
-                hint="Use it in tests only; an SQLite file, Redis or PostgreSQL in production.",
+                message("django.check_memory_store"),
+                hint=message("django.check_memory_store_hint"),
                 id="smartpos.W002",
             )
         ]
@@ -137,13 +163,13 @@ def _check_handler(path: str) -> list[CheckMessage]:
     except ImportError as exc:
         return [
             Error(
-                f"SMARTPOS['HANDLER'] cannot be imported: {exc}",
-                hint="Give the dotted path of a function: 'shop.payments.handle_event'.",
+                message("django.check_handler_import", problem=exc),
+                hint=message("django.check_handler_import_hint"),
                 id="smartpos.E005",
             )
         ]
     if not callable(handler):
-        return [Error(f"SMARTPOS['HANDLER'] {path!r} is not callable", id="smartpos.E005")]
+        return [Error(message("django.check_handler_not_callable", path=path), id="smartpos.E005")]
     return []
 
 
@@ -177,7 +203,7 @@ def check_store_server(
     except ImportError:
         return [
             Error(
-                "SMARTPOS['STORE'] is a Redis URL but the redis package is missing",
+                message("django.check_no_redis_package"),
                 hint="pip install 'smartpos[redis]'",
                 id="smartpos.E004",
             )
@@ -193,9 +219,8 @@ def check_store_server(
     except redis.exceptions.RedisError as exc:
         return [
             Warning(
-                f"could not check the Redis inbox's settings: {type(exc).__name__}",
-                hint="Check appendonly yes, appendfsync everysec (or always) and "
-                "maxmemory-policy noeviction with your provider.",
+                message("django.check_redis_unreadable", type=type(exc).__name__),
+                hint=message("django.check_redis_unreadable_hint"),
                 id="smartpos.W011",
             )
         ]
@@ -204,8 +229,12 @@ def check_store_server(
         client.close()
     return [
         Warning(
-            f"the Redis inbox's setting {name} breaks its guarantees: {_SETTINGS_ADVICE[name][1]}",
-            hint=f"Set {name} to {' or '.join(_SETTINGS_ADVICE[name][0])} in redis.conf.",
+            message(_REDIS_SETTING_KEYS[name]),
+            hint=message(
+                "django.check_redis_setting_hint",
+                name=name,
+                values=" | ".join(_SETTINGS_ADVICE[name][0]),
+            ),
             id="smartpos.W010",
         )
         for name in broken

@@ -25,6 +25,7 @@ import attrs
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
+from smartpos._messages import message
 from smartpos.integrations._receive import DEFAULT_SECRET_HEADER
 
 __all__ = ["KEYS", "SmartPOSSettings", "get_settings", "raw_settings", "unknown_keys"]
@@ -50,7 +51,7 @@ _OPTION_KEYS: Final = ("CLIENT_OPTIONS", "STORE_OPTIONS", "RECEIVER_OPTIONS", "W
 def _options(raw: Mapping[str, Any], key: str) -> dict[str, Any]:
     value = raw.get(key) or {}
     if not isinstance(value, Mapping) or not all(isinstance(k, str) for k in value):
-        raise ImproperlyConfigured(f"SMARTPOS[{key!r}] must be a dict of keyword arguments")
+        raise ImproperlyConfigured(message("django.options_not_a_dict", key=key))
     return dict(value)
 
 
@@ -61,9 +62,7 @@ def _secret(value: object) -> str | bytes | tuple[str | bytes, ...] | None:
         return value
     if isinstance(value, Sequence) and value and all(isinstance(v, (str, bytes)) for v in value):
         return tuple(value)
-    raise ImproperlyConfigured(
-        "SMARTPOS['WEBHOOK_SECRET'] must be a str, or a list of str while rotating secrets"
-    )
+    raise ImproperlyConfigured(message("django.secret_type"))
 
 
 @attrs.frozen(slots=True, kw_only=True)
@@ -88,11 +87,7 @@ class SmartPOSSettings:
     def store_setting(self) -> str | os.PathLike[str] | Any:
         """``STORE``, or ``ImproperlyConfigured`` saying how to set it."""
         if self.store is None or self.store == "":
-            raise ImproperlyConfigured(
-                "SMARTPOS['STORE'] is not set: the webhook inbox needs one, e.g. "
-                "'sqlite:////var/lib/shop/smartpos-inbox.sqlite3' (one host), "
-                "'redis://...' or 'postgresql://...' (several hosts)"
-            )
+            raise ImproperlyConfigured(message("django.store_setting"))
         return self.store
 
 
@@ -111,10 +106,7 @@ def raw_settings() -> Mapping[str, Any]:
     if raw is None:
         return {}
     if not isinstance(raw, Mapping):
-        raise ImproperlyConfigured(
-            f"settings.SMARTPOS must be a dict, not {type(raw).__name__}; see KEYS in "
-            "smartpos.integrations.django.conf"
-        )
+        raise ImproperlyConfigured(message("django.settings_not_a_dict", type=type(raw).__name__))
     return raw
 
 
@@ -129,11 +121,11 @@ def get_settings() -> SmartPOSSettings:
     unknown = unknown_keys(raw)
     if unknown:
         raise ImproperlyConfigured(
-            f"SMARTPOS has unknown keys {unknown}: the keys are {sorted(KEYS)}"
+            message("django.unknown_keys", unknown=unknown, keys=sorted(KEYS))
         )
     for key in ("API_KEY", "BASE_URL", "HANDLER", "WEBHOOK_SECRET_HEADER"):
         if raw.get(key) is not None and not isinstance(raw[key], str):
-            raise ImproperlyConfigured(f"SMARTPOS[{key!r}] must be a str")
+            raise ImproperlyConfigured(message("django.not_a_str", key=key))
     options = {key.lower(): _options(raw, key) for key in _OPTION_KEYS}
     return SmartPOSSettings(
         api_key=raw.get("API_KEY") or None,

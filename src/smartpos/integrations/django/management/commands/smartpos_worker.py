@@ -18,7 +18,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import close_old_connections
 from django.utils.module_loading import import_string
 
+from smartpos._messages import message
 from smartpos.integrations.django._state import get_store
+from smartpos.integrations.django.checks import check_webhook_secret
 from smartpos.integrations.django.conf import get_settings
 from smartpos.webhooks import AsyncWorker, Event, Worker
 from smartpos.webhooks._worker import _is_async
@@ -62,16 +64,20 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         """Run the worker."""
         conf = get_settings()
+        # The worker stands for the webhook views it serves: W001 is said here, not on
+        # every manage.py command.
+        for warning in check_webhook_secret():
+            if not warning.is_silenced():
+                self.stderr.write(str(warning))
         path = options["handler"] or conf.handler
         if not path:
-            raise CommandError(
-                "no handler: set SMARTPOS['HANDLER'] = 'yourapp.module.handle_event' or pass "
-                "--handler yourapp.module.handle_event"
-            )
+            raise CommandError(message("django.worker_no_handler"))
         try:
             handler = import_string(path)
         except ImportError as exc:
-            raise CommandError(f"cannot import the handler {path!r}: {exc}") from exc
+            raise CommandError(
+                message("django.worker_handler_import", path=path, problem=exc)
+            ) from exc
         worker_options = dict(conf.worker_options)
         for name in ("lease", "batch", "poll_interval"):
             if options[name] is not None:
@@ -83,7 +89,7 @@ class Command(BaseCommand):
             else:
                 processed = self._run(store, handler, worker_options, options)
         except ValueError as exc:
-            raise CommandError(f"bad worker options: {exc}") from exc
+            raise CommandError(message("django.worker_bad_options", problem=exc)) from exc
         if options["once"]:
             self.stdout.write(f"smartpos_worker: {processed} event(s) processed")
 
