@@ -418,6 +418,51 @@ def test_wrong_connection_type_is_refused() -> None:
         PostgresStore(42)  # type: ignore[arg-type]
 
 
+def test_dead_and_list_work_as_the_first_call_of_a_fresh_store(dsn: str, table: str) -> None:
+    """dead() and list() answer on a new store instance before any other call was made."""
+    with PostgresStore(dsn, table=table) as store:
+        store.migrate()
+        store.put(make_event("ev-1"))
+        store.dead_letter(store.claim(owner="w", lease=30)[0], error="boom")
+
+    with PostgresStore(dsn, table=table) as fresh:
+        dead = fresh.dead()
+    with PostgresStore(dsn, table=table) as fresh:
+        listed = fresh.list()
+
+    assert ["ev-1"] == [r.id for r in dead]
+    assert ["ev-1"] == [r.id for r in listed]
+
+
+@pytest.fixture
+def own_postgres_server() -> Iterator[PostgresServer]:
+    """A PostgreSQL server of this test alone, which it may restart."""
+    server = PostgresServer()
+    server.start()
+    yield server
+    server.stop()
+
+
+def test_calls_after_a_server_restart_succeed(own_postgres_server: PostgresServer) -> None:
+    """After the server restarts, no pooled connection's first call fails."""
+    table = new_table()
+    with PostgresStore(own_postgres_server.dsn, table=table) as store:
+        store.migrate()
+        store.put(make_event("ev-1"))
+        # Several connections in the pool, each one killed by the restart.
+        with store._connection(), store._connection(), store._connection():
+            pass
+        own_postgres_server.restart()
+
+        put = store.put(make_event("ev-2"))
+        claimed = store.claim(owner="w", lease=30, limit=5)
+        got = store.get("ev-1")
+
+    assert PutResult.NEW == put
+    assert ["ev-1", "ev-2"] == sorted(c.event_id for c in claimed)
+    assert got is not None
+
+
 def test_put_of_a_purged_id_is_new_again(store: PostgresStore) -> None:
     """After purge, a redelivery of the id is NEW, as with every store."""
     store.put(make_event("ev-1"))

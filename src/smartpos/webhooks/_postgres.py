@@ -108,8 +108,10 @@ class PostgresStore(StoreBase):
 
     Args:
         dsn_or_pool: A libpq connection string or URL (the store opens and closes its own
-            ``psycopg_pool.ConnectionPool`` of autocommit connections), or a pool the caller
-            owns (autocommit connections save a round trip per call).
+            ``psycopg_pool.ConnectionPool`` of autocommit connections, each one checked on
+            checkout so that a server restart fails no call), or a pool the caller owns
+            (autocommit connections save a round trip per call; give it
+            ``check=ConnectionPool.check_connection`` to survive server restarts the same way).
         table: Name of the table; its schema version lives in ``<table>_schema``.
         schema: Schema of the table; ``None`` uses the connection's ``search_path``.
         max_attempts: Claims after which a failing event goes to the dead state.
@@ -144,6 +146,10 @@ class PostgresStore(StoreBase):
                 max_size=10,
                 kwargs={"autocommit": True},
                 timeout=5.0,
+                # A connection the server dropped while it sat in the pool (a restart, a
+                # failover, an idle timeout) is replaced on checkout instead of failing the
+                # next call: one empty query, a round trip, per call.
+                check=psycopg_pool.ConnectionPool.check_connection,
                 name=f"smartpos-{table}",
                 open=True,
             )
@@ -523,8 +529,9 @@ class PostgresStore(StoreBase):
 
     @_translate
     def _list(self, state: EventState | None, limit: int) -> list[StoredEvent]:
-        query = self._sql["list" if state is None else f"list_{state.value}"]
         with self._connection() as conn:
+            # Inside: the first call of a store renders its statements on its first connection.
+            query = self._render(conn)["list" if state is None else f"list_{state.value}"]
             rows = conn.execute(query, (limit,)).fetchall()
         return [_stored(row) for row in rows]
 
