@@ -258,38 +258,53 @@ class PostgresStore(StoreBase):
                 "pages in the inbox table; set full_page_writes = on."
             )
 
-    @_translate
     def migrate(self) -> int:
         """Create the table and its indexes, or bring them to ``SCHEMA_VERSION``.
 
         Safe to run from several processes at once (they serialise on an advisory lock) and
         to run again (it does nothing when the table is current). Run it at deployment,
-        before any receiver or worker uses the store.
+        before any receiver or worker uses the store. Every step of a run commits together or
+        not at all; an INFO log line names the versions applied, once they committed.
 
         Returns:
             The schema version now in place.
 
         Raises:
-            StoreError: PostgreSQL failed (for example, no CREATE privilege).
+            StoreError: PostgreSQL failed (for example, no CREATE privilege); nothing changed.
         """
+        return self._migrate()[0]
+
+    @_translate
+    def _migrate(self) -> tuple[int, list[int]]:
+        """``migrate()``: the schema version now in place, and the versions this run applied."""
         self._check_open()
-        with self._pool.connection() as conn, conn.transaction():
-            if self._statement_timeouts.pop(conn, None) is not None:
-                # A receiver's put left its budget on this connection; DDL waits for locks.
-                conn.execute("RESET statement_timeout")
-            q = self._render(conn)
-            conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._lock_key,))
-            if self._schema is not None:
-                conn.execute(q["create_schema"])
-            conn.execute(q["create_versions"])
-            row = conn.execute(q["current_version"]).fetchone()
-            current = int(row[0]) if row else 0
-            for version in range(current + 1, SCHEMA_VERSION + 1):
-                for i in range(len(_MIGRATIONS[version - 1])):
-                    conn.execute(q[f"migration{version}.{i}"])
-                conn.execute(q["add_version"], (version,))
-                _logger.info("migrated %s to schema version %d", self.table, version)
-            return max(current, SCHEMA_VERSION)
+        applied: list[int] = []
+        with self._pool.connection() as conn:
+            with conn.transaction():
+                if self._statement_timeouts.pop(conn, None) is not None:
+                    # A receiver's put left its budget on this connection; DDL waits for locks.
+                    conn.execute("RESET statement_timeout")
+                q = self._render(conn)
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._lock_key,))
+                if self._schema is not None:
+                    conn.execute(q["create_schema"])
+                conn.execute(q["create_versions"])
+                row = conn.execute(q["current_version"]).fetchone()
+                current = int(row[0]) if row else 0
+                for version in range(current + 1, SCHEMA_VERSION + 1):
+                    for i in range(len(_MIGRATIONS[version - 1])):
+                        conn.execute(q[f"migration{version}.{i}"])
+                    conn.execute(q["add_version"], (version,))
+                    applied.append(version)
+            # Only now, after the commit: a failed run applied nothing.
+            if applied:
+                _logger.info(
+                    "migrated %s to schema version %d (applied %s)",
+                    self.table,
+                    applied[-1],
+                    ", ".join(map(str, applied)),
+                )
+        return max(current, SCHEMA_VERSION), applied
 
     @_translate
     def _insert(self, batch: Sequence[_Encoded], timeout: float | None) -> list[str | None]:

@@ -29,10 +29,13 @@ __all__ = ["SCHEMA_VERSION", "render"]
 
 
 # Each migration is a list of statement templates for ``psycopg.sql``: ``{t}`` is the table,
-# ``{claim_idx}`` and the like its indexes. Never edit a released migration: append a new one.
+# ``{claim_idx}`` and the like its indexes. Never change what a released migration creates:
+# append a new one. Every statement can run again over what it already made (IF NOT EXISTS,
+# OR REPLACE), so that migrate() also rebuilds a schema whose tables were dropped by hand
+# (their function survives them) or whose version table was lost.
 _MIGRATIONS: list[list[str]] = [
     [
-        """CREATE TABLE {t} (
+        """CREATE TABLE IF NOT EXISTS {t} (
             id text PRIMARY KEY,
             seq bigint GENERATED ALWAYS AS IDENTITY,
             tipo text NOT NULL,
@@ -51,10 +54,10 @@ _MIGRATIONS: list[list[str]] = [
             done_at timestamptz
         )""",
         # Serves claim: walked in claim order, over the rows that can still be claimed only.
-        """CREATE INDEX {claim_idx} ON {t} (criado_em, seq)
+        """CREATE INDEX IF NOT EXISTS {claim_idx} ON {t} (criado_em, seq)
             WHERE state IN ('pending', 'claimed')""",
-        "CREATE INDEX {dead_idx} ON {t} (criado_em, seq) WHERE state = 'dead'",
-        "CREATE INDEX {done_idx} ON {t} (done_at) WHERE state = 'done'",
+        "CREATE INDEX IF NOT EXISTS {dead_idx} ON {t} (criado_em, seq) WHERE state = 'dead'",
+        "CREATE INDEX IF NOT EXISTS {done_idx} ON {t} (done_at) WHERE state = 'done'",
     ],
     # 2: the outcome journal, and a column with each event's dados.referencia, written by
     # put() from the envelope Python already parsed: PostgreSQL's json operators unescape
@@ -63,11 +66,11 @@ _MIGRATIONS: list[list[str]] = [
     # before the migration are back-filled where PostgreSQL can read them (this blocks puts
     # meanwhile: run it at deploy).
     [
-        "ALTER TABLE {t} ADD COLUMN referencia text",
+        "ALTER TABLE {t} ADD COLUMN IF NOT EXISTS referencia text",
         """UPDATE {t} SET referencia = body -> 'dados' ->> 'referencia'
-            WHERE CASE WHEN body::text !~* '\\\\u(0000|d[89a-f])'
+            WHERE referencia IS NULL AND CASE WHEN body::text !~* '\\\\u(0000|d[89a-f])'
                 THEN json_typeof(body -> 'dados' -> 'referencia') = 'string' ELSE false END""",
-        """CREATE TABLE {ops} (
+        """CREATE TABLE IF NOT EXISTS {ops} (
             referencia text PRIMARY KEY,
             seq bigint GENERATED ALWAYS AS IDENTITY,
             kind text NOT NULL,
@@ -81,17 +84,18 @@ _MIGRATIONS: list[list[str]] = [
             created_at timestamptz NOT NULL,
             updated_at timestamptz NOT NULL
         )""",
-        """CREATE INDEX {ops_waiting_idx} ON {ops} (seq)
+        """CREATE INDEX IF NOT EXISTS {ops_waiting_idx} ON {ops} (seq)
             WHERE state IN ('sending', 'accepted', 'unknown')""",
-        """CREATE INDEX {ops_ended_idx} ON {ops} (updated_at)
+        """CREATE INDEX IF NOT EXISTS {ops_ended_idx} ON {ops} (updated_at)
             WHERE state IN ('final', 'rejected')""",
-        "CREATE INDEX {ref_idx} ON {t} ({referencia}, seq) WHERE {referencia} IS NOT NULL",
+        """CREATE INDEX IF NOT EXISTS {ref_idx} ON {t} ({referencia}, seq)
+            WHERE {referencia} IS NOT NULL""",
     ],
     # 3: every insert NOTIFYs its event's referencia, inside the insert's transaction, for the
     # change listeners (one LISTEN connection per process). A payload too long for NOTIFY is
     # sent empty: "something changed", every listener's waiters re-check.
     [
-        """CREATE FUNCTION {notify_fn}() RETURNS trigger LANGUAGE plpgsql AS $fn$
+        """CREATE OR REPLACE FUNCTION {notify_fn}() RETURNS trigger LANGUAGE plpgsql AS $fn$
         DECLARE
             ref text := NEW.referencia;
         BEGIN
@@ -105,6 +109,8 @@ _MIGRATIONS: list[list[str]] = [
             RETURN NULL;
         END
         $fn$""",
+        # PostgreSQL 13 has no CREATE OR REPLACE TRIGGER.
+        "DROP TRIGGER IF EXISTS {notify_trg} ON {t}",
         """CREATE TRIGGER {notify_trg} AFTER INSERT ON {t}
             FOR EACH ROW EXECUTE FUNCTION {notify_fn}()""",
     ],
