@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import multiprocessing
 import os
@@ -14,6 +15,7 @@ from typing import Any
 import pytest
 from races import StoreSpec, race_claims, race_killed_worker, race_puts
 from servers import PostgresServer, require_module
+from skewed_clocks import SKEWS, check_skewed_instance, skew
 from store_contract import FakeClock, StoreContract, StoreFactory, closing_factory, make_event
 
 from smartpos import ConfigurationError
@@ -259,18 +261,21 @@ def test_unsafe_table_names_are_refused(dsn: str, name: str) -> None:
         PostgresStore(dsn, table=name)
 
 
+@pytest.mark.parametrize("clock", ["server", "store"])
 def test_claim_query_is_served_by_the_claim_index(
-    store: PostgresStore, dsn: str, table: str
+    store: PostgresStore, dsn: str, table: str, clock: str
 ) -> None:
     """The claim statement can walk the partial (criado_em, seq) index in claim order."""
     store.put_many([make_event(f"ev-{i}") for i in range(50)])
     claim_sql = store._sql["claim"]
+    when = None if clock == "server" else FakeClock().datetime()
     with psycopg.connect(dsn) as conn:
         conn.execute("SET enable_seqscan = off")
         conn.execute("SET enable_sort = off")
         params = {
-            "now": FakeClock().datetime(),
-            "exp": FakeClock().datetime(),
+            "now": when,
+            "exp": when,
+            "exp_s": 30.0,
             "owner": "w",
             "limit": 1,
             "max": 10,
@@ -542,6 +547,38 @@ def test_calls_after_a_server_restart_succeed(own_postgres_server: PostgresServe
     assert got is not None
 
 
+@SKEWS
+def test_leases_hold_between_hosts_whose_clocks_disagree(
+    dsn: str, table: str, offset: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store whose host clock is a minute off claims and expires leases by the server's."""
+    with (
+        PostgresStore(dsn, table=table) as correct,
+        PostgresStore(dsn, table=table) as skewed,
+    ):
+        correct.migrate()
+        skew(monkeypatch, skewed, offset)
+
+        check_skewed_instance(correct, skewed)
+
+
+def test_inbox_times_are_the_servers(
+    store: PostgresStore, dsn: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Arrival, lease, done times and the purge cutoff come from the server, not the host."""
+    skew(monkeypatch, store, 3600.0)
+    store.put(make_event("ev-1"))
+    (claim,) = store.claim(owner="w", lease=30)
+    store.ack(claim)
+    ((received, done, now),) = query(
+        dsn, f'SELECT received_at, done_at, now() FROM "{store.table}" WHERE id = %s', "ev-1"
+    )
+    skew(monkeypatch, store, 8 * 86400.0)  # past the retention, by the host's clock only
+
+    assert received <= claim.lease_expires_at - dt.timedelta(seconds=30) <= done <= now
+    assert 0 == store.purge()
+
+
 def test_put_of_a_purged_id_is_new_again(store: PostgresStore) -> None:
     """After purge, a redelivery of the id is NEW, as with every store."""
     store.put(make_event("ev-1"))
@@ -613,9 +650,16 @@ def test_batches_of_the_same_new_ids_in_other_orders_do_not_fail(
     def put(conn: psycopg.Connection[Any], event_id: str) -> None:
         item = store._encode(make_event(event_id))
         assert item.criado_em is not None
-        now = _utc(time.time())
-        params = (item.id, item.tipo, _utc(item.criado_em), item.raw_json, item.body_hash)
-        conn.execute(store._sql["put"], (*params, now, now, _ref(item)))
+        params = {
+            "now": None,
+            "id": item.id,
+            "tipo": item.tipo,
+            "criado": _utc(item.criado_em),
+            "body": item.raw_json,
+            "hash": item.body_hash,
+            "ref": _ref(item),
+        }
+        conn.execute(store._sql["put"], params)
 
     results: list[Any] = []
     with psycopg.connect(dsn) as other:  # not autocommit: one open transaction

@@ -13,9 +13,11 @@ transaction-scoped advisory lock, so several processes may run it at once. ``ack
 ack commits (or rolls back) together with the handler's writes. The schema's migrations and every
 statement are in ``_postgres_sql.py``.
 
-Times come from the store's ``clock`` and are sent as parameters; the server's ``now()`` is never
-used, which makes the store testable with a fake clock and means that the hosts sharing a table
-need synchronised clocks (NTP): a host whose clock runs ahead sees leases expire early.
+Times (leases, retries, when an event arrived, was done, may be purged) come from the server's
+clock (``statement_timestamp()``, in the statements), so that the hosts sharing a table need no
+synchronised clocks: a worker whose clock is a minute off claims and expires leases like the
+others. Given a ``clock`` (tests), the store sends that clock's times as parameters instead. The
+outcome journal's times come from the host's clock (``_journal.py``), whichever the store's.
 """
 
 from __future__ import annotations
@@ -103,8 +105,8 @@ class PostgresStore(StoreBase):
     The table is created or upgraded only by ``migrate()``; using the store before that raises
     ``MigrationRequiredError``. PostgreSQL 13 or later (for ``gen_random_uuid()``). Durability is
     the server's: keep ``fsync``, ``synchronous_commit`` and ``full_page_writes`` on (checked on
-    first use when ``check_settings``). All hosts must have synchronised clocks (NTP): times come
-    from ``clock``.
+    first use when ``check_settings``). Lease times come from the server's clock, so the hosts
+    sharing the table need no synchronised clocks.
 
     Args:
         dsn_or_pool: A libpq connection string or URL (the store opens and closes its own
@@ -116,7 +118,10 @@ class PostgresStore(StoreBase):
         schema: Schema of the table; ``None`` uses the connection's ``search_path``.
         max_attempts: Claims after which a failing event goes to the dead state.
         retention: How long ``purge()`` keeps done events by default.
-        clock: Returns the current time in epoch seconds; every expiry uses it.
+        clock: ``None`` (the default): every time of the inbox (leases, retries, arrival,
+            done, the default purge cutoff) is the server's. A function returning epoch seconds
+            (tests with a fake clock): those times come from it instead, as for the other
+            stores. The outcome journal always uses this host's clock.
         check_settings: On first use, log a WARNING for each server setting that breaks the
             store's durability (``fsync``, ``synchronous_commit``, ``full_page_writes``).
 
@@ -132,10 +137,15 @@ class PostgresStore(StoreBase):
         schema: str | None = None,
         max_attempts: int = DEFAULT_MAX_ATTEMPTS,
         retention: _dt.timedelta = DEFAULT_RETENTION,
-        clock: Callable[[], float] = time.time,
+        clock: Callable[[], float] | None = None,
         check_settings: bool = True,
     ) -> None:
-        super().__init__(max_attempts=max_attempts, retention=retention, clock=clock)
+        super().__init__(
+            max_attempts=max_attempts,
+            retention=retention,
+            clock=time.time if clock is None else clock,
+        )
+        self._server_clock = clock is None
         _check_name(table, "table")
         if schema is not None:
             _check_name(schema, "schema")
@@ -184,6 +194,25 @@ class PostgresStore(StoreBase):
     def table(self) -> str:
         """The store's table name, schema-qualified when a schema was given."""
         return f"{self._schema}.{self._table}" if self._schema else self._table
+
+    def _times(self, **later: float) -> dict[str, Any]:
+        """The time parameters of a statement: ``now`` and, per keyword, a time that many
+        seconds later (``<name>``, and ``<name>_s`` the seconds).
+
+        ``None`` times make the statement read the server's clock (see ``_postgres_sql.py``).
+        """
+        if self._server_clock:
+            times: dict[str, Any] = {"now": None}
+            for name, seconds in later.items():
+                times[name] = None
+                times[f"{name}_s"] = float(seconds)
+            return times
+        now = self._now()
+        times = {"now": _utc(now)}
+        for name, seconds in later.items():
+            times[name] = _utc(now + seconds)
+            times[f"{name}_s"] = float(seconds)
+        return times
 
     def _render(self, conn: psycopg.Connection[Any]) -> dict[str, str]:
         """Render every statement once with this store's quoted names."""
@@ -330,12 +359,16 @@ class PostgresStore(StoreBase):
 
     def _insert_one(self, conn: psycopg.Connection[Any], item: _Encoded) -> str | None:
         # One event needs neither the batch statement nor a transaction: a round trip less.
-        now = _utc(self._now())
-        criado = None if item.criado_em is None else _utc(item.criado_em)
-        cur = conn.execute(
-            self._sql["put"],
-            (item.id, item.tipo, criado, item.raw_json, item.body_hash, now, now, _ref(item)),
-        )
+        params = {
+            **self._times(),
+            "id": item.id,
+            "tipo": item.tipo,
+            "criado": None if item.criado_em is None else _utc(item.criado_em),
+            "body": item.raw_json,
+            "hash": item.body_hash,
+            "ref": _ref(item),
+        }
+        cur = conn.execute(self._sql["put"], params)
         if cur.rowcount == 1:
             return None
         row = conn.execute(self._sql["hash"], (item.id,)).fetchone()
@@ -350,11 +383,10 @@ class PostgresStore(StoreBase):
         for item in batch:
             first.setdefault(item.id, item)
         unique = list(first.values())
-        now = _utc(self._now())
         rows = conn.execute(
             self._sql["put_many"],
             {
-                "now": now,
+                **self._times(),
                 "ids": [i.id for i in unique],
                 "tipos": [i.tipo for i in unique],
                 "criados": [None if i.criado_em is None else _utc(i.criado_em) for i in unique],
@@ -387,18 +419,15 @@ class PostgresStore(StoreBase):
         claims: list[tuple[tuple[bool, _dt.datetime | None, int], Claim]] = []
         with self._connection() as conn:
             while len(claims) < limit:
-                now = self._now()
-                expires = _utc(now + lease)
                 params = {
                     **self._claim_params,
-                    "now": _utc(now),
-                    "exp": expires,
+                    **self._times(exp=lease),
                     "owner": owner,
                     "limit": limit - len(claims),
                 }
                 rows = conn.execute(self._sql["claim"], params).fetchall()
                 died = 0
-                for event_id, tipo, body, attempts, token, state, criado_em, seq in rows:
+                for event_id, tipo, body, attempts, token, state, criado_em, seq, exp in rows:
                     if state != "claimed":
                         died += 1
                         continue
@@ -409,7 +438,7 @@ class PostgresStore(StoreBase):
                         owner=owner,
                         token=token,
                         attempts=attempts,
-                        lease_expires_at=expires,
+                        lease_expires_at=exp.astimezone(_dt.timezone.utc),
                     )
                     claims.append(((criado_em is None, criado_em, seq), claim))
                 if not died:
@@ -417,10 +446,9 @@ class PostgresStore(StoreBase):
         claims.sort(key=lambda c: (c[0][0], c[0][1] or _EPOCH, c[0][2]))
         return [c for _, c in claims]
 
-    @staticmethod
-    def _held_params(claim: Claim, now: float, **extra: Any) -> dict[str, Any]:
+    def _held_params(self, claim: Claim, **extra: Any) -> dict[str, Any]:
         """The parameters of the ``held`` guard (id, token, now), and ``extra``."""
-        return {"id": claim.event_id, "token": claim.token, "now": _utc(now), **extra}
+        return {"id": claim.event_id, "token": claim.token, **self._times(), **extra}
 
     def _ensure_ready(self) -> None:
         if not self._ready:
@@ -455,7 +483,7 @@ class PostgresStore(StoreBase):
             MigrationRequiredError: ``migrate()`` has not been run.
             StoreError: PostgreSQL failed or is unreachable.
         """
-        return self._run(conn, self._sql["ack"], self._held_params(claim, self._now())) == 1
+        return self._run(conn, self._sql["ack"], self._held_params(claim)) == 1
 
     @_translate
     def ack_many(
@@ -472,7 +500,7 @@ class PostgresStore(StoreBase):
         params = {
             "ids": [c.event_id for c in claims],
             "tokens": [c.token for c in claims],
-            "now": _utc(self._now()),
+            **self._times(),
         }
         if conn is None:
             with self._connection() as own:
@@ -504,10 +532,10 @@ class PostgresStore(StoreBase):
             conn: As for ``ack``: run inside the caller's transaction.
         """
         self._check_seconds("retry_in", retry_in, positive=False)
-        now = self._now()
-        params = self._held_params(
-            claim, now, avail=_utc(now + retry_in), error=error, max=self._max_attempts
-        )
+        params = {
+            **self._held_params(claim, error=error, max=self._max_attempts),
+            **self._times(avail=retry_in),
+        }
         return self._run(conn, self._sql["nack"], params) == 1
 
     @_translate
@@ -521,19 +549,17 @@ class PostgresStore(StoreBase):
             error: Why; kept as ``last_error``.
             conn: As for ``ack``: run inside the caller's transaction.
         """
-        params = self._held_params(claim, self._now(), error=error)
+        params = self._held_params(claim, error=error)
         return self._run(conn, self._sql["dead_letter"], params) == 1
 
     @_translate
     def release(self, claim: Claim) -> bool:
-        params = self._held_params(claim, self._now())
-        return self._run(None, self._sql["release"], params) == 1
+        return self._run(None, self._sql["release"], self._held_params(claim)) == 1
 
     @_translate
     def extend(self, claim: Claim, *, lease: float) -> bool:
         self._check_seconds("lease", lease, positive=True)
-        now = self._now()
-        params = self._held_params(claim, now, exp=_utc(now + lease))
+        params = {**self._held_params(claim), **self._times(exp=lease)}
         return self._run(None, self._sql["extend"], params) == 1
 
     @_translate
@@ -552,16 +578,22 @@ class PostgresStore(StoreBase):
 
     @_translate
     def requeue(self, event_id: str) -> bool:
-        params = {"id": event_id, "now": _utc(self._now())}
+        params = {"id": event_id, **self._times()}
         return self._run(None, self._sql["requeue"], params) == 1
 
     @_translate
     def purge(self, *, done_before: _dt.datetime | None = None) -> int:
         cutoff = _utc(self._purge_cutoff(done_before))
+        params = {
+            # None: the server's clock minus the retention (done_at is the server's time).
+            "cutoff": None if done_before is None and self._server_clock else cutoff,
+            "retention": self._retention.total_seconds(),
+            "limit": _PURGE_BATCH,
+        }
         total = 0
         with self._connection() as conn:
             while True:
-                deleted = conn.execute(self._sql["purge"], (cutoff, _PURGE_BATCH)).rowcount
+                deleted = conn.execute(self._sql["purge"], params).rowcount
                 if not conn.autocommit:
                     conn.commit()
                 total += deleted

@@ -119,15 +119,35 @@ _MIGRATIONS: list[list[str]] = [
 #: The schema version this code needs; ``migrate()`` brings a table to it.
 SCHEMA_VERSION = len(_MIGRATIONS)
 
+# The time of a statement: the store's clock when it was given one (tests: ``%(now)s``), else
+# the server's, so that the hosts sharing the table need no synchronised clocks.
+# statement_timestamp() is when the server received the statement: one value for every row it
+# touches, and current for each statement of a caller's transaction (now() would be the
+# transaction's start, possibly long before an ack at its end).
+_NOW = "coalesce(%(now)s::timestamptz, statement_timestamp())"
+
+
+def _later(name: str) -> str:
+    """``%(<name>)s`` from the store's clock, else ``%(<name>_s)s`` seconds after the server's."""
+    return (
+        f"coalesce(%({name})s::timestamptz, "
+        f"statement_timestamp() + %({name}_s)s::float8 * interval '1 second')"
+    )
+
+
 # SQL fragments shared by several statements.
 _FRAGMENTS = {
     "columns": "id, tipo, criado_em, body, body_hash, state, attempts, received_at, "
     "available_at, owner, lease_expires_at, last_error, done_at",
+    "now": _NOW,
+    # A lease's expiry, and a nacked event's next attempt.
+    "exp": _later("exp"),
+    "avail": _later("avail"),
     # The guard of every operation on a claim: its token still holds an unexpired lease.
     "held": "id = %(id)s AND state = 'claimed' AND token = %(token)s "
-    "AND lease_expires_at > %(now)s",
+    f"AND lease_expires_at > {_NOW}",
     "release": "owner = NULL, token = NULL, lease_expires_at = NULL",
-    "done": "state = 'done', done_at = %(now)s, available_at = NULL, owner = NULL, "
+    "done": f"state = 'done', done_at = {_NOW}, available_at = NULL, owner = NULL, "
     "token = NULL, lease_expires_at = NULL",
     # A claimed row whose lease ran out at max_attempts goes to dead instead of to a new owner.
     "dying": "t.state = 'claimed' AND t.attempts >= %(max)s",
@@ -147,10 +167,11 @@ _QUERIES = {
     "add_version": "INSERT INTO {versions} (version) VALUES (%s)",
     "put": "INSERT INTO {t} "
     "(id, tipo, criado_em, body, body_hash, received_at, available_at, referencia) "
-    "VALUES (%s, %s, %s, %s::json, %s, %s, %s, %s) ON CONFLICT (id) DO NOTHING",
+    "VALUES (%(id)s, %(tipo)s, %(criado)s, %(body)s::json, %(hash)s, {now}, {now}, %(ref)s) "
+    "ON CONFLICT (id) DO NOTHING",
     "put_many": "INSERT INTO {t} "
     "(id, tipo, criado_em, body, body_hash, received_at, available_at, referencia) "
-    "SELECT u.id, u.tipo, u.criado_em, u.body::json, u.h, %(now)s, %(now)s, u.ref "
+    "SELECT u.id, u.tipo, u.criado_em, u.body::json, u.h, {now}, {now}, u.ref "
     "FROM unnest(%(ids)s::text[], %(tipos)s::text[], %(criados)s::timestamptz[], "
     "%(bodies)s::text[], %(hashes)s::text[], %(refs)s::text[]) "
     "WITH ORDINALITY AS u(id, tipo, criado_em, body, h, ref, n) "
@@ -158,33 +179,34 @@ _QUERIES = {
     "hash": "SELECT body_hash FROM {t} WHERE id = %s",
     "hashes": "SELECT id, body_hash FROM {t} WHERE id = ANY(%s::text[])",
     "claim": "WITH picked AS (SELECT id FROM {t} "
-    "WHERE state IN ('pending', 'claimed') AND available_at <= %(now)s "
+    "WHERE state IN ('pending', 'claimed') AND available_at <= {now} "
     "ORDER BY criado_em, seq LIMIT %(limit)s FOR UPDATE SKIP LOCKED) "
     "UPDATE {t} AS t SET "
     "state = CASE WHEN {dying} THEN 'dead' ELSE 'claimed' END, "
     "attempts = CASE WHEN {dying} THEN t.attempts ELSE t.attempts + 1 END, "
     "owner = CASE WHEN {dying} THEN NULL ELSE %(owner)s END, "
     "token = CASE WHEN {dying} THEN NULL ELSE gen_random_uuid()::text END, "
-    "lease_expires_at = CASE WHEN {dying} THEN NULL ELSE %(exp)s END, "
-    "available_at = CASE WHEN {dying} THEN NULL ELSE %(exp)s END, "
+    "lease_expires_at = CASE WHEN {dying} THEN NULL ELSE {exp} END, "
+    "available_at = CASE WHEN {dying} THEN NULL ELSE {exp} END, "
     "last_error = CASE WHEN {dying} THEN %(head)s || t.attempts || %(tail)s "
     "ELSE t.last_error END "
     "FROM picked WHERE t.id = picked.id "
-    "RETURNING t.id, t.tipo, t.body, t.attempts, t.token, t.state, t.criado_em, t.seq",
+    "RETURNING t.id, t.tipo, t.body, t.attempts, t.token, t.state, t.criado_em, t.seq, "
+    "t.lease_expires_at",
     "ack": "UPDATE {t} SET {done} WHERE {held}",
     "ack_many": "UPDATE {t} AS t SET {done} "
     "FROM unnest(%(ids)s::text[], %(tokens)s::text[]) AS a(id, token) "
     "WHERE t.id = a.id AND t.state = 'claimed' AND t.token = a.token "
-    "AND t.lease_expires_at > %(now)s RETURNING t.id",
+    "AND t.lease_expires_at > {now} RETURNING t.id",
     "nack": "UPDATE {t} SET "
     "state = CASE WHEN attempts >= %(max)s THEN 'dead' ELSE 'pending' END, "
-    "available_at = CASE WHEN attempts >= %(max)s THEN NULL ELSE %(avail)s END, "
+    "available_at = CASE WHEN attempts >= %(max)s THEN NULL ELSE {avail} END, "
     "last_error = %(error)s, {release} WHERE {held}",
     "release": "UPDATE {t} SET state = 'pending', attempts = attempts - 1, "
-    "available_at = %(now)s, {release} WHERE {held}",
+    "available_at = {now}, {release} WHERE {held}",
     "dead_letter": "UPDATE {t} SET state = 'dead', available_at = NULL, "
     "last_error = %(error)s, {release} WHERE {held}",
-    "extend": "UPDATE {t} SET lease_expires_at = %(exp)s, available_at = %(exp)s WHERE {held}",
+    "extend": "UPDATE {t} SET lease_expires_at = {exp}, available_at = {exp} WHERE {held}",
     "get": "SELECT {columns} FROM {t} WHERE id = %s",
     # One statement per state, the state written out so that the partial indexes apply.
     "list": "SELECT {columns} FROM {t} ORDER BY criado_em, seq LIMIT %s",
@@ -195,9 +217,11 @@ _QUERIES = {
     "list_done": "SELECT {columns} FROM {t} WHERE state = 'done' ORDER BY criado_em, seq LIMIT %s",
     "list_dead": "SELECT {columns} FROM {t} WHERE state = 'dead' ORDER BY criado_em, seq LIMIT %s",
     "requeue": "UPDATE {t} SET state = 'pending', attempts = 0, done_at = NULL, "
-    "available_at = %(now)s, {release} WHERE id = %(id)s AND state IN ('dead', 'done')",
-    "purge": "DELETE FROM {t} WHERE id IN "
-    "(SELECT id FROM {t} WHERE state = 'done' AND done_at < %s LIMIT %s)",
+    "available_at = {now}, {release} WHERE id = %(id)s AND state IN ('dead', 'done')",
+    # The cutoff: done_before, the store's clock minus the retention, or the server's.
+    "purge": "DELETE FROM {t} WHERE id IN (SELECT id FROM {t} WHERE state = 'done' "
+    "AND done_at < coalesce(%(cutoff)s::timestamptz, "
+    "statement_timestamp() - %(retention)s::float8 * interval '1 second') LIMIT %(limit)s)",
     "settings": "SELECT current_setting('fsync'), current_setting('synchronous_commit'), "
     "current_setting('full_page_writes')",
     # The outcome journal (see _journal.py).
