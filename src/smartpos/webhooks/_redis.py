@@ -223,7 +223,7 @@ class RedisStore(StoreBase):
     Every operation is one atomic Lua script. All keys share the hash tag ``{prefix}``, so the
     store works on Redis Cluster (all its keys live in one slot, hence on one node). Done events
     expire by TTL ``retention`` (plus an hour's grace) after their ack; ``purge()`` deletes them
-    earlier by the store's clock.
+    earlier by the server's clock.
 
     Durability is the server's: run it with ``appendonly yes``, ``appendfsync everysec`` (or
     ``always``) and ``maxmemory-policy noeviction``. With ``check_settings`` (the default) the
