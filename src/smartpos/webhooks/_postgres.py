@@ -25,6 +25,7 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import logging
+import select
 import time
 import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -93,6 +94,29 @@ def _store_error(exc: Exception) -> StoreError:
 _translate = _translating(psycopg.Error, _store_error)
 
 
+def _spoke_while_idle(fd: int) -> bool:
+    """Whether a socket that nobody is reading has something to read (or was closed)."""
+    if hasattr(select, "poll"):
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        return bool(poller.poll(0))
+    return bool(select.select([fd], [], [], 0)[0])  # pragma: no cover - Windows
+
+
+def _check_idle_connection(conn: psycopg.Connection[Any]) -> None:
+    """The pool's check on checkout: raise for a connection the server dropped while it sat idle.
+
+    A server that restarts, fails over or ends an idle session sends a FATAL message and closes
+    the socket: a pooled connection then has something to read, which an idle one never has
+    (its notices aside). Only then does the check cost a round trip (``check_connection``'s
+    empty query, which fails and makes the pool replace the connection); a healthy connection
+    costs one ``poll`` instead of a round trip per call. A server that vanished without closing
+    its sockets is not seen here: its connections fail once, like any lost network.
+    """
+    if conn.closed or _spoke_while_idle(conn.fileno()):
+        psycopg_pool.ConnectionPool.check_connection(conn)
+
+
 def _ref(item: _Encoded) -> str | None:
     # text cannot hold NUL: such a referencia is never journaled either (see _journal_get).
     ref = item.referencia
@@ -156,10 +180,7 @@ class PostgresStore(StoreBase):
                 max_size=10,
                 kwargs={"autocommit": True},
                 timeout=5.0,
-                # A connection the server dropped while it sat in the pool (a restart, a
-                # failover, an idle timeout) is replaced on checkout instead of failing the
-                # next call: one empty query, a round trip, per call.
-                check=psycopg_pool.ConnectionPool.check_connection,
+                check=_check_idle_connection,
                 name=f"smartpos-{table}",
                 open=True,
             )
