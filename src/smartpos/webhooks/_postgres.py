@@ -438,6 +438,7 @@ class PostgresStore(StoreBase):
     def claim(self, *, owner: str, lease: float, limit: int = 1) -> list[Claim]:
         self._check_claim(owner, lease, limit)
         claims: list[tuple[tuple[bool, _dt.datetime | None, int], Claim]] = []
+        dead: list[tuple[str, str, int]] = []
         with self._connection() as conn:
             while len(claims) < limit:
                 params = {
@@ -451,6 +452,7 @@ class PostgresStore(StoreBase):
                 for event_id, tipo, body, attempts, token, state, criado_em, seq, exp in rows:
                     if state != "claimed":
                         died += 1
+                        dead.append((event_id, tipo, attempts))
                         continue
                     claim = Claim(
                         event_id=event_id,
@@ -464,6 +466,8 @@ class PostgresStore(StoreBase):
                     claims.append(((criado_em is None, criado_em, seq), claim))
                 if not died:
                     break
+        for event_id, tipo, attempts in dead:  # once committed
+            self._log_expired_to_dead(event_id, tipo, attempts)
         claims.sort(key=lambda c: (c[0][0], c[0][1] or _EPOCH, c[0][2]))
         return [c for _, c in claims]
 

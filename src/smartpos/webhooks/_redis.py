@@ -415,7 +415,9 @@ class RedisStore(StoreBase):
             self._ttl,
             *tokens,
         ]
-        expires, *flat = self._claim(self._claim_keys, args)
+        expires, died, flat = self._claim(self._claim_keys, args)
+        for i in range(0, len(died), 3):
+            self._log_expired_to_dead(_text(died[i]), _text(died[i + 1]), int(died[i + 2]))
         expires_at = _utc(float(expires))
         return [
             Claim(

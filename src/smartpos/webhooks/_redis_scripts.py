@@ -99,8 +99,9 @@ return out
 #: KEYS: ready, timer, dead, done.  ARGV: now ('' for the server's), lease seconds, owner,
 #: limit, event key prefix, max_attempts, promote max, expired-error prefix, expired-error
 #: suffix, the done events' TTL in seconds, tokens...
-#: Answers the lease expiry, then (id, body, tipo, attempts) per claimed event, flattened; the
-#: n-th one got the n-th token.
+#: Answers {lease expiry, died, claimed}: died holds (id, tipo, attempts) per event that this
+#: claim moved to dead (its lease ran out on its last attempt), claimed holds (id, body, tipo,
+#: attempts) per claimed event; both flattened; the n-th claimed event got the n-th token.
 _CLAIM = (
     _LUA_HELPERS
     + """
@@ -120,7 +121,7 @@ for _, id in ipairs(due) do
   if f[3] == 'pending' or f[3] == 'claimed' then redis.call('ZADD', ready, f[1], f[2]) end
 end
 if #due > 0 then redis.call('ZREM', timer, unpack(due)) end
-local out = {exp}
+local out, died = {}, {}
 local n = 0
 while n < limit do
   local popped = redis.call('ZPOPMIN', ready, limit - n)
@@ -136,6 +137,9 @@ while n < limit do
         redis.call('ZADD', timer, f[3], id)
       elseif f[1] == 'claimed' and tonumber(f[2]) >= maxat then
         to_dead(k, id, popped[j + 1], rm, ARGV[8] .. f[2] .. ARGV[9], timer, dead)
+        died[#died + 1] = id
+        died[#died + 1] = f[5]
+        died[#died + 1] = f[2]
       else
         n = n + 1
         local token = ARGV[10 + n]
@@ -151,7 +155,7 @@ while n < limit do
     end
   end
 end
-return out
+return {exp, died, out}
 """
 )
 
