@@ -217,10 +217,11 @@ class PostgresStore(StoreBase):
         return f"{self._schema}.{self._table}" if self._schema else self._table
 
     def _times(self, **later: float) -> dict[str, Any]:
-        """The time parameters of a statement: ``now`` and, per keyword, a time that many
-        seconds later (``<name>``, and ``<name>_s`` the seconds).
+        """The time parameters of a statement: ``now``, and a later time per keyword.
 
-        ``None`` times make the statement read the server's clock (see ``_postgres_sql.py``).
+        Each keyword gives ``<name>`` (that many seconds after ``now``) and ``<name>_s`` (the
+        seconds). ``None`` times make the statement read the server's clock instead (see
+        ``_postgres_sql.py``).
         """
         if self._server_clock:
             times: dict[str, Any] = {"now": None}

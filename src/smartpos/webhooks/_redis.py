@@ -98,7 +98,7 @@ _logger = logging.getLogger("smartpos.webhooks")
 # Due timers moved to ``ready`` per claim: bounds the time one script blocks the server.
 _PROMOTE_MAX = 1000
 # Done events kept past the retention before the server's TTL drops them, so that an explicit
-# purge() (which uses the client's clock) normally runs first and clock skew cannot bite.
+# purge() normally runs first (and a store given its own clock, skewed, cannot race the TTL).
 _TTL_GRACE_SECONDS = 3600
 _PURGE_BATCH = 500
 # Seconds a store-made client waits to connect or for an answer.
