@@ -1,4 +1,5 @@
-"""Fixtures of the framework integration tests: an SQLite inbox path, real Redis servers."""
+"""Fixtures of the framework integration tests: an SQLite inbox path, real Redis and
+PostgreSQL servers."""
 
 from __future__ import annotations
 
@@ -6,9 +7,9 @@ from pathlib import Path
 
 import pytest
 from framework_helpers import ROOT  # noqa: F401 - puts tests/webhooks on sys.path first
-from servers import redis_server, redis_server_unsafe
+from servers import postgres_server, redis_server, redis_server_unsafe
 
-__all__ = ["redis_server", "redis_server_unsafe", "tmp_inbox"]
+__all__ = ["postgres_server", "redis_server", "redis_server_unsafe", "tmp_inbox"]
 
 
 @pytest.fixture

@@ -237,6 +237,69 @@ def test_worker_command_without_a_handler(
     assert str(info.value).startswith("nenhum handler: defina SMARTPOS['HANDLER']")
 
 
+# --- the migrate command -------------------------------------------------------------------
+
+
+@pytest.fixture
+def postgres_inbox(
+    smartpos_settings: dict[str, Any], request: pytest.FixtureRequest
+) -> Iterator[tuple[str, str]]:
+    """SMARTPOS["STORE"] on a new table of a real PostgreSQL: its DSN and table name."""
+    import uuid
+
+    from django.test import override_settings
+
+    pytest.importorskip("psycopg_pool")
+    server = request.getfixturevalue("postgres_server")
+    table = f"t_{uuid.uuid4().hex[:12]}"
+    url = f"postgresql://postgres@127.0.0.1:{server.port}/postgres"
+    values = {**smartpos_settings, "STORE": url, "STORE_OPTIONS": {"table": table}}
+    with override_settings(SMARTPOS=values):
+        yield server.dsn, table
+
+
+def test_migrate_command_says_what_it_migrated(postgres_inbox: tuple[str, str]) -> None:
+    """smartpos_migrate names the versions it applied, then says the schema is up to date."""
+    from django.core.management import call_command
+
+    from smartpos.webhooks._postgres import SCHEMA_VERSION
+
+    _, table = postgres_inbox
+    first, second = _Output(), _Output()
+
+    call_command("smartpos_migrate", stdout=first)
+    call_command("smartpos_migrate", stdout=second)
+
+    store = f"PostgresStore(table='{table}')"
+    applied = ", ".join(str(v) for v in range(1, SCHEMA_VERSION + 1))
+    assert (
+        f"smartpos_migrate: {store} migrated to schema version {SCHEMA_VERSION} "
+        f"(applied {applied})\n"
+    ) == first.text
+    assert (
+        f"smartpos_migrate: {store} is up to date (schema version {SCHEMA_VERSION})\n"
+    ) == second.text
+
+
+def test_migrate_command_failure_is_a_command_error(postgres_inbox: tuple[str, str]) -> None:
+    """A migration PostgreSQL refuses is a CommandError saying nothing changed, no traceback."""
+    import psycopg
+    from django.core.management import CommandError, call_command
+
+    dsn, table = postgres_inbox
+    # Something the schema's trigger function cannot replace: the same name, another type.
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(
+            f'CREATE FUNCTION "{table}_notify"() RETURNS integer LANGUAGE sql AS $$ SELECT 1 $$'
+        )
+
+    with pytest.raises(CommandError) as info:
+        call_command("smartpos_migrate", stdout=_Output())
+
+    assert "could not be migrated, nothing was changed" in str(info.value)
+    assert "return type" in str(info.value)
+
+
 class _Output:
     """A stdout for call_command that keeps what was written."""
 

@@ -618,6 +618,27 @@ class StoreContract:
         assert stored.last_error is not None
         assert "lease expired" in stored.last_error
 
+    def test_expired_last_lease_is_logged_as_dead(
+        self, make_store: StoreFactory, clock: FakeClock, caplog: pytest.LogCaptureFixture
+    ) -> None:
+        """The claim that moves an event to dead (its last lease ran out) logs it as an ERROR."""
+        store = make_store(clock=clock, max_attempts=1)
+        store.put(make_event("poison", tipo="pagamento.recusado"))
+        store.claim(owner="w", lease=30)
+        clock.advance(30)
+
+        with caplog.at_level(logging.ERROR, logger="smartpos.webhooks"):
+            assert [] == store.claim(owner="w", lease=30)
+
+        (record,) = caplog.records
+        assert logging.ERROR == record.levelno
+        assert record.getMessage().startswith(
+            "webhook event 'poison' ('pagamento.recusado') ran out of its lease on attempt 1, "
+            "its last"
+        )
+        assert "dead letters" in record.getMessage()
+        assert DOCUMENTO not in record.getMessage()
+
     def test_dead_letter(self, store: Store) -> None:
         """dead_letter moves a held event straight to dead with the error given."""
         store.put(make_event("ev-1"))

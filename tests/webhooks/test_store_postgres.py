@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import multiprocessing
 import os
@@ -13,7 +14,8 @@ from typing import Any
 
 import pytest
 from races import StoreSpec, race_claims, race_killed_worker, race_puts
-from servers import PostgresServer, require_module
+from servers import PostgresServer, ServerUnavailable, require_module, require_server
+from skewed_clocks import SKEWS, check_skewed_instance, skew
 from store_contract import FakeClock, StoreContract, StoreFactory, closing_factory, make_event
 
 from smartpos import ConfigurationError
@@ -121,6 +123,85 @@ def test_migrate_is_versioned_and_idempotent(dsn: str, table: str) -> None:
     ]
 
 
+def _schema_objects(dsn: str, table: str) -> list[tuple[str, str]]:
+    """The tables, indexes, sequences, functions and triggers named after ``table``."""
+    return query(
+        dsn,
+        "SELECT 'relation ' || relkind::text, relname::text FROM pg_class WHERE relname LIKE %s "
+        "UNION ALL SELECT 'function', proname::text FROM pg_proc WHERE proname LIKE %s "
+        "UNION ALL SELECT 'trigger', tgname::text FROM pg_trigger WHERE tgname LIKE %s "
+        "ORDER BY 1, 2",
+        f"{table}%",
+        f"{table}%",
+        f"{table}%",
+    )
+
+
+def test_migrate_rebuilds_tables_dropped_by_hand(dsn: str, table: str) -> None:
+    """After the tables were dropped by hand (their function survives), migrate() rebuilds all."""
+    with PostgresStore(dsn, table=table) as store:
+        store.migrate()
+        made = _schema_objects(dsn, table)
+        query(dsn, f'DROP TABLE "{table}", "{table}_operations", "{table}_schema"')
+
+        version = store.migrate()
+        put = store.put(make_event("ev-1"))
+
+    assert SCHEMA_VERSION == version
+    assert PutResult.NEW == put
+    assert made == _schema_objects(dsn, table)
+
+
+def test_migrate_runs_again_over_a_lost_version_table(dsn: str, table: str) -> None:
+    """A schema whose version table was lost is migrated again, keeping its events."""
+    with PostgresStore(dsn, table=table) as store:
+        store.migrate()
+        store.put(make_event("ev-1"))
+        query(dsn, f'DROP TABLE "{table}_schema"')
+
+        version = store.migrate()
+        got = store.get("ev-1")
+
+    assert SCHEMA_VERSION == version
+    assert got is not None
+
+
+def test_failed_migrate_reports_nothing_applied(
+    dsn: str, table: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A migration that fails rolls back the whole run, and no version is logged as applied."""
+    # Something migration 3 cannot replace: a function of that name returning another type.
+    query(dsn, f'CREATE FUNCTION "{table}_notify"() RETURNS integer LANGUAGE sql AS $$ SELECT 1 $$')
+    with (
+        PostgresStore(dsn, table=table) as store,
+        caplog.at_level(logging.INFO, logger="smartpos.webhooks"),
+        pytest.raises(StoreError),
+    ):
+        store.migrate()
+
+    assert [] == [r.getMessage() for r in caplog.records if "migrated" in r.getMessage()]
+    assert [(None, None)] == query(
+        dsn, "SELECT to_regclass(%s)::text, to_regclass(%s)::text", table, f"{table}_schema"
+    )
+
+
+def test_migrate_logs_the_versions_it_applied(
+    dsn: str, table: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A migrate() that applied versions logs them once they committed; a rerun logs nothing."""
+    with (
+        PostgresStore(dsn, table=table) as store,
+        caplog.at_level(logging.INFO, logger="smartpos.webhooks"),
+    ):
+        store.migrate()
+        store.migrate()
+
+    applied = ", ".join(str(v) for v in range(1, SCHEMA_VERSION + 1))
+    assert [f"migrated {table} to schema version {SCHEMA_VERSION} (applied {applied})"] == [
+        r.getMessage() for r in caplog.records if "migrated" in r.getMessage()
+    ]
+
+
 def _migrate(dsn: str, table: str, barrier: Any) -> None:
     barrier.wait(timeout=60)
     with PostgresStore(dsn, table=table) as store:
@@ -180,18 +261,21 @@ def test_unsafe_table_names_are_refused(dsn: str, name: str) -> None:
         PostgresStore(dsn, table=name)
 
 
+@pytest.mark.parametrize("clock", ["server", "store"])
 def test_claim_query_is_served_by_the_claim_index(
-    store: PostgresStore, dsn: str, table: str
+    store: PostgresStore, dsn: str, table: str, clock: str
 ) -> None:
     """The claim statement can walk the partial (criado_em, seq) index in claim order."""
     store.put_many([make_event(f"ev-{i}") for i in range(50)])
     claim_sql = store._sql["claim"]
+    when = None if clock == "server" else FakeClock().datetime()
     with psycopg.connect(dsn) as conn:
         conn.execute("SET enable_seqscan = off")
         conn.execute("SET enable_sort = off")
         params = {
-            "now": FakeClock().datetime(),
-            "exp": FakeClock().datetime(),
+            "now": when,
+            "exp": when,
+            "exp_s": 30.0,
             "owner": "w",
             "limit": 1,
             "max": 10,
@@ -418,6 +502,86 @@ def test_wrong_connection_type_is_refused() -> None:
         PostgresStore(42)  # type: ignore[arg-type]
 
 
+def test_dead_and_list_work_as_the_first_call_of_a_fresh_store(dsn: str, table: str) -> None:
+    """dead() and list() answer on a new store instance before any other call was made."""
+    with PostgresStore(dsn, table=table) as store:
+        store.migrate()
+        store.put(make_event("ev-1"))
+        store.dead_letter(store.claim(owner="w", lease=30)[0], error="boom")
+
+    with PostgresStore(dsn, table=table) as fresh:
+        dead = fresh.dead()
+    with PostgresStore(dsn, table=table) as fresh:
+        listed = fresh.list()
+
+    assert ["ev-1"] == [r.id for r in dead]
+    assert ["ev-1"] == [r.id for r in listed]
+
+
+@pytest.fixture
+def own_postgres_server() -> Iterator[PostgresServer]:
+    """A PostgreSQL server of this test alone, which it may restart."""
+    server = PostgresServer()
+    try:
+        server.start()
+    except ServerUnavailable as exc:
+        require_server("PostgreSQL", exc)
+    yield server
+    server.stop()
+
+
+def test_calls_after_a_server_restart_succeed(own_postgres_server: PostgresServer) -> None:
+    """After the server restarts, no pooled connection's first call fails."""
+    table = new_table()
+    with PostgresStore(own_postgres_server.dsn, table=table) as store:
+        store.migrate()
+        store.put(make_event("ev-1"))
+        # Several connections in the pool, each one killed by the restart.
+        with store._connection(), store._connection(), store._connection():
+            pass
+        own_postgres_server.restart()
+
+        put = store.put(make_event("ev-2"))
+        claimed = store.claim(owner="w", lease=30, limit=5)
+        got = store.get("ev-1")
+
+    assert PutResult.NEW == put
+    assert ["ev-1", "ev-2"] == sorted(c.event_id for c in claimed)
+    assert got is not None
+
+
+@SKEWS
+def test_leases_hold_between_hosts_whose_clocks_disagree(
+    dsn: str, table: str, offset: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store whose host clock is a minute off claims and expires leases by the server's."""
+    with (
+        PostgresStore(dsn, table=table) as correct,
+        PostgresStore(dsn, table=table) as skewed,
+    ):
+        correct.migrate()
+        skew(monkeypatch, skewed, offset)
+
+        check_skewed_instance(correct, skewed)
+
+
+def test_inbox_times_are_the_servers(
+    store: PostgresStore, dsn: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Arrival, lease, done times and the purge cutoff come from the server, not the host."""
+    skew(monkeypatch, store, 3600.0)
+    store.put(make_event("ev-1"))
+    (claim,) = store.claim(owner="w", lease=30)
+    store.ack(claim)
+    ((received, done, now),) = query(
+        dsn, f'SELECT received_at, done_at, now() FROM "{store.table}" WHERE id = %s', "ev-1"
+    )
+    skew(monkeypatch, store, 8 * 86400.0)  # past the retention, by the host's clock only
+
+    assert received <= claim.lease_expires_at - dt.timedelta(seconds=30) <= done <= now
+    assert 0 == store.purge()
+
+
 def test_put_of_a_purged_id_is_new_again(store: PostgresStore) -> None:
     """After purge, a redelivery of the id is NEW, as with every store."""
     store.put(make_event("ev-1"))
@@ -489,9 +653,16 @@ def test_batches_of_the_same_new_ids_in_other_orders_do_not_fail(
     def put(conn: psycopg.Connection[Any], event_id: str) -> None:
         item = store._encode(make_event(event_id))
         assert item.criado_em is not None
-        now = _utc(time.time())
-        params = (item.id, item.tipo, _utc(item.criado_em), item.raw_json, item.body_hash)
-        conn.execute(store._sql["put"], (*params, now, now, _ref(item)))
+        params = {
+            "now": None,
+            "id": item.id,
+            "tipo": item.tipo,
+            "criado": _utc(item.criado_em),
+            "body": item.raw_json,
+            "hash": item.body_hash,
+            "ref": _ref(item),
+        }
+        conn.execute(store._sql["put"], params)
 
     results: list[Any] = []
     with psycopg.connect(dsn) as other:  # not autocommit: one open transaction

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import binascii
+import datetime as dt
 import logging
 import sys
 import threading
@@ -14,6 +15,7 @@ from typing import Any
 import pytest
 from races import StoreSpec, race_claims, race_killed_worker, race_puts
 from servers import RedisServer, _free_port, require_module
+from skewed_clocks import SKEWS, check_skewed_instance, skew
 from store_contract import FakeClock, StoreContract, StoreFactory, closing_factory, make_event
 
 from smartpos import ConfigurationError
@@ -366,6 +368,45 @@ def test_claim_promotes_many_due_events(redis_server: RedisServer) -> None:
         claimed += [c.event_id for c in store.claim(owner="w", lease=30, limit=1200)]
 
     assert ids == claimed
+
+
+# Clocks.
+
+
+@SKEWS
+def test_leases_hold_between_hosts_whose_clocks_disagree(
+    redis_server: RedisServer, prefix: str, offset: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store whose host clock is a minute off claims and expires leases by the server's."""
+    with (
+        RedisStore(redis_server.url, prefix=prefix, check_settings=False) as correct,
+        RedisStore(redis_server.url, prefix=prefix, check_settings=False) as skewed,
+    ):
+        skew(monkeypatch, skewed, offset)
+
+        check_skewed_instance(correct, skewed)
+
+
+def test_inbox_times_are_the_servers(
+    redis_server: RedisServer, client: Any, prefix: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Arrival, lease, done times and the purge cutoff come from the server, not the host."""
+    with RedisStore(redis_server.url, prefix=prefix, check_settings=False) as store:
+        skew(monkeypatch, store, 3600.0)
+        store.put(make_event("ev-1"))
+        (claim,) = store.claim(owner="w", lease=30)
+        store.ack(claim)
+        stored = store.get("ev-1")
+        seconds, micros = client.time()
+        skew(monkeypatch, store, 8 * 86400.0)  # past the retention, by the host's clock only
+        purged = store.purge()
+
+    assert stored is not None
+    assert stored.done_at is not None
+    now = dt.datetime.fromtimestamp(seconds + micros / 1e6, tz=dt.timezone.utc)
+    expiry = claim.lease_expires_at - dt.timedelta(seconds=30)
+    assert stored.received_at <= expiry <= stored.done_at <= now
+    assert 0 == purged
 
 
 # Processes.

@@ -326,6 +326,84 @@ def test_refused_ack_is_logged(caplog: pytest.LogCaptureFixture) -> None:
     assert "ack was refused" in caplog.text
 
 
+def _failing(_: Event) -> None:
+    raise RuntimeError(f"gateway down for {DOC}")
+
+
+def test_last_failed_attempt_is_logged_as_dead_lettered(caplog: pytest.LogCaptureFixture) -> None:
+    """The last attempt's failure says the event goes to the dead letters, not "retry in"."""
+    store = MemoryStore(max_attempts=2)
+    store.put(event("e1", valorCentavos=4321))
+    worker = Worker(store, _failing, base_backoff=0.0)
+
+    with caplog.at_level(logging.WARNING, logger="smartpos.webhooks"):
+        worker.run_once()
+        worker.run_once()
+
+    first, last = caplog.records
+    assert (logging.WARNING, True) == (first.levelno, "retry in" in first.getMessage())
+    assert logging.ERROR == last.levelno
+    assert "retry in" not in last.getMessage()
+    assert last.getMessage().startswith(
+        "webhook event 'e1' ('pagamento.aprovado') failed on attempt 2, its last: moved to the "
+        "dead letters"
+    )
+    assert last.getMessage().endswith("'RuntimeError: gateway down for 529.***.***-25'")
+    assert EventState.DEAD is state(store, "e1")
+
+
+def test_dead_lettering_never_logs_the_event_or_its_documents(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The dead-letter log names the id, tipo, attempt and error, never the body or a document."""
+    store = MemoryStore(max_attempts=1)
+    store.put(event("e1", valorCentavos=4321))
+
+    with caplog.at_level(logging.DEBUG, logger="smartpos.webhooks"):
+        Worker(store, _failing).run_once()
+
+    assert "attempt 1, its last" in caplog.text
+    assert DOC not in caplog.text
+    assert "4321" not in caplog.text
+
+
+def test_last_attempt_whose_lease_was_lost_is_not_called_dead(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A last attempt whose nack is refused (lease lost) says the new owner decides."""
+
+    class Refusing(MemoryStore):
+        def nack(self, claim: Claim, *, error: str, retry_in: float) -> bool:
+            return False
+
+    store = Refusing(max_attempts=1)
+    store.put(event("e1"))
+
+    with caplog.at_level(logging.WARNING, logger="smartpos.webhooks"):
+        Worker(store, _failing).run_once()
+
+    (record,) = caplog.records
+    assert "its new owner decides" in record.getMessage()
+    assert "dead letters" not in record.getMessage()
+
+
+def test_schema_mismatch_dead_letter_log_names_the_attempt(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """An event that does not fit the schema is logged as dead-lettered with its attempt."""
+    raw = {"id": "e1", "tipo": "pagamento.aprovado", "criadoEm": "x", "dados": {}}
+    store = MemoryStore()
+    store.put(Envelope("e1", "pagamento.aprovado", None, raw))
+
+    with caplog.at_level(logging.ERROR, logger="smartpos.webhooks"):
+        Worker(store, lambda _: None).run_once()
+
+    assert "webhook event 'e1' ('pagamento.aprovado') does not fit the schema on attempt 1" in (
+        caplog.text
+    )
+    assert EventState.DEAD is state(store, "e1")
+
+
 def test_stop_finishes_the_current_event_and_releases_the_rest() -> None:
     """stop() during a batch: the current event is acked, the others go back to pending."""
     store = MemoryStore()

@@ -197,6 +197,7 @@ class MemoryStore(StoreBase):
                 expired_error = self._expired_on_last_attempt(record.state, record.attempts)
                 if expired_error is not None:
                     self._to_dead(record, expired_error)
+                    self._log_expired_to_dead(record.id, record.tipo, record.attempts)
                     continue
                 record.state = _CLAIMED
                 record.attempts += 1

@@ -13,9 +13,11 @@ transaction-scoped advisory lock, so several processes may run it at once. ``ack
 ack commits (or rolls back) together with the handler's writes. The schema's migrations and every
 statement are in ``_postgres_sql.py``.
 
-Times come from the store's ``clock`` and are sent as parameters; the server's ``now()`` is never
-used, which makes the store testable with a fake clock and means that the hosts sharing a table
-need synchronised clocks (NTP): a host whose clock runs ahead sees leases expire early.
+Times (leases, retries, when an event arrived, was done, may be purged) come from the server's
+clock (``statement_timestamp()``, in the statements), so that the hosts sharing a table need no
+synchronised clocks: a worker whose clock is a minute off claims and expires leases like the
+others. Given a ``clock`` (tests), the store sends that clock's times as parameters instead. The
+outcome journal's times come from the host's clock (``_journal.py``), whichever the store's.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import logging
+import select
 import time
 import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -91,6 +94,29 @@ def _store_error(exc: Exception) -> StoreError:
 _translate = _translating(psycopg.Error, _store_error)
 
 
+def _spoke_while_idle(fd: int) -> bool:
+    """Whether a socket that nobody is reading has something to read (or was closed)."""
+    if hasattr(select, "poll"):
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        return bool(poller.poll(0))
+    return bool(select.select([fd], [], [], 0)[0])  # pragma: no cover - Windows
+
+
+def _check_idle_connection(conn: psycopg.Connection[Any]) -> None:
+    """The pool's check on checkout: raise for a connection the server dropped while it sat idle.
+
+    A server that restarts, fails over or ends an idle session sends a FATAL message and closes
+    the socket: a pooled connection then has something to read, which an idle one never has
+    (its notices aside). Only then does the check cost a round trip (``check_connection``'s
+    empty query, which fails and makes the pool replace the connection); a healthy connection
+    costs one ``poll`` instead of a round trip per call. A server that vanished without closing
+    its sockets is not seen here: its connections fail once, like any lost network.
+    """
+    if conn.closed or _spoke_while_idle(conn.fileno()):
+        psycopg_pool.ConnectionPool.check_connection(conn)
+
+
 def _ref(item: _Encoded) -> str | None:
     # text cannot hold NUL: such a referencia is never journaled either (see _journal_get).
     ref = item.referencia
@@ -103,18 +129,23 @@ class PostgresStore(StoreBase):
     The table is created or upgraded only by ``migrate()``; using the store before that raises
     ``MigrationRequiredError``. PostgreSQL 13 or later (for ``gen_random_uuid()``). Durability is
     the server's: keep ``fsync``, ``synchronous_commit`` and ``full_page_writes`` on (checked on
-    first use when ``check_settings``). All hosts must have synchronised clocks (NTP): times come
-    from ``clock``.
+    first use when ``check_settings``). Lease times come from the server's clock, so the hosts
+    sharing the table need no synchronised clocks.
 
     Args:
         dsn_or_pool: A libpq connection string or URL (the store opens and closes its own
-            ``psycopg_pool.ConnectionPool`` of autocommit connections), or a pool the caller
-            owns (autocommit connections save a round trip per call).
+            ``psycopg_pool.ConnectionPool`` of autocommit connections, each one checked on
+            checkout so that a server restart fails no call), or a pool the caller owns
+            (autocommit connections save a round trip per call; give it
+            ``check=ConnectionPool.check_connection`` to survive server restarts the same way).
         table: Name of the table; its schema version lives in ``<table>_schema``.
         schema: Schema of the table; ``None`` uses the connection's ``search_path``.
         max_attempts: Claims after which a failing event goes to the dead state.
         retention: How long ``purge()`` keeps done events by default.
-        clock: Returns the current time in epoch seconds; every expiry uses it.
+        clock: ``None`` (the default): every time of the inbox (leases, retries, arrival,
+            done, the default purge cutoff) is the server's. A function returning epoch seconds
+            (tests with a fake clock): those times come from it instead, as for the other
+            stores. The outcome journal always uses this host's clock.
         check_settings: On first use, log a WARNING for each server setting that breaks the
             store's durability (``fsync``, ``synchronous_commit``, ``full_page_writes``).
 
@@ -130,10 +161,15 @@ class PostgresStore(StoreBase):
         schema: str | None = None,
         max_attempts: int = DEFAULT_MAX_ATTEMPTS,
         retention: _dt.timedelta = DEFAULT_RETENTION,
-        clock: Callable[[], float] = time.time,
+        clock: Callable[[], float] | None = None,
         check_settings: bool = True,
     ) -> None:
-        super().__init__(max_attempts=max_attempts, retention=retention, clock=clock)
+        super().__init__(
+            max_attempts=max_attempts,
+            retention=retention,
+            clock=time.time if clock is None else clock,
+        )
+        self._server_clock = clock is None
         _check_name(table, "table")
         if schema is not None:
             _check_name(schema, "schema")
@@ -144,6 +180,7 @@ class PostgresStore(StoreBase):
                 max_size=10,
                 kwargs={"autocommit": True},
                 timeout=5.0,
+                check=_check_idle_connection,
                 name=f"smartpos-{table}",
                 open=True,
             )
@@ -178,6 +215,26 @@ class PostgresStore(StoreBase):
     def table(self) -> str:
         """The store's table name, schema-qualified when a schema was given."""
         return f"{self._schema}.{self._table}" if self._schema else self._table
+
+    def _times(self, **later: float) -> dict[str, Any]:
+        """The time parameters of a statement: ``now``, and a later time per keyword.
+
+        Each keyword gives ``<name>`` (that many seconds after ``now``) and ``<name>_s`` (the
+        seconds). ``None`` times make the statement read the server's clock instead (see
+        ``_postgres_sql.py``).
+        """
+        if self._server_clock:
+            times: dict[str, Any] = {"now": None}
+            for name, seconds in later.items():
+                times[name] = None
+                times[f"{name}_s"] = float(seconds)
+            return times
+        now = self._now()
+        times = {"now": _utc(now)}
+        for name, seconds in later.items():
+            times[name] = _utc(now + seconds)
+            times[f"{name}_s"] = float(seconds)
+        return times
 
     def _render(self, conn: psycopg.Connection[Any]) -> dict[str, str]:
         """Render every statement once with this store's quoted names."""
@@ -252,38 +309,53 @@ class PostgresStore(StoreBase):
                 "pages in the inbox table; set full_page_writes = on."
             )
 
-    @_translate
     def migrate(self) -> int:
         """Create the table and its indexes, or bring them to ``SCHEMA_VERSION``.
 
         Safe to run from several processes at once (they serialise on an advisory lock) and
         to run again (it does nothing when the table is current). Run it at deployment,
-        before any receiver or worker uses the store.
+        before any receiver or worker uses the store. Every step of a run commits together or
+        not at all; an INFO log line names the versions applied, once they committed.
 
         Returns:
             The schema version now in place.
 
         Raises:
-            StoreError: PostgreSQL failed (for example, no CREATE privilege).
+            StoreError: PostgreSQL failed (for example, no CREATE privilege); nothing changed.
         """
+        return self._migrate()[0]
+
+    @_translate
+    def _migrate(self) -> tuple[int, list[int]]:
+        """``migrate()``: the schema version now in place, and the versions this run applied."""
         self._check_open()
-        with self._pool.connection() as conn, conn.transaction():
-            if self._statement_timeouts.pop(conn, None) is not None:
-                # A receiver's put left its budget on this connection; DDL waits for locks.
-                conn.execute("RESET statement_timeout")
-            q = self._render(conn)
-            conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._lock_key,))
-            if self._schema is not None:
-                conn.execute(q["create_schema"])
-            conn.execute(q["create_versions"])
-            row = conn.execute(q["current_version"]).fetchone()
-            current = int(row[0]) if row else 0
-            for version in range(current + 1, SCHEMA_VERSION + 1):
-                for i in range(len(_MIGRATIONS[version - 1])):
-                    conn.execute(q[f"migration{version}.{i}"])
-                conn.execute(q["add_version"], (version,))
-                _logger.info("migrated %s to schema version %d", self.table, version)
-            return max(current, SCHEMA_VERSION)
+        applied: list[int] = []
+        with self._pool.connection() as conn:
+            with conn.transaction():
+                if self._statement_timeouts.pop(conn, None) is not None:
+                    # A receiver's put left its budget on this connection; DDL waits for locks.
+                    conn.execute("RESET statement_timeout")
+                q = self._render(conn)
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._lock_key,))
+                if self._schema is not None:
+                    conn.execute(q["create_schema"])
+                conn.execute(q["create_versions"])
+                row = conn.execute(q["current_version"]).fetchone()
+                current = int(row[0]) if row else 0
+                for version in range(current + 1, SCHEMA_VERSION + 1):
+                    for i in range(len(_MIGRATIONS[version - 1])):
+                        conn.execute(q[f"migration{version}.{i}"])
+                    conn.execute(q["add_version"], (version,))
+                    applied.append(version)
+            # Only now, after the commit: a failed run applied nothing.
+            if applied:
+                _logger.info(
+                    "migrated %s to schema version %d (applied %s)",
+                    self.table,
+                    applied[-1],
+                    ", ".join(map(str, applied)),
+                )
+        return max(current, SCHEMA_VERSION), applied
 
     @_translate
     def _insert(self, batch: Sequence[_Encoded], timeout: float | None) -> list[str | None]:
@@ -309,12 +381,16 @@ class PostgresStore(StoreBase):
 
     def _insert_one(self, conn: psycopg.Connection[Any], item: _Encoded) -> str | None:
         # One event needs neither the batch statement nor a transaction: a round trip less.
-        now = _utc(self._now())
-        criado = None if item.criado_em is None else _utc(item.criado_em)
-        cur = conn.execute(
-            self._sql["put"],
-            (item.id, item.tipo, criado, item.raw_json, item.body_hash, now, now, _ref(item)),
-        )
+        params = {
+            **self._times(),
+            "id": item.id,
+            "tipo": item.tipo,
+            "criado": None if item.criado_em is None else _utc(item.criado_em),
+            "body": item.raw_json,
+            "hash": item.body_hash,
+            "ref": _ref(item),
+        }
+        cur = conn.execute(self._sql["put"], params)
         if cur.rowcount == 1:
             return None
         row = conn.execute(self._sql["hash"], (item.id,)).fetchone()
@@ -329,11 +405,10 @@ class PostgresStore(StoreBase):
         for item in batch:
             first.setdefault(item.id, item)
         unique = list(first.values())
-        now = _utc(self._now())
         rows = conn.execute(
             self._sql["put_many"],
             {
-                "now": now,
+                **self._times(),
                 "ids": [i.id for i in unique],
                 "tipos": [i.tipo for i in unique],
                 "criados": [None if i.criado_em is None else _utc(i.criado_em) for i in unique],
@@ -364,22 +439,21 @@ class PostgresStore(StoreBase):
     def claim(self, *, owner: str, lease: float, limit: int = 1) -> list[Claim]:
         self._check_claim(owner, lease, limit)
         claims: list[tuple[tuple[bool, _dt.datetime | None, int], Claim]] = []
+        dead: list[tuple[str, str, int]] = []
         with self._connection() as conn:
             while len(claims) < limit:
-                now = self._now()
-                expires = _utc(now + lease)
                 params = {
                     **self._claim_params,
-                    "now": _utc(now),
-                    "exp": expires,
+                    **self._times(exp=lease),
                     "owner": owner,
                     "limit": limit - len(claims),
                 }
                 rows = conn.execute(self._sql["claim"], params).fetchall()
                 died = 0
-                for event_id, tipo, body, attempts, token, state, criado_em, seq in rows:
+                for event_id, tipo, body, attempts, token, state, criado_em, seq, exp in rows:
                     if state != "claimed":
                         died += 1
+                        dead.append((event_id, tipo, attempts))
                         continue
                     claim = Claim(
                         event_id=event_id,
@@ -388,18 +462,19 @@ class PostgresStore(StoreBase):
                         owner=owner,
                         token=token,
                         attempts=attempts,
-                        lease_expires_at=expires,
+                        lease_expires_at=exp.astimezone(_dt.timezone.utc),
                     )
                     claims.append(((criado_em is None, criado_em, seq), claim))
                 if not died:
                     break
+        for event_id, tipo, attempts in dead:  # once committed
+            self._log_expired_to_dead(event_id, tipo, attempts)
         claims.sort(key=lambda c: (c[0][0], c[0][1] or _EPOCH, c[0][2]))
         return [c for _, c in claims]
 
-    @staticmethod
-    def _held_params(claim: Claim, now: float, **extra: Any) -> dict[str, Any]:
+    def _held_params(self, claim: Claim, **extra: Any) -> dict[str, Any]:
         """The parameters of the ``held`` guard (id, token, now), and ``extra``."""
-        return {"id": claim.event_id, "token": claim.token, "now": _utc(now), **extra}
+        return {"id": claim.event_id, "token": claim.token, **self._times(), **extra}
 
     def _ensure_ready(self) -> None:
         if not self._ready:
@@ -434,7 +509,7 @@ class PostgresStore(StoreBase):
             MigrationRequiredError: ``migrate()`` has not been run.
             StoreError: PostgreSQL failed or is unreachable.
         """
-        return self._run(conn, self._sql["ack"], self._held_params(claim, self._now())) == 1
+        return self._run(conn, self._sql["ack"], self._held_params(claim)) == 1
 
     @_translate
     def ack_many(
@@ -451,7 +526,7 @@ class PostgresStore(StoreBase):
         params = {
             "ids": [c.event_id for c in claims],
             "tokens": [c.token for c in claims],
-            "now": _utc(self._now()),
+            **self._times(),
         }
         if conn is None:
             with self._connection() as own:
@@ -483,10 +558,10 @@ class PostgresStore(StoreBase):
             conn: As for ``ack``: run inside the caller's transaction.
         """
         self._check_seconds("retry_in", retry_in, positive=False)
-        now = self._now()
-        params = self._held_params(
-            claim, now, avail=_utc(now + retry_in), error=error, max=self._max_attempts
-        )
+        params = {
+            **self._held_params(claim, error=error, max=self._max_attempts),
+            **self._times(avail=retry_in),
+        }
         return self._run(conn, self._sql["nack"], params) == 1
 
     @_translate
@@ -500,19 +575,17 @@ class PostgresStore(StoreBase):
             error: Why; kept as ``last_error``.
             conn: As for ``ack``: run inside the caller's transaction.
         """
-        params = self._held_params(claim, self._now(), error=error)
+        params = self._held_params(claim, error=error)
         return self._run(conn, self._sql["dead_letter"], params) == 1
 
     @_translate
     def release(self, claim: Claim) -> bool:
-        params = self._held_params(claim, self._now())
-        return self._run(None, self._sql["release"], params) == 1
+        return self._run(None, self._sql["release"], self._held_params(claim)) == 1
 
     @_translate
     def extend(self, claim: Claim, *, lease: float) -> bool:
         self._check_seconds("lease", lease, positive=True)
-        now = self._now()
-        params = self._held_params(claim, now, exp=_utc(now + lease))
+        params = {**self._held_params(claim), **self._times(exp=lease)}
         return self._run(None, self._sql["extend"], params) == 1
 
     @_translate
@@ -523,23 +596,30 @@ class PostgresStore(StoreBase):
 
     @_translate
     def _list(self, state: EventState | None, limit: int) -> list[StoredEvent]:
-        query = self._sql["list" if state is None else f"list_{state.value}"]
         with self._connection() as conn:
+            # Inside: the first call of a store renders its statements on its first connection.
+            query = self._render(conn)["list" if state is None else f"list_{state.value}"]
             rows = conn.execute(query, (limit,)).fetchall()
         return [_stored(row) for row in rows]
 
     @_translate
     def requeue(self, event_id: str) -> bool:
-        params = {"id": event_id, "now": _utc(self._now())}
+        params = {"id": event_id, **self._times()}
         return self._run(None, self._sql["requeue"], params) == 1
 
     @_translate
     def purge(self, *, done_before: _dt.datetime | None = None) -> int:
         cutoff = _utc(self._purge_cutoff(done_before))
+        params = {
+            # None: the server's clock minus the retention (done_at is the server's time).
+            "cutoff": None if done_before is None and self._server_clock else cutoff,
+            "retention": self._retention.total_seconds(),
+            "limit": _PURGE_BATCH,
+        }
         total = 0
         with self._connection() as conn:
             while True:
-                deleted = conn.execute(self._sql["purge"], (cutoff, _PURGE_BATCH)).rowcount
+                deleted = conn.execute(self._sql["purge"], params).rowcount
                 if not conn.autocommit:
                     conn.commit()
                 total += deleted

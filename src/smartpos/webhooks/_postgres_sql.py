@@ -29,10 +29,13 @@ __all__ = ["SCHEMA_VERSION", "render"]
 
 
 # Each migration is a list of statement templates for ``psycopg.sql``: ``{t}`` is the table,
-# ``{claim_idx}`` and the like its indexes. Never edit a released migration: append a new one.
+# ``{claim_idx}`` and the like its indexes. Never change what a released migration creates:
+# append a new one. Every statement can run again over what it already made (IF NOT EXISTS,
+# OR REPLACE), so that migrate() also rebuilds a schema whose tables were dropped by hand
+# (their function survives them) or whose version table was lost.
 _MIGRATIONS: list[list[str]] = [
     [
-        """CREATE TABLE {t} (
+        """CREATE TABLE IF NOT EXISTS {t} (
             id text PRIMARY KEY,
             seq bigint GENERATED ALWAYS AS IDENTITY,
             tipo text NOT NULL,
@@ -51,10 +54,10 @@ _MIGRATIONS: list[list[str]] = [
             done_at timestamptz
         )""",
         # Serves claim: walked in claim order, over the rows that can still be claimed only.
-        """CREATE INDEX {claim_idx} ON {t} (criado_em, seq)
+        """CREATE INDEX IF NOT EXISTS {claim_idx} ON {t} (criado_em, seq)
             WHERE state IN ('pending', 'claimed')""",
-        "CREATE INDEX {dead_idx} ON {t} (criado_em, seq) WHERE state = 'dead'",
-        "CREATE INDEX {done_idx} ON {t} (done_at) WHERE state = 'done'",
+        "CREATE INDEX IF NOT EXISTS {dead_idx} ON {t} (criado_em, seq) WHERE state = 'dead'",
+        "CREATE INDEX IF NOT EXISTS {done_idx} ON {t} (done_at) WHERE state = 'done'",
     ],
     # 2: the outcome journal, and a column with each event's dados.referencia, written by
     # put() from the envelope Python already parsed: PostgreSQL's json operators unescape
@@ -63,11 +66,11 @@ _MIGRATIONS: list[list[str]] = [
     # before the migration are back-filled where PostgreSQL can read them (this blocks puts
     # meanwhile: run it at deploy).
     [
-        "ALTER TABLE {t} ADD COLUMN referencia text",
+        "ALTER TABLE {t} ADD COLUMN IF NOT EXISTS referencia text",
         """UPDATE {t} SET referencia = body -> 'dados' ->> 'referencia'
-            WHERE CASE WHEN body::text !~* '\\\\u(0000|d[89a-f])'
+            WHERE referencia IS NULL AND CASE WHEN body::text !~* '\\\\u(0000|d[89a-f])'
                 THEN json_typeof(body -> 'dados' -> 'referencia') = 'string' ELSE false END""",
-        """CREATE TABLE {ops} (
+        """CREATE TABLE IF NOT EXISTS {ops} (
             referencia text PRIMARY KEY,
             seq bigint GENERATED ALWAYS AS IDENTITY,
             kind text NOT NULL,
@@ -81,17 +84,18 @@ _MIGRATIONS: list[list[str]] = [
             created_at timestamptz NOT NULL,
             updated_at timestamptz NOT NULL
         )""",
-        """CREATE INDEX {ops_waiting_idx} ON {ops} (seq)
+        """CREATE INDEX IF NOT EXISTS {ops_waiting_idx} ON {ops} (seq)
             WHERE state IN ('sending', 'accepted', 'unknown')""",
-        """CREATE INDEX {ops_ended_idx} ON {ops} (updated_at)
+        """CREATE INDEX IF NOT EXISTS {ops_ended_idx} ON {ops} (updated_at)
             WHERE state IN ('final', 'rejected')""",
-        "CREATE INDEX {ref_idx} ON {t} ({referencia}, seq) WHERE {referencia} IS NOT NULL",
+        """CREATE INDEX IF NOT EXISTS {ref_idx} ON {t} ({referencia}, seq)
+            WHERE {referencia} IS NOT NULL""",
     ],
     # 3: every insert NOTIFYs its event's referencia, inside the insert's transaction, for the
     # change listeners (one LISTEN connection per process). A payload too long for NOTIFY is
     # sent empty: "something changed", every listener's waiters re-check.
     [
-        """CREATE FUNCTION {notify_fn}() RETURNS trigger LANGUAGE plpgsql AS $fn$
+        """CREATE OR REPLACE FUNCTION {notify_fn}() RETURNS trigger LANGUAGE plpgsql AS $fn$
         DECLARE
             ref text := NEW.referencia;
         BEGIN
@@ -105,6 +109,8 @@ _MIGRATIONS: list[list[str]] = [
             RETURN NULL;
         END
         $fn$""",
+        # PostgreSQL 13 has no CREATE OR REPLACE TRIGGER.
+        "DROP TRIGGER IF EXISTS {notify_trg} ON {t}",
         """CREATE TRIGGER {notify_trg} AFTER INSERT ON {t}
             FOR EACH ROW EXECUTE FUNCTION {notify_fn}()""",
     ],
@@ -113,15 +119,35 @@ _MIGRATIONS: list[list[str]] = [
 #: The schema version this code needs; ``migrate()`` brings a table to it.
 SCHEMA_VERSION = len(_MIGRATIONS)
 
+# The time of a statement: the store's clock when it was given one (tests: ``%(now)s``), else
+# the server's, so that the hosts sharing the table need no synchronised clocks.
+# statement_timestamp() is when the server received the statement: one value for every row it
+# touches, and current for each statement of a caller's transaction (now() would be the
+# transaction's start, possibly long before an ack at its end).
+_NOW = "coalesce(%(now)s::timestamptz, statement_timestamp())"
+
+
+def _later(name: str) -> str:
+    """``%(<name>)s`` from the store's clock, else ``%(<name>_s)s`` seconds after the server's."""
+    return (
+        f"coalesce(%({name})s::timestamptz, "
+        f"statement_timestamp() + %({name}_s)s::float8 * interval '1 second')"
+    )
+
+
 # SQL fragments shared by several statements.
 _FRAGMENTS = {
     "columns": "id, tipo, criado_em, body, body_hash, state, attempts, received_at, "
     "available_at, owner, lease_expires_at, last_error, done_at",
+    "now": _NOW,
+    # A lease's expiry, and a nacked event's next attempt.
+    "exp": _later("exp"),
+    "avail": _later("avail"),
     # The guard of every operation on a claim: its token still holds an unexpired lease.
     "held": "id = %(id)s AND state = 'claimed' AND token = %(token)s "
-    "AND lease_expires_at > %(now)s",
+    f"AND lease_expires_at > {_NOW}",
     "release": "owner = NULL, token = NULL, lease_expires_at = NULL",
-    "done": "state = 'done', done_at = %(now)s, available_at = NULL, owner = NULL, "
+    "done": f"state = 'done', done_at = {_NOW}, available_at = NULL, owner = NULL, "
     "token = NULL, lease_expires_at = NULL",
     # A claimed row whose lease ran out at max_attempts goes to dead instead of to a new owner.
     "dying": "t.state = 'claimed' AND t.attempts >= %(max)s",
@@ -141,10 +167,11 @@ _QUERIES = {
     "add_version": "INSERT INTO {versions} (version) VALUES (%s)",
     "put": "INSERT INTO {t} "
     "(id, tipo, criado_em, body, body_hash, received_at, available_at, referencia) "
-    "VALUES (%s, %s, %s, %s::json, %s, %s, %s, %s) ON CONFLICT (id) DO NOTHING",
+    "VALUES (%(id)s, %(tipo)s, %(criado)s, %(body)s::json, %(hash)s, {now}, {now}, %(ref)s) "
+    "ON CONFLICT (id) DO NOTHING",
     "put_many": "INSERT INTO {t} "
     "(id, tipo, criado_em, body, body_hash, received_at, available_at, referencia) "
-    "SELECT u.id, u.tipo, u.criado_em, u.body::json, u.h, %(now)s, %(now)s, u.ref "
+    "SELECT u.id, u.tipo, u.criado_em, u.body::json, u.h, {now}, {now}, u.ref "
     "FROM unnest(%(ids)s::text[], %(tipos)s::text[], %(criados)s::timestamptz[], "
     "%(bodies)s::text[], %(hashes)s::text[], %(refs)s::text[]) "
     "WITH ORDINALITY AS u(id, tipo, criado_em, body, h, ref, n) "
@@ -152,33 +179,34 @@ _QUERIES = {
     "hash": "SELECT body_hash FROM {t} WHERE id = %s",
     "hashes": "SELECT id, body_hash FROM {t} WHERE id = ANY(%s::text[])",
     "claim": "WITH picked AS (SELECT id FROM {t} "
-    "WHERE state IN ('pending', 'claimed') AND available_at <= %(now)s "
+    "WHERE state IN ('pending', 'claimed') AND available_at <= {now} "
     "ORDER BY criado_em, seq LIMIT %(limit)s FOR UPDATE SKIP LOCKED) "
     "UPDATE {t} AS t SET "
     "state = CASE WHEN {dying} THEN 'dead' ELSE 'claimed' END, "
     "attempts = CASE WHEN {dying} THEN t.attempts ELSE t.attempts + 1 END, "
     "owner = CASE WHEN {dying} THEN NULL ELSE %(owner)s END, "
     "token = CASE WHEN {dying} THEN NULL ELSE gen_random_uuid()::text END, "
-    "lease_expires_at = CASE WHEN {dying} THEN NULL ELSE %(exp)s END, "
-    "available_at = CASE WHEN {dying} THEN NULL ELSE %(exp)s END, "
+    "lease_expires_at = CASE WHEN {dying} THEN NULL ELSE {exp} END, "
+    "available_at = CASE WHEN {dying} THEN NULL ELSE {exp} END, "
     "last_error = CASE WHEN {dying} THEN %(head)s || t.attempts || %(tail)s "
     "ELSE t.last_error END "
     "FROM picked WHERE t.id = picked.id "
-    "RETURNING t.id, t.tipo, t.body, t.attempts, t.token, t.state, t.criado_em, t.seq",
+    "RETURNING t.id, t.tipo, t.body, t.attempts, t.token, t.state, t.criado_em, t.seq, "
+    "t.lease_expires_at",
     "ack": "UPDATE {t} SET {done} WHERE {held}",
     "ack_many": "UPDATE {t} AS t SET {done} "
     "FROM unnest(%(ids)s::text[], %(tokens)s::text[]) AS a(id, token) "
     "WHERE t.id = a.id AND t.state = 'claimed' AND t.token = a.token "
-    "AND t.lease_expires_at > %(now)s RETURNING t.id",
+    "AND t.lease_expires_at > {now} RETURNING t.id",
     "nack": "UPDATE {t} SET "
     "state = CASE WHEN attempts >= %(max)s THEN 'dead' ELSE 'pending' END, "
-    "available_at = CASE WHEN attempts >= %(max)s THEN NULL ELSE %(avail)s END, "
+    "available_at = CASE WHEN attempts >= %(max)s THEN NULL ELSE {avail} END, "
     "last_error = %(error)s, {release} WHERE {held}",
     "release": "UPDATE {t} SET state = 'pending', attempts = attempts - 1, "
-    "available_at = %(now)s, {release} WHERE {held}",
+    "available_at = {now}, {release} WHERE {held}",
     "dead_letter": "UPDATE {t} SET state = 'dead', available_at = NULL, "
     "last_error = %(error)s, {release} WHERE {held}",
-    "extend": "UPDATE {t} SET lease_expires_at = %(exp)s, available_at = %(exp)s WHERE {held}",
+    "extend": "UPDATE {t} SET lease_expires_at = {exp}, available_at = {exp} WHERE {held}",
     "get": "SELECT {columns} FROM {t} WHERE id = %s",
     # One statement per state, the state written out so that the partial indexes apply.
     "list": "SELECT {columns} FROM {t} ORDER BY criado_em, seq LIMIT %s",
@@ -189,9 +217,11 @@ _QUERIES = {
     "list_done": "SELECT {columns} FROM {t} WHERE state = 'done' ORDER BY criado_em, seq LIMIT %s",
     "list_dead": "SELECT {columns} FROM {t} WHERE state = 'dead' ORDER BY criado_em, seq LIMIT %s",
     "requeue": "UPDATE {t} SET state = 'pending', attempts = 0, done_at = NULL, "
-    "available_at = %(now)s, {release} WHERE id = %(id)s AND state IN ('dead', 'done')",
-    "purge": "DELETE FROM {t} WHERE id IN "
-    "(SELECT id FROM {t} WHERE state = 'done' AND done_at < %s LIMIT %s)",
+    "available_at = {now}, {release} WHERE id = %(id)s AND state IN ('dead', 'done')",
+    # The cutoff: done_before, the store's clock minus the retention, or the server's.
+    "purge": "DELETE FROM {t} WHERE id IN (SELECT id FROM {t} WHERE state = 'done' "
+    "AND done_at < coalesce(%(cutoff)s::timestamptz, "
+    "statement_timestamp() - %(retention)s::float8 * interval '1 second') LIMIT %(limit)s)",
     "settings": "SELECT current_setting('fsync'), current_setting('synchronous_commit'), "
     "current_setting('full_page_writes')",
     # The outcome journal (see _journal.py).

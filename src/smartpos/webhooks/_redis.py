@@ -24,9 +24,11 @@ of a store's keys live in one slot and every Lua script can touch them atomicall
 
 Every operation is one Lua script (``_redis_scripts.py``; registered once, run with EVALSHA), so
 each is atomic on the server. ``claim`` first moves due members of ``timer`` into ``ready``, then
-pops from ``ready``. Times are the client's clock, passed in as arguments: the server's ``TIME``
-is never read, which makes the store testable with a fake clock, and means that the hosts sharing
-a store need synchronised clocks (NTP): a host whose clock runs ahead sees leases expire early.
+pops from ``ready``. Times (leases, retries, arrival, done, the default purge cutoff) come from the
+server's clock, read with ``TIME`` inside the scripts, so that the hosts sharing a store need no
+synchronised clocks: a worker whose clock is a minute off claims and expires leases like the
+others. Given a ``clock`` (tests), the store passes that clock's time to the scripts instead. The
+outcome journal's times come from the host's clock (``_journal.py``), whichever the store's.
 """
 
 from __future__ import annotations
@@ -96,7 +98,7 @@ _logger = logging.getLogger("smartpos.webhooks")
 # Due timers moved to ``ready`` per claim: bounds the time one script blocks the server.
 _PROMOTE_MAX = 1000
 # Done events kept past the retention before the server's TTL drops them, so that an explicit
-# purge() (which uses the client's clock) normally runs first and clock skew cannot bite.
+# purge() normally runs first (and a store given its own clock, skewed, cannot race the TTL).
 _TTL_GRACE_SECONDS = 3600
 _PURGE_BATCH = 500
 # Seconds a store-made client waits to connect or for an answer.
@@ -221,12 +223,13 @@ class RedisStore(StoreBase):
     Every operation is one atomic Lua script. All keys share the hash tag ``{prefix}``, so the
     store works on Redis Cluster (all its keys live in one slot, hence on one node). Done events
     expire by TTL ``retention`` (plus an hour's grace) after their ack; ``purge()`` deletes them
-    earlier by the store's clock.
+    earlier by the server's clock.
 
     Durability is the server's: run it with ``appendonly yes``, ``appendfsync everysec`` (or
     ``always``) and ``maxmemory-policy noeviction``. With ``check_settings`` (the default) the
     constructor reads these with ``CONFIG GET`` and logs a WARNING for each one that breaks a
-    guarantee. All hosts must have synchronised clocks (NTP): times come from ``clock``.
+    guarantee. Lease times come from the server's clock (``TIME``), so the hosts sharing the
+    store need no synchronised clocks.
 
     Args:
         url_or_client: A ``redis://`` / ``rediss://`` / ``unix://`` URL (the store owns and closes
@@ -237,7 +240,10 @@ class RedisStore(StoreBase):
             It may not contain braces.
         max_attempts: Claims after which a failing event goes to the dead state.
         retention: How long done events are remembered (dedup of late redeliveries).
-        clock: Returns the current time in epoch seconds; every expiry uses it.
+        clock: ``None`` (the default): every time of the inbox (leases, retries, arrival,
+            done, the default purge cutoff) is the server's. A function returning epoch seconds
+            (tests with a fake clock): those times come from it instead, as for the other
+            stores. The outcome journal always uses this host's clock.
         check_settings: Check the server's persistence and eviction settings now.
 
     Raises:
@@ -251,10 +257,15 @@ class RedisStore(StoreBase):
         prefix: str = "smartpos",
         max_attempts: int = DEFAULT_MAX_ATTEMPTS,
         retention: _dt.timedelta = DEFAULT_RETENTION,
-        clock: Callable[[], float] = time.time,
+        clock: Callable[[], float] | None = None,
         check_settings: bool = True,
     ) -> None:
-        super().__init__(max_attempts=max_attempts, retention=retention, clock=clock)
+        super().__init__(
+            max_attempts=max_attempts,
+            retention=retention,
+            clock=time.time if clock is None else clock,
+        )
+        self._server_clock = clock is None
         if not isinstance(prefix, str) or not prefix or "{" in prefix or "}" in prefix:
             raise ConfigurationError(message("webhooks.redis_prefix", value=prefix))
         if isinstance(url_or_client, str):
@@ -342,6 +353,10 @@ class RedisStore(StoreBase):
             + [self._op + referencia for referencia in referencias]
         )
 
+    def _now_arg(self) -> str:
+        """A script's "now" argument: the store's clock, or '' for the server's ``TIME``."""
+        return "" if self._server_clock else _num(self._now())
+
     def _timed_put(self, timeout: float) -> _Script:
         """The put script on a client whose socket waits at most ``timeout`` seconds."""
         with self._timed_lock:
@@ -374,7 +389,7 @@ class RedisStore(StoreBase):
     def _insert(self, batch: Sequence[_Encoded], timeout: float | None) -> list[str | None]:
         self._check_open()
         keys: list[str | bytes] = [*self._put_keys]
-        args = [_num(self._now()), self._changes]
+        args = [self._now_arg(), self._changes]
         for item in batch:
             keys.append(self._ev + item.id)
             criado = "" if item.criado_em is None else _num(item.criado_em)
@@ -387,23 +402,23 @@ class RedisStore(StoreBase):
     def claim(self, *, owner: str, lease: float, limit: int = 1) -> list[Claim]:
         self._check_claim(owner, lease, limit)
         self._check_open()
-        now = self._now()
-        expires = now + lease
         tokens = [self._new_token() for _ in range(limit)]
         args = [
-            _num(now),
-            _num(expires),
+            self._now_arg(),
+            _num(lease),
             owner,
             str(limit),
             self._ev,
             str(self._max_attempts),
             str(max(_PROMOTE_MAX, limit)),
             *_LEASE_EXPIRED_ERROR,
-            "(" + _num(now - self._ttl_seconds),
+            self._ttl,
             *tokens,
         ]
-        flat = self._claim(self._claim_keys, args)
-        expires_at = _utc(expires)
+        expires, died, flat = self._claim(self._claim_keys, args)
+        for i in range(0, len(died), 3):
+            self._log_expired_to_dead(_text(died[i]), _text(died[i + 1]), int(died[i + 2]))
+        expires_at = _utc(float(expires))
         return [
             Claim(
                 event_id=_text(flat[i]),
@@ -427,17 +442,15 @@ class RedisStore(StoreBase):
         if not claims:
             return []
         self._check_open()
-        now = self._now()
         keys: list[str | bytes] = [*self._ack_keys, *(self._ev + c.event_id for c in claims)]
-        args = [_num(now), self._ttl, *(c.token for c in claims)]
+        args = [self._now_arg(), self._ttl, *(c.token for c in claims)]
         return [bool(code) for code in self._ack(keys, args)]
 
     @_translate
     def nack(self, claim: Claim, *, error: str, retry_in: float) -> bool:
         self._check_seconds("retry_in", retry_in, positive=False)
         self._check_open()
-        now = self._now()
-        args = [_num(now), claim.token, error, _num(now + retry_in), str(self._max_attempts)]
+        args = [self._now_arg(), claim.token, error, _num(retry_in), str(self._max_attempts)]
         keys = [self._ev + claim.event_id, self._timer, self._dead]
         return bool(self._nack(keys, args))
 
@@ -445,22 +458,21 @@ class RedisStore(StoreBase):
     def dead_letter(self, claim: Claim, *, error: str) -> bool:
         self._check_open()
         keys = [self._ev + claim.event_id, self._timer, self._dead]
-        args = [_num(self._now()), claim.token, error]
+        args = [self._now_arg(), claim.token, error]
         return bool(self._dead_letter(keys, args))
 
     @_translate
     def release(self, claim: Claim) -> bool:
         self._check_open()
         keys = [self._ev + claim.event_id, self._timer, self._ready]
-        return bool(self._release(keys, [_num(self._now()), claim.token]))
+        return bool(self._release(keys, [self._now_arg(), claim.token]))
 
     @_translate
     def extend(self, claim: Claim, *, lease: float) -> bool:
         self._check_seconds("lease", lease, positive=True)
         self._check_open()
-        now = self._now()
         keys = [self._ev + claim.event_id, self._timer, self._ready]
-        args = [_num(now), claim.token, _num(now + lease)]
+        args = [self._now_arg(), claim.token, _num(lease)]
         return bool(self._extend(keys, args))
 
     @_translate
@@ -480,23 +492,25 @@ class RedisStore(StoreBase):
     def requeue(self, event_id: str) -> bool:
         self._check_open()
         keys = [self._ev + event_id, self._ready, self._dead, self._done]
-        return bool(self._requeue(keys, [_num(self._now())]))
+        return bool(self._requeue(keys, [self._now_arg()]))
 
     @_translate
     def purge(self, *, done_before: _dt.datetime | None = None) -> int:
         self._check_open()
-        cutoff = "(" + _num(self._purge_cutoff(done_before))
+        cutoff = self._purge_cutoff(done_before)
+        # '': the server's clock minus the retention (done times are the server's).
+        since = "" if done_before is None and self._server_clock else _num(cutoff)
+        args = [since, str(_PURGE_BATCH), self._ev, _num(self._retention.total_seconds())]
         total = 0
         while True:
-            deleted, seen = self._purge(
-                [self._done, self._refs], [cutoff, str(_PURGE_BATCH), self._ev]
-            )
+            deleted, seen = self._purge([self._done, self._refs], args)
             total += int(deleted)
             if int(seen) < _PURGE_BATCH:
                 break
         keys = [self._ops_ended, self._ops, self._ops_waiting]
+        journal_cutoff = "(" + _num(cutoff)
         while True:
-            deleted = int(self._j_purge(keys, [cutoff, str(_PURGE_BATCH), self._op]))
+            deleted = int(self._j_purge(keys, [journal_cutoff, str(_PURGE_BATCH), self._op]))
             total += deleted
             if deleted < _PURGE_BATCH:
                 return total

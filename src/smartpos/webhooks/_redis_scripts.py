@@ -14,12 +14,35 @@ __all__ = []
 
 # Lua scripts. In an event's hash, the optional fields ow, tk, le, av, dn and c are '' (or
 # absent) when None: clearing them in the same HSET saves the server an HDEL per operation.
-# Times travel as strings (Python's repr of a float) and are never formatted by Lua.
+# Times are epoch seconds as strings. A script's "now" argument is the store's clock (Python's
+# repr of a float; tests) or '' for the server's clock (TIME), the default; a later time (a
+# lease's expiry, a retry) is computed here as now plus seconds, written with 17 significant
+# digits so that Python reads back the very double Lua computed.
+
+#: Lua functions that read the time.
+#: clock(): the time of a "now" argument, as (text, number); '' reads the server's TIME.
+#: later(): ``seconds`` after the number ``now``, as text.
+_LUA_CLOCK = """
+local function clock(given)
+  if given ~= '' then return given, tonumber(given) end
+  -- Writes after TIME need effects replication: the default since Redis 5, the only mode
+  -- since 7 (where this call does nothing).
+  redis.replicate_commands()
+  local t = redis.call('TIME')
+  local text = t[1] .. '.' .. string.format('%06d', tonumber(t[2]))
+  return text, tonumber(text)
+end
+local function later(now, seconds)
+  return string.format('%.17g', now + tonumber(seconds))
+end
+"""
 
 #: Lua functions that the lease-holding scripts share.
 #: held(): the event's fields when ``token`` holds an unexpired lease, else nil.
 #: to_dead(): the event to the dead state with ``err``, out of ``timer``, into ``dead``.
-_LUA_HELPERS = """
+_LUA_HELPERS = (
+    _LUA_CLOCK
+    + """
 local function held(k, token, now)
   local f = redis.call('HMGET', k, 'st', 'tk', 'le', 'id', 'at', 'sk', 'rm')
   if f[1] == 'claimed' and f[2] == token and tonumber(f[3]) > now then return f end
@@ -31,14 +54,18 @@ local function to_dead(k, id, sk, rm, err, timer, dead)
   redis.call('ZADD', dead, sk, rm)
 end
 """
+)
 
 #: ``put`` and ``put_many``: store each event whose id is new.
 #: KEYS: ready, seq, refs, event keys...
-#: ARGV: now, changes channel, then (id, body, hash, tipo, criado, referencia or '') per event.
+#: ARGV: now ('' for the server's), changes channel, then (id, body, hash, tipo, criado,
+#: referencia or '') per event.
 #: Answers per event: 0 when new, else the body hash already stored under its id. Each new
 #: event's referencia is published on the channel (the change listeners' wake-up).
-_PUT = """
-local now = ARGV[1]
+_PUT = (
+    _LUA_CLOCK
+    + """
+local now = clock(ARGV[1])
 local out = {}
 for i = 4, #KEYS do
   local k = KEYS[i]
@@ -66,31 +93,35 @@ for i = 4, #KEYS do
 end
 return out
 """
+)
 
 #: ``claim``: move due timers to ``ready``, then lease events in claim order.
-#: KEYS: ready, timer, dead, done.  ARGV: now, lease expiry, owner, limit, event key prefix,
-#: max_attempts, promote max, expired-error prefix, expired-error suffix, "(<oldest done_at
-#: whose TTL has surely fired>", tokens...
-#: Answers (id, body, tipo, attempts) per claimed event, flattened; the n-th one got the n-th
-#: token.
+#: KEYS: ready, timer, dead, done.  ARGV: now ('' for the server's), lease seconds, owner,
+#: limit, event key prefix, max_attempts, promote max, expired-error prefix, expired-error
+#: suffix, the done events' TTL in seconds, tokens...
+#: Answers {lease expiry, died, claimed}: died holds (id, tipo, attempts) per event that this
+#: claim moved to dead (its lease ran out on its last attempt), claimed holds (id, body, tipo,
+#: attempts) per claimed event; both flattened; the n-th claimed event got the n-th token.
 _CLAIM = (
     _LUA_HELPERS
     + """
 local ready, timer, dead, done = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
-local now, exp, owner, limit = tonumber(ARGV[1]), ARGV[2], ARGV[3], tonumber(ARGV[4])
+local nowtext, now = clock(ARGV[1])
+local exp, owner, limit = later(now, ARGV[2]), ARGV[3], tonumber(ARGV[4])
 local prefix, maxat = ARGV[5], tonumber(ARGV[6])
 -- Drop done-index entries whose event the TTL has removed (or that was put again since), so
 -- that the index stays bounded even when nobody calls purge(). Usually finds nothing.
-for _, id in ipairs(redis.call('ZRANGEBYSCORE', done, '-inf', ARGV[10], 'LIMIT', 0, limit + 1)) do
+local fired = '(' .. later(now, -tonumber(ARGV[10]))
+for _, id in ipairs(redis.call('ZRANGEBYSCORE', done, '-inf', fired, 'LIMIT', 0, limit + 1)) do
   if redis.call('HGET', prefix .. id, 'st') ~= 'done' then redis.call('ZREM', done, id) end
 end
-local due = redis.call('ZRANGEBYSCORE', timer, '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[7]))
+local due = redis.call('ZRANGEBYSCORE', timer, '-inf', nowtext, 'LIMIT', 0, tonumber(ARGV[7]))
 for _, id in ipairs(due) do
   local f = redis.call('HMGET', prefix .. id, 'sk', 'rm', 'st')
   if f[3] == 'pending' or f[3] == 'claimed' then redis.call('ZADD', ready, f[1], f[2]) end
 end
 if #due > 0 then redis.call('ZREM', timer, unpack(due)) end
-local out = {}
+local out, died = {}, {}
 local n = 0
 while n < limit do
   local popped = redis.call('ZPOPMIN', ready, limit - n)
@@ -106,6 +137,9 @@ while n < limit do
         redis.call('ZADD', timer, f[3], id)
       elseif f[1] == 'claimed' and tonumber(f[2]) >= maxat then
         to_dead(k, id, popped[j + 1], rm, ARGV[8] .. f[2] .. ARGV[9], timer, dead)
+        died[#died + 1] = id
+        died[#died + 1] = f[5]
+        died[#died + 1] = f[2]
       else
         n = n + 1
         local token = ARGV[10 + n]
@@ -121,26 +155,26 @@ while n < limit do
     end
   end
 end
-return out
+return {exp, died, out}
 """
 )
 
 #: ``ack`` and ``ack_many``: mark each event done while its token holds the lease.
-#: KEYS: timer, done, event keys...  ARGV: now, ttl seconds, tokens...
+#: KEYS: timer, done, event keys...  ARGV: now ('' for the server's), ttl seconds, tokens...
 #: Answers 1 (acked) or 0 per event.
 _ACK = (
     _LUA_HELPERS
     + """
 local timer, done = KEYS[1], KEYS[2]
-local now = tonumber(ARGV[1])
+local nowtext, now = clock(ARGV[1])
 local out = {}
 for i = 3, #KEYS do
   local k = KEYS[i]
   local f = held(k, ARGV[i], now)
   if f then
-    redis.call('HSET', k, 'st', 'done', 'dn', ARGV[1], 'ow', '', 'tk', '', 'le', '', 'av', '')
+    redis.call('HSET', k, 'st', 'done', 'dn', nowtext, 'ow', '', 'tk', '', 'le', '', 'av', '')
     redis.call('ZREM', timer, f[4])
-    redis.call('ZADD', done, ARGV[1], f[4])
+    redis.call('ZADD', done, nowtext, f[4])
     redis.call('EXPIRE', k, ARGV[2])
     out[#out + 1] = 1
   else
@@ -152,32 +186,36 @@ return out
 )
 
 #: ``nack``: back to pending after a delay, or to dead at ``max_attempts``.
-#: KEYS: event, timer, dead.  ARGV: now, token, error, available_at, max_attempts.
+#: KEYS: event, timer, dead.  ARGV: now ('' for the server's), token, error, seconds before
+#: the retry, max_attempts.
 #: Answers 0 (lease lost), 1 (pending again) or 2 (dead).
 _NACK = (
     _LUA_HELPERS
     + """
 local k = KEYS[1]
-local f = held(k, ARGV[2], tonumber(ARGV[1]))
+local _, now = clock(ARGV[1])
+local f = held(k, ARGV[2], now)
 if not f then return 0 end
 if tonumber(f[5]) >= tonumber(ARGV[5]) then
   to_dead(k, f[4], f[6], f[7], ARGV[3], KEYS[2], KEYS[3])
   return 2
 end
-redis.call('HSET', k, 'st', 'pending', 'err', ARGV[3], 'av', ARGV[4], 'ow', '', 'tk', '',
+local avail = later(now, ARGV[4])
+redis.call('HSET', k, 'st', 'pending', 'err', ARGV[3], 'av', avail, 'ow', '', 'tk', '',
            'le', '')
-redis.call('ZADD', KEYS[2], ARGV[4], f[4])
+redis.call('ZADD', KEYS[2], avail, f[4])
 return 1
 """
 )
 
 #: ``dead_letter``: straight to the dead state.
-#: KEYS: event, timer, dead.  ARGV: now, token, error.
+#: KEYS: event, timer, dead.  ARGV: now ('' for the server's), token, error.
 #: Answers 1, or 0 when the lease was lost.
 _DEAD_LETTER = (
     _LUA_HELPERS
     + """
-local f = held(KEYS[1], ARGV[2], tonumber(ARGV[1]))
+local _, now = clock(ARGV[1])
+local f = held(KEYS[1], ARGV[2], now)
 if not f then return 0 end
 to_dead(KEYS[1], f[4], f[6], f[7], ARGV[3], KEYS[2], KEYS[3])
 return 1
@@ -185,15 +223,16 @@ return 1
 )
 
 #: ``release``: give an unprocessed claim back.
-#: KEYS: event, timer, ready.  ARGV: now, token.
+#: KEYS: event, timer, ready.  ARGV: now ('' for the server's), token.
 #: Back to pending and ready at once, the claim's attempt taken back; 'err' is kept.
 #: Answers 1, or 0 when the lease was lost.
 _RELEASE = (
     _LUA_HELPERS
     + """
-local f = held(KEYS[1], ARGV[2], tonumber(ARGV[1]))
+local nowtext, now = clock(ARGV[1])
+local f = held(KEYS[1], ARGV[2], now)
 if not f then return 0 end
-redis.call('HSET', KEYS[1], 'st', 'pending', 'at', tonumber(f[5]) - 1, 'av', ARGV[1], 'ow', '',
+redis.call('HSET', KEYS[1], 'st', 'pending', 'at', tonumber(f[5]) - 1, 'av', nowtext, 'ow', '',
            'tk', '', 'le', '')
 redis.call('ZREM', KEYS[2], f[4])
 redis.call('ZADD', KEYS[3], f[6], f[7])
@@ -202,15 +241,17 @@ return 1
 )
 
 #: ``extend``: push the lease expiry (and the event's timer) later.
-#: KEYS: event, timer, ready.  ARGV: now, token, new expiry.
+#: KEYS: event, timer, ready.  ARGV: now ('' for the server's), token, lease seconds from now.
 #: Answers 1, or 0 when the lease was lost.
 _EXTEND = (
     _LUA_HELPERS
     + """
-local f = held(KEYS[1], ARGV[2], tonumber(ARGV[1]))
+local _, now = clock(ARGV[1])
+local f = held(KEYS[1], ARGV[2], now)
 if not f then return 0 end
-redis.call('HSET', KEYS[1], 'le', ARGV[3], 'av', ARGV[3])
-redis.call('ZADD', KEYS[2], ARGV[3], f[4])
+local exp = later(now, ARGV[3])
+redis.call('HSET', KEYS[1], 'le', exp, 'av', exp)
+redis.call('ZADD', KEYS[2], exp, f[4])
 -- Moved to ready by a host whose clock runs ahead: the lease holds, so it is not ready.
 redis.call('ZREM', KEYS[3], f[7])
 return 1
@@ -218,13 +259,16 @@ return 1
 )
 
 #: ``requeue``: a dead or done event back to pending, its attempts reset.
-#: KEYS: event, ready, dead, done.  ARGV: now.
+#: KEYS: event, ready, dead, done.  ARGV: now ('' for the server's).
 #: Answers 1, or 0 when the event is not dead or done.
-_REQUEUE = """
+_REQUEUE = (
+    _LUA_CLOCK
+    + """
 local k = KEYS[1]
+local now = clock(ARGV[1])
 local f = redis.call('HMGET', k, 'st', 'sk', 'rm', 'id')
 if f[1] ~= 'dead' and f[1] ~= 'done' then return 0 end
-redis.call('HSET', k, 'st', 'pending', 'at', 0, 'av', ARGV[1], 'dn', '', 'ow', '', 'tk', '',
+redis.call('HSET', k, 'st', 'pending', 'at', 0, 'av', now, 'dn', '', 'ow', '', 'tk', '',
            'le', '')
 redis.call('PERSIST', k)
 redis.call('ZREM', KEYS[3], f[3])
@@ -232,13 +276,22 @@ redis.call('ZREM', KEYS[4], f[4])
 redis.call('ZADD', KEYS[2], f[2], f[3])
 return 1
 """
+)
 
 #: ``purge``, one batch: delete done events finished before the cutoff.
-#: KEYS: done, refs.  ARGV: exclusive cutoff ("(<seconds>"), batch size, event key prefix.
+#: KEYS: done, refs.  ARGV: exclusive cutoff in seconds ('' for the server's clock minus the
+#: retention), batch size, event key prefix, retention in seconds.
 #: Answers {deleted, entries looked at}.
-_PURGE = """
-local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
-local cutoff = tonumber(string.sub(ARGV[1], 2))
+_PURGE = (
+    _LUA_CLOCK
+    + """
+local cutoff = tonumber(ARGV[1])
+if ARGV[1] == '' then
+  local _, now = clock('')
+  cutoff = now - tonumber(ARGV[4])
+end
+local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. string.format('%.17g', cutoff),
+                       'LIMIT', 0, tonumber(ARGV[2]))
 local deleted = 0
 for _, id in ipairs(ids) do
   local k = ARGV[3] .. id
@@ -256,6 +309,7 @@ for _, id in ipairs(ids) do
 end
 return {deleted, #ids}
 """
+)
 
 #: ``list``: the events of one state (or all), in claim order.
 #: KEYS: ready, timer, done, dead.  ARGV: state ('' for any), limit, event key prefix.

@@ -385,6 +385,7 @@ class SQLiteStore(StoreBase):
     def claim(self, *, owner: str, lease: float, limit: int = 1) -> list[Claim]:
         self._check_claim(owner, lease, limit)
         claims: list[Claim] = []
+        died: list[tuple[str, str, int]] = []
         with self._write() as conn:
             now = self._now()
             expires = now + lease
@@ -398,6 +399,7 @@ class SQLiteStore(StoreBase):
                     expired_error = self._expired_on_last_attempt(state, attempts)
                     if expired_error is not None:
                         exhausted.append((expired_error, seq))
+                        died.append((event_id, tipo, attempts))
                         continue
                     token = self._new_token()
                     leases.append((owner, token, expires, expires, seq))
@@ -416,6 +418,8 @@ class SQLiteStore(StoreBase):
                 conn.executemany(_CLAIM, leases)
                 if not exhausted or len(rows) < wanted:
                     break
+        for event_id, tipo, attempts in died:  # once committed
+            self._log_expired_to_dead(event_id, tipo, attempts)
         return claims
 
     def ack(self, claim: Claim) -> bool:

@@ -484,6 +484,21 @@ class StoreBase(JournalBase):
             return _lease_expired_error(attempts)
         return None
 
+    @staticmethod
+    def _log_expired_to_dead(event_id: str, tipo: str, attempts: int) -> None:
+        """Log an event that ``claim`` moved to dead: its lease ran out on its last attempt.
+
+        The worker logs the dead-letters it makes itself; these happen in the store, where the
+        worker that held the lease (a crashed one, as a rule) never hears of them.
+        """
+        _logger.error(
+            "webhook event %s (%s) ran out of its lease on attempt %d, its last (its worker "
+            "died or stalled): moved to the dead letters (requeue it once the cause is fixed)",
+            loggable(event_id),
+            loggable(tipo),
+            attempts,
+        )
+
     def _put_result(self, item: _Encoded, kept_hash: str | None) -> PutResult:
         """Turn ``_insert``'s answer for one event into its ``PutResult``, logging a conflict."""
         if kept_hash is None:

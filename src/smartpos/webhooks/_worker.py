@@ -147,11 +147,12 @@ class _Settings:
             return claim.event
         except InvalidEventError as exc:
             _logger.error(
-                "webhook event %s (%s) does not fit the schema (%s): dead-lettered; requeue it "
-                "after upgrading",
+                "webhook event %s (%s) does not fit the schema on attempt %d (%s): "
+                "dead-lettered; requeue it after upgrading",
                 loggable(claim.event_id),
                 loggable(claim.tipo),
-                loggable(exc, 200),
+                claim.attempts,
+                loggable(error_text(exc), 200),
             )
             self.store.dead_letter(claim, error=f"InvalidEventError: {exc}")
             return None
@@ -171,18 +172,51 @@ class _Settings:
         )
         return "ack_refused"
 
+    def last_attempt(self, claim: Claim) -> bool:
+        """Whether a nack of this claim sends its event to the dead letters, not to a retry.
+
+        A store's ``nack`` does so at its ``max_attempts``; a hand-written store that does not
+        expose it is taken to retry.
+        """
+        maximum = getattr(self.store, "max_attempts", None)
+        if isinstance(maximum, bool) or not isinstance(maximum, int):
+            return False
+        return claim.attempts >= maximum
+
     def failed(self, claim: Claim, exc: BaseException) -> None:
-        retry_in = self.retry_in(claim.attempts)
+        """Nack a failed event, and log what becomes of it (a retry, or the dead letters)."""
         text = error_text(exc)
-        _logger.warning(
-            "webhook event %s (%s) failed on attempt %d, retry in %.1fs: %s",
-            loggable(claim.event_id),
-            loggable(claim.tipo),
-            claim.attempts,
-            retry_in,
-            loggable(text, 200),
-        )
-        self.store.nack(claim, error=text, retry_in=retry_in)
+        if not self.last_attempt(claim):
+            retry_in = self.retry_in(claim.attempts)
+            _logger.warning(
+                "webhook event %s (%s) failed on attempt %d, retry in %.1fs: %s",
+                loggable(claim.event_id),
+                loggable(claim.tipo),
+                claim.attempts,
+                retry_in,
+                loggable(text, 200),
+            )
+            self.store.nack(claim, error=text, retry_in=retry_in)
+            return
+        # The store moves the event to the dead state on this nack: no retry follows.
+        if self.store.nack(claim, error=text, retry_in=self.retry_in(claim.attempts)):
+            _logger.error(
+                "webhook event %s (%s) failed on attempt %d, its last: moved to the dead "
+                "letters (requeue it once the cause is fixed): %s",
+                loggable(claim.event_id),
+                loggable(claim.tipo),
+                claim.attempts,
+                loggable(text, 200),
+            )
+        else:
+            _logger.warning(
+                "webhook event %s (%s) failed on attempt %d, its last, after its lease was "
+                "lost: its new owner decides what becomes of it: %s",
+                loggable(claim.event_id),
+                loggable(claim.tipo),
+                claim.attempts,
+                loggable(text, 200),
+            )
 
     def release(self, claims: Sequence[Claim], *, why: str) -> None:
         """Give unprocessed claims back at once, without counting their attempts.
