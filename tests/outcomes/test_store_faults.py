@@ -288,9 +288,12 @@ async def test_a_409_the_journal_cannot_explain_keeps_the_errors_rule(
 ) -> None:
     """A referencia used outside this journal: the first send's 409 is ReferenciaDuplicadaError."""
     referencia = smartpos.new_referencia()
-    with in_the_tests_loop(), smartpos.Client(
-        api_key=Sandbox.API_KEY, base_url=BASE, transport=sandbox.transport(), retry_backoff=0
-    ) as elsewhere:  # no store: another system using the same referencia
+    with (
+        in_the_tests_loop(),
+        smartpos.Client(
+            api_key=Sandbox.API_KEY, base_url=BASE, transport=sandbox.transport(), retry_backoff=0
+        ) as elsewhere,
+    ):  # no store: another system using the same referencia
         elsewhere.payments.create(**PAYMENT | {"valor_centavos": 2500}, referencia=referencia)
     sdk = make_sdk(
         api_key=Sandbox.API_KEY, base_url=BASE, transport=sandbox.transport(), store=store
@@ -387,18 +390,6 @@ async def test_redis_down_at_the_waits_deadline_is_pending(
             store.close()
 
 
-def restart_postgres(server: PostgresServer) -> None:
-    """``pg_ctl restart -m fast``: every open connection is dropped, the server comes back."""
-    assert server._bindir is not None
-    assert server._dir is not None
-    done = server._run([
-        str(server._bindir / "pg_ctl"), "-D", f"{server._dir}/data", "-m", "fast", "-w",
-        "-t", "60", "-l", f"{server._dir}/server.log", "restart",
-    ])  # fmt: skip
-    assert 0 == done.returncode, done.stderr
-    server.pid = int(Path(server._dir, "data", "postmaster.pid").read_text().split()[0])
-
-
 @pytest.mark.postgres
 @pytest.mark.slow
 async def test_postgres_restarted_while_waiting_still_gives_the_event(
@@ -429,7 +420,7 @@ async def test_postgres_restarted_while_waiting_still_gives_the_event(
 
                 def restart_then_deliver() -> None:
                     time.sleep(0.5)  # the waiter is waiting on pooled connections
-                    restart_postgres(server)
+                    server.restart()
                     # The service delivers until it gets a 2xx (a 503 while the store is
                     # failing asks for a redelivery).
                     for envelope in sandbox.held_events:
@@ -450,3 +441,32 @@ async def test_postgres_restarted_while_waiting_still_gives_the_event(
                 store.close()
     finally:
         server.stop()
+
+
+@pytest.mark.postgres
+@pytest.mark.slow
+async def test_postgres_unreachable_before_the_send_is_a_store_error_and_sends_nothing(
+    make_sdk: Callable[..., SDK], flavour: str
+) -> None:
+    """No connection can be had (nothing listens): the store proves nothing was journaled,
+    so ``create`` raises ``StoreError`` (``applied is False``) and nothing was sent."""
+    require_module("psycopg", "PostgreSQL")
+    import socket
+
+    from smartpos.webhooks import PostgresStore
+
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    dsn = f"host=127.0.0.1 port={port} user=postgres dbname=postgres connect_timeout=1"
+    with Sandbox() as sandbox:
+        store = PostgresStore(dsn, table=f"f{uuid.uuid4().hex[:10]}")
+        try:
+            sdk = sdk_on(make_sdk, sandbox, store)
+            with pytest.raises(StoreError) as caught:
+                await sdk.call("payments", "create", **PAYMENT)
+            assert caught.value.applied is False
+            assert not isinstance(caught.value, smartpos.OutcomeUnknownError)
+            assert [] == sandbox.requests
+        finally:
+            store.close()

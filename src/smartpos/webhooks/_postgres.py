@@ -87,7 +87,11 @@ def _store_error(exc: Exception) -> StoreError:
         return MigrationRequiredError(
             f"the inbox table is missing or outdated ({exc}); call store.migrate()"
         )
-    return StoreError(f"PostgreSQL failed: {type(exc).__name__}: {exc}")
+    # No connection could be had: this call's statement never reached the server. Any other
+    # failure (a connection lost mid-statement, a timeout) may follow a write the server
+    # applied, so it vouches for nothing (API.md: store failures never hide a charge).
+    applied = False if isinstance(exc, psycopg_pool.PoolTimeout) else None
+    return StoreError(f"PostgreSQL failed: {type(exc).__name__}: {exc}", applied=applied)
 
 
 # Turns psycopg's errors into ``StoreError`` (a receiver answers 503 on it).

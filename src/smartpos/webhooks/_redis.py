@@ -163,6 +163,8 @@ def _num(value: float) -> str:
 
 
 def _store_error(exc: Exception) -> StoreError:
+    # Never "surely not applied": redis-py retries a command after a connection error, so
+    # even a refused connection may follow an earlier try whose script ran (a lost reply).
     return StoreError(f"Redis failed: {type(exc).__name__}: {exc}")
 
 
