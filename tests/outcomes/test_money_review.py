@@ -1,0 +1,272 @@
+"""Adversarial review of 15dba6c ("store failures never hide a charge"): paths that still do.
+
+Each test drives a caller that does exactly what the README / API.md tell it to do with each
+outcome (a new referencia only after "surely not accepted": ``TransportError``, ``APIError``,
+a ``StoreError`` from a journaled call, ``OperationRejectedError``; the same referencia after
+``OutcomeUnknownError``; the documented start-up reconcile loop), and counts the sandbox's
+charges. Every test here FAILS on 15dba6c; each one names the defect it proves.
+"""
+
+# STYLE.md section 5 asks for `expected == actual` (the attrs style), which SIM300 calls Yoda.
+
+from __future__ import annotations
+
+import sqlite3
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from outcome_helpers import PAYMENT, on_client
+
+import smartpos
+from client_cases import SDK
+from smartpos.testing import Sandbox
+from smartpos.webhooks import PagamentoAprovado, SQLiteStore, StoreBase, StoreError
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from test_store_faults import Faults, documented_checkout, startup_reconcile
+
+pytestmark = pytest.mark.asyncio
+
+BASE = "http://sandbox.invalid"
+
+
+def charges(sandbox: Sandbox) -> list[str]:
+    """The referencias the sandbox charged (one payment each)."""
+    return [p.referencia for p in sandbox.payments]
+
+
+async def careful_checkout(
+    sdk: SDK, *, timeout: float = 3.0, referencia: str | None = None
+) -> Any:
+    """One sale, charged as the README says, including the "surely not accepted" outcomes.
+
+    ``TransportError`` / ``APIError`` (not a 409) / ``StoreError`` / ``OperationRejectedError``:
+    surely not accepted, start over under a new referencia. ``OutcomeUnknownError``: resume
+    under its referencia. ``OutcomePendingError``: wait again. A 409 is not handled (its docs
+    say: wait for the earlier request's event): the test fails loudly if one comes.
+    """
+    for _ in range(6):
+        kwargs: dict[str, Any] = {**PAYMENT, "timeout": timeout}
+        if referencia is not None:
+            kwargs["referencia"] = referencia
+        try:
+            return await sdk.call("payments", "create_and_wait", **kwargs)
+        except smartpos.OutcomePendingError as exc:
+            return await on_client(sdk, "wait", exc.referencia, timeout=timeout)
+        except smartpos.OutcomeUnknownError as exc:
+            referencia = exc.referencia
+        except smartpos.ReferenciaDuplicadaError:
+            raise
+        except (
+            StoreError,
+            smartpos.TransportError,
+            smartpos.APIError,
+            smartpos.OperationRejectedError,
+        ):
+            referencia = None  # "surely not accepted": a new attempt, a new referencia
+    raise AssertionError("the checkout never ended")
+
+
+# --- 1. a "rejected" record that fails leaves "sending": reconcile then charges again -------
+
+
+@pytest.mark.parametrize("store_kind", ["memory", "sqlite"], indirect=True)
+async def test_a_rejection_whose_record_fails_is_not_resent_by_reconcile(
+    make_sdk: Callable[..., SDK], store: StoreBase, sandbox: Sandbox
+) -> None:
+    """The first send never leaves (connection refused) and recording ``rejected`` fails.
+
+    The caller hears ``TransportError`` ("nothing reached the service: retry with a new
+    referencia") and charges the sale under a new referencia; the journal still holds the
+    first referencia as ``sending``, which the documented start-up loop resends — now for
+    the first time — and the customer is charged twice. A ``rejected`` record the SDK could
+    not write must not be reported as "surely not accepted".
+    """
+    faults = Faults(store)
+    sdk = make_sdk(
+        api_key=Sandbox.API_KEY, base_url=BASE, transport=sandbox.transport(), store=store,
+        max_retries=0,
+    )  # fmt: skip
+    sandbox.fail_next("payments", "refuse")
+    faults.record = 1  # the "rejected" record after the refused send fails
+
+    event = await careful_checkout(sdk)
+    assert isinstance(event, PagamentoAprovado)
+    await startup_reconcile(sdk, store)
+
+    assert [event.dados.referencia] == charges(sandbox)
+
+
+# --- 2. "rejected" written over another process's resend in flight --------------------------
+
+
+class _Refused(httpx.BaseTransport, httpx.AsyncBaseTransport):
+    """A transport whose connections are refused (nothing is sent); runs ``before`` once."""
+
+    def __init__(self, before: Callable[[], None]) -> None:
+        self.before: Callable[[], None] | None = before
+
+    def _refuse(self, request: httpx.Request) -> httpx.Response:
+        before, self.before = self.before, None
+        if before is not None:
+            before()
+        raise httpx.ConnectError("connection refused", request=request)
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        return self._refuse(request)
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        return self._refuse(request)
+
+
+class _AnswerLost(httpx.BaseTransport):
+    """The sandbox processes the request (a charge), then the answer never comes back."""
+
+    def __init__(self, sandbox: Sandbox) -> None:
+        self.inner = sandbox.transport()
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        self.inner.handle_request(request)
+        raise httpx.ReadTimeout("read timed out", request=request)
+
+
+def _resend_elsewhere(sandbox: Sandbox, store: StoreBase, referencia: str, seen: list[Any]) -> None:
+    """Process B: ``create`` of the same referencia (it finds the entry ``sending`` and
+    resends its bytes); the service charges, B's answer is lost: ``OutcomeUnknownError``."""
+
+    def run() -> None:
+        with smartpos.Client(
+            api_key=Sandbox.API_KEY, base_url=BASE, transport=_AnswerLost(sandbox), store=store,
+            retry_backoff=0, max_retries=0,
+        ) as other:  # fmt: skip
+            try:
+                other.payments.create(**PAYMENT, referencia=referencia)
+            except smartpos.OutcomeUnknownError as exc:
+                seen.append(exc)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join(30)
+
+
+@pytest.mark.parametrize("store_kind", ["memory", "sqlite"], indirect=True)
+async def test_a_first_send_that_never_left_does_not_reject_another_process_resend(
+    make_sdk: Callable[..., SDK], store: StoreBase, sandbox: Sandbox
+) -> None:
+    """A journals R and sends; meanwhile B resends R (it found it ``sending``), the service
+    charges it, B's answer is lost (B: ``OutcomeUnknownError``, entry ``unknown``). A's own
+    send never leaves (connection refused): A records ``rejected`` over B's ``unknown``.
+
+    B then does what it is told and waits for R: ``OperationRejectedError`` — "nothing was
+    charged, send again under a new referencia" — while R was charged and its approval is
+    on its way. The approval, once stored, is flagged as an anomaly, never the outcome.
+    """
+    sandbox.hold_events()
+    referencia = smartpos.new_referencia()
+    b_errors: list[Any] = []
+    transport = _Refused(lambda: _resend_elsewhere(sandbox, store, referencia, b_errors))
+    sdk = make_sdk(
+        api_key=Sandbox.API_KEY, base_url=BASE, transport=transport, store=store, max_retries=0
+    )
+    with pytest.raises(smartpos.SmartPOSError):
+        await sdk.call("payments", "create", **PAYMENT, referencia=referencia)
+    assert 1 == len(b_errors)  # B: unknown outcome, as it should
+    assert [referencia] == charges(sandbox)  # B's resend charged R
+
+    sandbox.release_events()
+    # B, as documented for OutcomeUnknownError: wait for the event of R.
+    event = await on_client(sdk, "wait", referencia, timeout=3.0)
+    assert referencia == event.dados.referencia
+
+
+@pytest.mark.parametrize("store_kind", ["memory", "sqlite"], indirect=True)
+async def test_a_first_send_that_never_left_is_unknown_when_another_process_resent_it(
+    make_sdk: Callable[..., SDK], store: StoreBase, sandbox: Sandbox
+) -> None:
+    """The same race seen from A: its send never left, but the journal shows B resending R
+    (entry marked ``unknown`` before A's answer). Like a 409 the journal explains (API.md,
+    "A 409 against the journal"), this is not "surely not accepted": A must not hear
+    ``TransportError`` ("retry with a new referencia") for a referencia the service charged.
+    """
+    sandbox.hold_events()
+    referencia = smartpos.new_referencia()
+    b_errors: list[Any] = []
+    transport = _Refused(lambda: _resend_elsewhere(sandbox, store, referencia, b_errors))
+    sdk = make_sdk(
+        api_key=Sandbox.API_KEY, base_url=BASE, transport=transport, store=store, max_retries=0
+    )
+    with pytest.raises(smartpos.OutcomeUnknownError) as caught:
+        await sdk.call("payments", "create", **PAYMENT, referencia=referencia)
+    assert referencia == caught.value.referencia
+    assert [referencia] == charges(sandbox)
+
+
+# --- 3. a StoreError(applied=False) from _begin_operation for an entry that already exists ---
+
+
+@pytest.mark.parametrize("failing", ["_journal_events", "_journal_finalize"])
+@pytest.mark.parametrize("store_kind", ["sqlite"], indirect=True)
+async def test_a_resume_whose_journal_read_fails_is_not_nothing_journaled(
+    make_sdk: Callable[..., SDK], store: StoreBase, sandbox: Sandbox, failing: str
+) -> None:
+    """``create_and_wait`` raises ``OutcomeUnknownError`` (journal write and its confirmation
+    lost: R is journaled, nothing sent); the caller resumes under R, as documented.
+
+    ``_begin_operation`` finds R's entry and then reads its events (or records its outcome):
+    that SQLite statement fails ("database is locked"), a ``StoreError`` with
+    ``applied=False``, which ``_begin`` takes for "nothing was journaled" and raises as is.
+    The caller hears "nothing journaled, nothing sent" and charges under a new referencia;
+    the start-up loop then sends R: two charges. ``applied=False`` speaks for the failed
+    statement, not for the entry found before it.
+    """
+    assert isinstance(store, SQLiteStore)
+    faults = Faults(store)
+    faults.begin = ["lost", "lost"]
+    sdk = sdk_on_store(make_sdk, sandbox, store)
+
+    real = getattr(store, failing)
+    calls = {"begin": 0, "armed": False}
+    begin = store._begin_operation
+
+    def counting_begin(*args: Any, **kwargs: Any) -> Any:
+        calls["begin"] += 1
+        calls["armed"] = calls["begin"] == 3  # the resume's journal write
+        return begin(*args, **kwargs)
+
+    def failing_once(*args: Any, **kwargs: Any) -> Any:
+        if calls["armed"]:
+            calls["armed"] = False
+            raise store._error(sqlite3.OperationalError("database is locked"))
+        return real(*args, **kwargs)
+
+    store._begin_operation = counting_begin  # type: ignore[method-assign]
+    setattr(store, failing, failing_once)
+    if failing == "_journal_finalize":
+        # The finalize runs only when an outcome is waiting to be recorded: R was charged
+        # and approved before (the first create's answer lost), its event is in the store.
+        faults.begin = []
+        first = smartpos.new_referencia()
+        sandbox.fail_next("payments", "timeout")
+        with pytest.raises(smartpos.OutcomeUnknownError):
+            await sdk.call("payments", "create", **PAYMENT, referencia=first)
+        sandbox.wait_for_deliveries()
+        calls["begin"] = 2  # the next begin (the third) is the resume
+        event = await careful_checkout(sdk, referencia=first)
+    else:
+        event = await documented_checkout(sdk)
+    await startup_reconcile(sdk, store)
+
+    assert isinstance(event, PagamentoAprovado)
+    assert [event.dados.referencia] == charges(sandbox)
+
+
+def sdk_on_store(make_sdk: Callable[..., SDK], sandbox: Sandbox, store: StoreBase) -> SDK:
+    return make_sdk(
+        api_key=Sandbox.API_KEY, base_url=BASE, transport=sandbox.transport(), store=store
+    )
