@@ -11,6 +11,7 @@ charges. Every test here FAILS on 15dba6c; each one names the defect it proves.
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import sys
 import threading
@@ -270,3 +271,88 @@ def sdk_on_store(make_sdk: Callable[..., SDK], sandbox: Sandbox, store: StoreBas
     return make_sdk(
         api_key=Sandbox.API_KEY, base_url=BASE, transport=sandbox.transport(), store=store
     )
+
+
+# --- 4. the start-up reconcile resends a referencia just reported "surely not accepted" -----
+
+
+@pytest.mark.parametrize("store_kind", ["memory", "sqlite"], indirect=True)
+async def test_reconcile_never_resends_an_entry_rejected_since_it_read_it(
+    make_sdk: Callable[..., SDK], store: StoreBase, sandbox: Sandbox
+) -> None:
+    """Process B runs the documented start-up loop while process A is sending R: B reads R
+    as ``sending``. A's send never leaves (connection refused): A records ``rejected`` and its
+    caller hears ``TransportError`` — surely not accepted, charge again under a new
+    referencia. B goes on with what it read: ``_mark_resending`` writes ``unknown`` over
+    ``rejected`` (``ALLOWED_FROM["unknown"]`` includes it) and B resends R, which the service
+    now charges for the first time: the sale is charged under R and under A's new referencia.
+    """
+    referencia = smartpos.new_referencia()
+    b_read, a_done = threading.Event(), threading.Event()
+    b_thread: list[threading.Thread] = []
+    real_operation = store.operation
+
+    def operation(ref: str) -> Any:
+        found = real_operation(ref)
+        if threading.current_thread() in b_thread and not b_read.is_set():
+            b_read.set()
+            a_done.wait(10)  # B is slow to go on: A ends meanwhile
+        return found
+
+    store.operation = operation  # type: ignore[method-assign]
+
+    def b_reconciles() -> None:
+        with smartpos.Client(
+            api_key=Sandbox.API_KEY, base_url=BASE, transport=sandbox.transport(), store=store,
+            retry_backoff=0,
+        ) as other:  # fmt: skip
+            with contextlib.suppress(smartpos.SmartPOSError):
+                other.reconcile(referencia)
+
+    def start_b() -> None:
+        thread = threading.Thread(target=b_reconciles)
+        b_thread.append(thread)
+        thread.start()
+        assert b_read.wait(10)
+
+    sdk = make_sdk(
+        api_key=Sandbox.API_KEY, base_url=BASE, transport=_Refused(start_b), store=store,
+        max_retries=0,
+    )  # fmt: skip
+    try:
+        with pytest.raises(smartpos.TransportError) as caught:
+            await sdk.call("payments", "create", **PAYMENT, referencia=referencia)
+        assert not isinstance(caught.value, smartpos.OutcomeUnknownError)
+    finally:
+        a_done.set()
+        b_thread[0].join(30)
+    # A's caller was told "surely not accepted"; R must never be charged now.
+    assert [] == charges(sandbox)
+
+
+# --- 5. a create_and_wait cancelled while it waits loses its referencia ----------------------
+
+
+@pytest.mark.parametrize("store_kind", ["memory", "sqlite"], indirect=True)
+async def test_a_create_and_wait_cancelled_while_waiting_carries_its_referencia(
+    store: StoreBase, sandbox: Sandbox
+) -> None:
+    """docs/en/client.md: "The referencia is never lost: ... the exception that propagates
+    (``CancelledError``) carries a note with it; ``asyncio.wait_for`` ... the note is on its
+    ``__cause__``". A ``create_and_wait`` cancelled during its wait — the payment accepted,
+    the customer being charged — propagates a ``CancelledError`` with no note: only
+    ``Attempts.interrupted`` (the HTTP step) adds one, not the flow's later steps. A caller
+    that let the SDK pick the referencia cannot tell which event to wait for.
+    """
+    import asyncio
+
+    sandbox.hold_events()
+    async with smartpos.AsyncClient(
+        api_key=Sandbox.API_KEY, base_url=BASE, transport=sandbox.transport(), store=store
+    ) as client:
+        with pytest.raises(asyncio.TimeoutError) as caught:
+            await asyncio.wait_for(client.payments.create_and_wait(**PAYMENT, timeout=30.0), 0.5)
+    [charged] = charges(sandbox)
+    cancelled = caught.value.__cause__ or caught.value
+    notes = " ".join(getattr(cancelled, "__notes__", []))
+    assert charged in notes
