@@ -356,3 +356,47 @@ async def test_a_create_and_wait_cancelled_while_waiting_carries_its_referencia(
     cancelled = caught.value.__cause__ or caught.value
     notes = " ".join(getattr(cancelled, "__notes__", []))
     assert charged in notes
+
+
+# --- 6. cancelled during the new confirm step: journaled, no note, sent at the next start-up --
+
+
+@pytest.mark.parametrize("store_kind", ["memory", "sqlite"], indirect=True)
+async def test_a_create_cancelled_during_the_journal_confirm_carries_its_referencia(
+    store: StoreBase, sandbox: Sandbox
+) -> None:
+    """The journal write's reply is lost (applied) and the task is cancelled meanwhile: the
+    cancellation lands on the confirm step (`_begin`'s second insert), before any send.
+
+    The journal holds R as ``sending`` — the documented start-up loop will send it — but the
+    ``CancelledError`` carries no note and nothing was logged ("sending referencia=" comes
+    from the HTTP step): the README says only a call cancelled *after sending started* is an
+    unknown outcome, so the caller charges the sale anew, and the start-up loop then charges R.
+    """
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    tasks: list[asyncio.Future[Any]] = []
+    begin = store._begin_operation
+    calls = [0]
+
+    def lost_while_cancelled(*args: Any, **kwargs: Any) -> Any:
+        calls[0] += 1
+        result = begin(*args, **kwargs)
+        if calls[0] == 1:
+            loop.call_soon_threadsafe(tasks[0].cancel)
+            raise StoreError("the reply to the journal write was lost")
+        return result
+
+    store._begin_operation = lost_while_cancelled  # type: ignore[method-assign]
+    async with smartpos.AsyncClient(
+        api_key=Sandbox.API_KEY, base_url=BASE, transport=sandbox.transport(), store=store
+    ) as client:
+        tasks.append(asyncio.ensure_future(client.payments.create_and_wait(**PAYMENT, timeout=5)))
+        with pytest.raises(asyncio.CancelledError) as caught:
+            await tasks[0]
+        [journaled] = store.operations(final=False)
+        assert "sending" == journaled.state  # the start-up loop will send it
+        assert [] == charges(sandbox)
+        notes = " ".join(getattr(caught.value, "__notes__", []))
+        assert journaled.referencia in notes
