@@ -400,3 +400,59 @@ async def test_a_create_cancelled_during_the_journal_confirm_carries_its_referen
         assert [] == charges(sandbox)
         notes = " ".join(getattr(caught.value, "__notes__", []))
         assert journaled.referencia in notes
+
+
+# --- 7. a journal write interrupted after it was applied: a raw exception, no referencia -----
+
+
+class SoftTimeLimit(Exception):
+    """What a task runner's signal-based time limit raises (Celery's SoftTimeLimitExceeded
+    is an ``Exception``); ``_group_commit`` documents such interruptions of a store write."""
+
+
+@pytest.mark.parametrize("store_kind", ["memory", "sqlite"], indirect=True)
+async def test_a_journal_write_interrupted_after_it_applied_is_an_unknown_outcome(
+    make_sdk: Callable[..., SDK], flavour: str, store: StoreBase, sandbox: Sandbox
+) -> None:
+    """A signal handler raises just after the entry was written (sync client, main thread).
+
+    ``_begin`` treats anything but a ``StoreError`` as "not applied" (``_may_be_applied``)
+    and re-raises it as it is: ``create`` raises a bare ``SoftTimeLimit`` — not a
+    ``SmartPOSError``, no ``OutcomeUnknownError``, no note, nothing logged — while the journal
+    holds R as ``sending``, which the documented start-up loop sends. A caller that let the
+    SDK choose R cannot know it; the task runner's retry charges under a new referencia.
+    """
+    import signal
+
+    if flavour != "sync":
+        pytest.skip("a signal handler runs in the main thread: the sync client's")
+    real_insert = store._journal_insert
+
+    def handler(signum: int, frame: Any) -> None:
+        raise SoftTimeLimit("soft time limit exceeded")
+
+    def insert_then_signal(entry: Any) -> Any:
+        found = real_insert(entry)
+        signal.raise_signal(signal.SIGUSR1)  # the time limit fires right after the commit
+        return found
+
+    previous = signal.signal(signal.SIGUSR1, handler)
+    store._journal_insert = insert_then_signal  # type: ignore[method-assign]
+    try:
+        sdk = make_sdk(
+            api_key=Sandbox.API_KEY, base_url=BASE, transport=sandbox.transport(), store=store
+        )
+        with pytest.raises(BaseException) as caught:
+            await sdk.call("payments", "create", **PAYMENT)
+    finally:
+        signal.signal(signal.SIGUSR1, previous)
+        store._journal_insert = real_insert  # type: ignore[method-assign]
+    [journaled] = store.operations(final=False)
+    assert "sending" == journaled.state  # the start-up loop will send it
+    assert [] == charges(sandbox)
+    error = caught.value
+    notes = " ".join(getattr(error, "__notes__", []))
+    assert (
+        isinstance(error, smartpos.OutcomeUnknownError)
+        and journaled.referencia == error.referencia
+    ) or journaled.referencia in notes, f"{type(error).__name__}: {error}"
