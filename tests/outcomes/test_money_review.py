@@ -456,3 +456,38 @@ async def test_a_journal_write_interrupted_after_it_applied_is_an_unknown_outcom
         isinstance(error, smartpos.OutcomeUnknownError)
         and journaled.referencia == error.referencia
     ) or journaled.referencia in notes, f"{type(error).__name__}: {error}"
+
+
+# --- 8. the rejected-retry path explains its own mark: an unrelated 409 becomes "accepted" ---
+
+
+@pytest.mark.parametrize("store_kind", ["memory", "sqlite"], indirect=True)
+async def test_a_409_to_the_retry_of_a_rejected_entry_that_nobody_resent_is_not_acceptance(
+    make_sdk: Callable[..., SDK], store: StoreBase, sandbox: Sandbox
+) -> None:
+    """R was refused before it left (``rejected``); another system (no journal) then used R
+    for another request. ``create(R)`` again (the rejected path: mark ``unknown``, first send)
+    is answered 409: ``_explain_409`` finds ``unknown`` — this call's own mark — and calls it
+    acceptance: ``OutcomeUnknownError`` and the journal records ``accepted``, so
+    ``create_and_wait`` would wait for an event that never agrees. API.md: only a 409 the
+    journal explains (another process's resend of this request) is acceptance; this one keeps
+    the rule of "Errors" (``ReferenciaDuplicadaError``: this call started nothing).
+    Wrong message, safe direction: nothing is charged twice, the sale hangs as pending.
+    """
+    sdk = make_sdk(
+        api_key=Sandbox.API_KEY, base_url=BASE, transport=sandbox.transport(), store=store,
+        max_retries=0,
+    )  # fmt: skip
+    referencia = smartpos.new_referencia()
+    sandbox.fail_next("payments", "refuse")
+    with pytest.raises(smartpos.TransportError):
+        await sdk.call("payments", "create", **PAYMENT, referencia=referencia)
+    assert "rejected" == store.operation(referencia).state  # type: ignore[union-attr]
+    with smartpos.Client(
+        api_key=Sandbox.API_KEY, base_url=BASE, transport=sandbox.transport(), retry_backoff=0
+    ) as elsewhere:  # no store: another system using the same referencia
+        elsewhere.payments.create(**PAYMENT | {"valor_centavos": 2500}, referencia=referencia)
+
+    with pytest.raises(smartpos.ReferenciaDuplicadaError):
+        await sdk.call("payments", "create", **PAYMENT, referencia=referencia)
+    assert "accepted" != store.operation(referencia).state  # type: ignore[union-attr]
