@@ -4,7 +4,24 @@ Each test drives a caller that does exactly what the README / API.md tell it to 
 outcome (a new referencia only after "surely not accepted": ``TransportError``, ``APIError``,
 a ``StoreError`` from a journaled call, ``OperationRejectedError``; the same referencia after
 ``OutcomeUnknownError``; the documented start-up reconcile loop), and counts the sandbox's
-charges. Every test here FAILS on 15dba6c; each one names the defect it proves.
+charges. Every test here FAILS on 15dba6c (review branch); each one names the defect it proves:
+
+1. charges twice — a ``rejected`` record that fails leaves ``sending``; the caller heard
+   "surely not accepted", the start-up reconcile then sends it for the first time;
+2. charges twice — a first send that never left records ``rejected`` over another process's
+   resend in flight (``wait`` then says "nothing was charged"), and its caller hears
+   ``TransportError`` for a referencia the service charged;
+3. charges twice — ``StoreError(applied=False)`` from ``_begin_operation`` after it *found*
+   the entry (reading its events, recording its outcome) is taken as "nothing journaled";
+4. charges twice — a reconcile that read ``sending`` marks ``unknown`` over a ``rejected``
+   recorded since, and resends a referencia whose caller heard "surely not accepted";
+5. hides an outcome — ``create_and_wait`` cancelled while it waits: no referencia note;
+6. hides an outcome — cancelled during the new journal-confirm step: journaled (the start-up
+   loop will send it), no note, nothing logged;
+7. hides an outcome — a journal write interrupted after it applied (a signal-based time
+   limit) escapes raw, without the referencia;
+8. wrong message (safe direction) — the rejected-retry path takes its own ``unknown`` mark
+   for another process's resend: an unrelated 409 becomes "accepted".
 """
 
 # STYLE.md section 5 asks for `expected == actual` (the attrs style), which SIM300 calls Yoda.
@@ -42,9 +59,7 @@ def charges(sandbox: Sandbox) -> list[str]:
     return [p.referencia for p in sandbox.payments]
 
 
-async def careful_checkout(
-    sdk: SDK, *, timeout: float = 3.0, referencia: str | None = None
-) -> Any:
+async def careful_checkout(sdk: SDK, *, timeout: float = 3.0, referencia: str | None = None) -> Any:
     """One sale, charged as the README says, including the "surely not accepted" outcomes.
 
     ``TransportError`` / ``APIError`` (not a 409) / ``StoreError`` / ``OperationRejectedError``:
@@ -97,7 +112,11 @@ async def test_a_rejection_whose_record_fails_is_not_resent_by_reconcile(
     sandbox.fail_next("payments", "refuse")
     faults.record = 1  # the "rejected" record after the refused send fails
 
-    event = await careful_checkout(sdk)
+    try:
+        event = await careful_checkout(sdk)
+    except smartpos.OutcomePendingError as exc:  # still pending: the start-up loop, then wait
+        await startup_reconcile(sdk, store)
+        event = await on_client(sdk, "wait", exc.referencia, timeout=3.0)
     assert isinstance(event, PagamentoAprovado)
     await startup_reconcile(sdk, store)
 
@@ -302,12 +321,14 @@ async def test_reconcile_never_resends_an_entry_rejected_since_it_read_it(
     store.operation = operation  # type: ignore[method-assign]
 
     def b_reconciles() -> None:
-        with smartpos.Client(
-            api_key=Sandbox.API_KEY, base_url=BASE, transport=sandbox.transport(), store=store,
-            retry_backoff=0,
-        ) as other:  # fmt: skip
-            with contextlib.suppress(smartpos.SmartPOSError):
-                other.reconcile(referencia)
+        with (
+            smartpos.Client(
+                api_key=Sandbox.API_KEY, base_url=BASE, transport=sandbox.transport(),
+                store=store, retry_backoff=0,
+            ) as other,
+            contextlib.suppress(smartpos.SmartPOSError),
+        ):  # fmt: skip
+            other.reconcile(referencia)
 
     def start_b() -> None:
         thread = threading.Thread(target=b_reconciles)
@@ -453,8 +474,7 @@ async def test_a_journal_write_interrupted_after_it_applied_is_an_unknown_outcom
     error = caught.value
     notes = " ".join(getattr(error, "__notes__", []))
     assert (
-        isinstance(error, smartpos.OutcomeUnknownError)
-        and journaled.referencia == error.referencia
+        isinstance(error, smartpos.OutcomeUnknownError) and journaled.referencia == error.referencia
     ) or journaled.referencia in notes, f"{type(error).__name__}: {error}"
 
 
