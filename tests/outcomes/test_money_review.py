@@ -318,7 +318,7 @@ async def test_reconcile_never_resends_an_entry_rejected_since_it_read_it(
             a_done.wait(10)  # B is slow to go on: A ends meanwhile
         return found
 
-    store.operation = operation  # type: ignore[method-assign]
+    store.operation = operation  # type: ignore[method-assign,assignment]
 
     def b_reconciles() -> None:
         with (
