@@ -191,7 +191,8 @@ class AsyncClient:
             OperationRejectedError: the journal holds the operation as rejected: no event
                 will come, nothing was charged.
         """
-        return await self._run(_outcome_calls.wait(self._store, referencia, timeout=timeout))
+        flow = _outcome_calls.wait(self._store, referencia, timeout=timeout)
+        return await self._run(flow, _text(referencia), "client.wait")
 
     async def reconcile(self, referencia: str) -> Operation:
         """Resolve an operation whose answer is unknown, without a second charge.
@@ -216,16 +217,23 @@ class AsyncClient:
                 before the resend (``last_error``): nothing was sent; reconcile again later.
             StoreError: the store failed before anything was read; nothing was sent.
         """
-        return await self._run(_outcome_calls.reconcile(self._store, referencia))
+        flow = _outcome_calls.reconcile(self._store, referencia)
+        return await self._run(flow, _text(referencia), "client.reconcile")
 
     async def _start(self, call: _core.Call[T]) -> T:
         """Send an operation: journaled before it is sent when the client has a store."""
         if self._store is None:
             return await self._execute(call)
-        return await self._run(_outcome_calls.create(self._store, call))
+        flow = _outcome_calls.create(self._store, call)
+        return await self._run(flow, call.referencia, call.operation or call.path)
 
-    async def _run(self, flow: _outcome_calls.Flow[T]) -> T:
-        """Drive a flow of ``_outcome_calls``: do each step it yields, send back the reply."""
+    async def _run(
+        self, flow: _outcome_calls.Flow[T], referencia: str | None = None, what: str = ""
+    ) -> T:
+        """Drive a flow of ``_outcome_calls``: do each step it yields, send back the reply.
+
+        ``referencia`` and ``what`` name the operation in the note an interruption carries.
+        """
         reply: Any = None
         try:
             while True:
@@ -244,6 +252,9 @@ class AsyncClient:
         except StopIteration as stop:
             result: T = stop.value
             return result
+        except BaseException as exc:
+            _outcome_calls.interrupted(exc, referencia, what)
+            raise
         finally:
             flow.close()
 
@@ -294,6 +305,10 @@ class AsyncClient:
         tb: TracebackType | None,
     ) -> None:
         await self.close()
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 async def _blocking(store: object, function: Callable[[], T]) -> T:
@@ -381,7 +396,7 @@ class AsyncQRCodes(_AsyncResource):
             self._client._config, documento_cliente=documento_cliente, referencia=referencia
         )
         flow = _outcome_calls.qrcode_and_wait(self._client._store, call, timeout=timeout, show=show)
-        return await self._client._run(flow)
+        return await self._client._run(flow, call.referencia, f"{call.operation}_and_wait")
 
 
 class AsyncPayments(_AsyncResource):
@@ -525,7 +540,7 @@ class AsyncPayments(_AsyncResource):
             comprovante=comprovante,
         )
         flow = _outcome_calls.payment_and_wait(self._client._store, call, timeout=timeout)
-        return await self._client._run(flow)
+        return await self._client._run(flow, call.referencia, f"{call.operation}_and_wait")
 
 
 class AsyncRefunds(_AsyncResource):
@@ -685,7 +700,7 @@ class AsyncPrintJobs(_AsyncResource):
             referencia=referencia,
         )
         flow = _outcome_calls.print_and_wait(self._client._store, call, timeout=timeout)
-        return await self._client._run(flow)
+        return await self._client._run(flow, call.referencia, f"{call.operation}_and_wait")
 
 
 class AsyncTerminals(_AsyncResource):

@@ -97,6 +97,7 @@ __all__ = [
     "check_store",
     "create",
     "create_and_wait",
+    "interrupted",
     "payment_and_wait",
     "print_and_wait",
     "qrcode_and_wait",
@@ -223,6 +224,31 @@ def _referencia(call: Call[Any]) -> str:
 # --- decisions -----------------------------------------------------------------------------
 
 
+def interrupted(exc: BaseException, referencia: str | None, what: str) -> None:
+    """Annotate an exception that escapes a journaled call without being the SDK's own.
+
+    Cancellation, Ctrl-C, a time limit raised by a signal handler: whatever cut the call
+    (while it journaled, confirmed, sent or waited) propagates as it is, but the referencia
+    must not be lost with it, since the operation may have been journaled or accepted. The
+    exception gets a note with the referencia (``exc.__notes__``) and a warning is logged,
+    unless the HTTP step already noted it.
+    """
+    if referencia is None or isinstance(exc, (SmartPOSError, GeneratorExit)):
+        return
+    notes = getattr(exc, "__notes__", None)
+    if isinstance(notes, list) and any(referencia in str(note) for note in notes):
+        return
+    from ._core import add_note
+
+    add_note(exc, message("call.interrupted", where=what, referencia=referencia))
+    logger.warning(
+        "smartpos: outcome unknown for %s referencia=%s: interrupted by %s",
+        what,
+        referencia,
+        type(exc).__name__,
+    )
+
+
 def state_after(call: Call[Any], error: Exception) -> RecordedState:
     """The journal state after a send of ``call`` failed with ``error`` (see the module doc)."""
     if isinstance(error, OutcomeUnknownError):
@@ -317,10 +343,52 @@ def _send(store: StoreBase, call: Call[T], *, resend: bool) -> Flow[T]:
     error = reply.error
     if not resend and isinstance(error, ReferenciaDuplicadaError):
         error = yield from _explain_409(store, referencia, error)
-    yield from _record(store, referencia, state_after(call, error))
+    state = state_after(call, error)
+    if state == "rejected":
+        error = yield from _record_rejection(store, referencia, error, first_send=not resend)
+    else:
+        yield from _record(store, referencia, state)
     if error is reply.error:
         return cast("T", reply.get())
     raise error from reply.error
+
+
+def _record_rejection(
+    store: StoreBase, referencia: str, error: Exception, *, first_send: bool
+) -> Flow[Exception]:
+    """Journal that the service surely did not accept this send; what the caller gets then.
+
+    The caller hears "surely not accepted" (and may charge again under a new referencia)
+    only once the journal says so too; otherwise a start-up loop would later send the entry
+    it still holds as ``sending``. So:
+
+    - a first send's rejection is written only over ``sending`` (a compare-and-set): an
+      entry past it was resent by another process meanwhile, whose copy may have been
+      charged: an unknown outcome;
+    - a rejection the store could not record: an unknown outcome that this call cannot end
+      by waiting (nothing of it was accepted): resume under the referencia.
+    """
+    only_from = frozenset({"sending"}) if first_send else None
+    reply = yield Blocking(
+        functools.partial(
+            store._record_operation, referencia, "rejected", durable=True, only_from=only_from
+        )
+    )
+    if reply.error is not None:
+        logger.warning(
+            "smartpos: could not journal referencia=%s as rejected (%s: %s); its outcome stays "
+            "unknown: resume with create(..., referencia=%s), never with a new referencia",
+            referencia,
+            type(reply.error).__name__,
+            reply.error,
+            referencia,
+        )
+        unknown: OutcomeUnknownError = _Resume(referencia, error, attempts=1)
+        unknown.__context__ = reply.error
+        return unknown
+    if first_send and not reply.value:
+        return OutcomeUnknownError(referencia, error, attempts=1)
+    return error
 
 
 def _explain_409(
@@ -353,13 +421,15 @@ def _may_be_applied(error: Exception) -> bool:
     return isinstance(error, StoreError) and error.applied is not False
 
 
-class _NothingSent(OutcomeUnknownError):
-    """An unknown outcome that *this* call sent nothing for: the store failed before the send.
+class _Resume(OutcomeUnknownError):
+    """An unknown outcome that no event of *this* call can end: resume under the referencia.
 
-    The referencia's journal entry may exist (a write that may have been applied) or may
-    have been sent by an earlier call, so it is an `OutcomeUnknownError`; but waiting for an
-    event is no use until something sends it, so ``create_and_wait`` raises it at once:
-    resume with ``create(..., referencia=exc.referencia)`` or ``client.reconcile``.
+    The store failed before this call's send (a journal write that may have been applied), or
+    could not record that the service refused it: the journal may hold the referencia as
+    ``sending`` (which a start-up loop sends), or an earlier call may have sent it, so it is
+    an `OutcomeUnknownError`; but waiting is no use until something sends it, so
+    ``create_and_wait`` raises it at once: resume with ``create(..., referencia=...)`` or
+    ``client.reconcile``.
     """
 
 
@@ -373,7 +443,7 @@ def _unconfirmed(referencia: str, error: Exception) -> OutcomeUnknownError:
         error,
         referencia,
     )
-    return _NothingSent(referencia, error, attempts=0)
+    return _Resume(referencia, error, attempts=0)
 
 
 def _begin(store: StoreBase, call: Call[Any]) -> Flow[tuple[Operation, bool]]:
@@ -405,17 +475,26 @@ def _begin(store: StoreBase, call: Call[Any]) -> Flow[tuple[Operation, bool]]:
 
 
 def _mark_resending(store: StoreBase, referencia: str) -> Flow[bool]:
-    """Mark a journaled request ``unknown`` before it is sent again; ``False``: accepted since.
+    """Mark a journaled request ``unknown`` before it is sent again; ``False``: it moved since.
+
+    Only from ``sending`` or ``unknown``: an entry accepted, ended or rejected since it was
+    read is not resent (a rejected one's caller was told "surely not accepted").
 
     The mark is what lets the process that first sent it explain a 409 (`_explain_409`).
     It is written before the resend: a store that fails here means the outcome stays
     unknown (this entry may have been sent before), never "nothing was sent".
     """
     reply = yield Blocking(
-        functools.partial(store._record_operation, referencia, "unknown", durable=False)
+        functools.partial(
+            store._record_operation,
+            referencia,
+            "unknown",
+            durable=False,
+            only_from=frozenset({"sending", "unknown"}),
+        )
     )
     if reply.error is not None:
-        raise _NothingSent(referencia, reply.error, attempts=0) from reply.error
+        raise _Resume(referencia, reply.error, attempts=0) from reply.error
     return bool(reply.value)
 
 
@@ -478,9 +557,10 @@ def _existing(store: StoreBase, call: Call[T], operation: Operation) -> Flow[T |
         logger.info("smartpos: referencia=%s was accepted already: nothing sent", referencia)
         return cast("T", saved)
     if operation.state == "rejected":
-        # Surely not accepted, so sending it again is safe; journal it as unknown first, so
-        # that a crash during this send leaves it listed by operations(final=False).
-        reply = yield Blocking(functools.partial(store._record_operation, referencia, "unknown"))
+        # Surely not accepted, so sending it again is safe: a first send again. Journal it as
+        # sending first (a crash meanwhile leaves it listed by operations(final=False), and
+        # another process's resend marks it unknown, which this send's answer then sees).
+        reply = yield Blocking(functools.partial(store._restart_operation, referencia))
         if reply.error is not None and _may_be_applied(reply.error):
             raise _unconfirmed(referencia, reply.error) from reply.error
         if not reply.get():
@@ -517,7 +597,7 @@ def create_and_wait(
     unknown: OutcomeUnknownError | None = None
     try:
         result = yield from create(journal, call)
-    except _NothingSent:
+    except _Resume:
         raise
     except OutcomeUnknownError as exc:
         unknown = exc

@@ -191,7 +191,8 @@ class Client:
             OperationRejectedError: the journal holds the operation as rejected: no event
                 will come, nothing was charged.
         """
-        return self._run(_outcome_calls.wait(self._store, referencia, timeout=timeout))
+        flow = _outcome_calls.wait(self._store, referencia, timeout=timeout)
+        return self._run(flow, _text(referencia), "client.wait")
 
     def reconcile(self, referencia: str) -> Operation:
         """Resolve an operation whose answer is unknown, without a second charge.
@@ -216,16 +217,23 @@ class Client:
                 before the resend (``last_error``): nothing was sent; reconcile again later.
             StoreError: the store failed before anything was read; nothing was sent.
         """
-        return self._run(_outcome_calls.reconcile(self._store, referencia))
+        flow = _outcome_calls.reconcile(self._store, referencia)
+        return self._run(flow, _text(referencia), "client.reconcile")
 
     def _start(self, call: _core.Call[T]) -> T:
         """Send an operation: journaled before it is sent when the client has a store."""
         if self._store is None:
             return self._execute(call)
-        return self._run(_outcome_calls.create(self._store, call))
+        flow = _outcome_calls.create(self._store, call)
+        return self._run(flow, call.referencia, call.operation or call.path)
 
-    def _run(self, flow: _outcome_calls.Flow[T]) -> T:
-        """Drive a flow of ``_outcome_calls``: do each step it yields, send back the reply."""
+    def _run(
+        self, flow: _outcome_calls.Flow[T], referencia: str | None = None, what: str = ""
+    ) -> T:
+        """Drive a flow of ``_outcome_calls``: do each step it yields, send back the reply.
+
+        ``referencia`` and ``what`` name the operation in the note an interruption carries.
+        """
         reply: Any = None
         try:
             while True:
@@ -244,6 +252,9 @@ class Client:
         except StopIteration as stop:
             result: T = stop.value
             return result
+        except BaseException as exc:
+            _outcome_calls.interrupted(exc, referencia, what)
+            raise
         finally:
             flow.close()
 
@@ -296,6 +307,10 @@ class Client:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def _blocking(store: object, function: Callable[[], T]) -> T:
@@ -376,7 +391,7 @@ class QRCodes(_Resource):
             self._client._config, documento_cliente=documento_cliente, referencia=referencia
         )
         flow = _outcome_calls.qrcode_and_wait(self._client._store, call, timeout=timeout, show=show)
-        return self._client._run(flow)
+        return self._client._run(flow, call.referencia, f"{call.operation}_and_wait")
 
 
 class Payments(_Resource):
@@ -520,7 +535,7 @@ class Payments(_Resource):
             comprovante=comprovante,
         )
         flow = _outcome_calls.payment_and_wait(self._client._store, call, timeout=timeout)
-        return self._client._run(flow)
+        return self._client._run(flow, call.referencia, f"{call.operation}_and_wait")
 
 
 class Refunds(_Resource):
@@ -680,7 +695,7 @@ class PrintJobs(_Resource):
             referencia=referencia,
         )
         flow = _outcome_calls.print_and_wait(self._client._store, call, timeout=timeout)
-        return self._client._run(flow)
+        return self._client._run(flow, call.referencia, f"{call.operation}_and_wait")
 
 
 class Terminals(_Resource):

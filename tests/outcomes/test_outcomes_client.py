@@ -799,11 +799,10 @@ async def test_a_rejected_operation_accepted_meanwhile_by_another_process_is_not
     """Between reading "rejected" and journaling the resend, another process had it accepted."""
 
     class Racing(MemoryStore):
-        def _record_operation(self, referencia: str, state: str, **kwargs: Any) -> bool:
-            if state == "unknown":
-                # Another process got there first, with a 409 (no acceptance read).
-                super()._record_operation(referencia, "accepted")
-            return super()._record_operation(referencia, state, **kwargs)
+        def _restart_operation(self, referencia: str) -> bool:
+            # Another process got there first, with a 409 (no acceptance read).
+            super()._record_operation(referencia, "accepted")
+            return super()._restart_operation(referencia)
 
     store = Racing()
     referencia = smartpos.new_referencia()

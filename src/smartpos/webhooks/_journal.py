@@ -48,6 +48,7 @@ from ._outcomes import (
     first_outcome,
     resolve,
 )
+from ._store_errors import StoreError
 
 if TYPE_CHECKING:
     from ._events import Event
@@ -236,7 +237,12 @@ class JournalBase:
         if existing is None:
             operation, _ = resolve(entry, ())
             return operation, True
-        return self._resolved(existing, self._journal_events(referencia)), False
+        try:
+            return self._resolved(existing, self._journal_events(referencia)), False
+        except StoreError as exc:
+            # The journal holds the referencia (an earlier call journaled, maybe sent it):
+            # a failure now must not read as "nothing journaled", whatever the backend.
+            raise StoreError(str(exc), applied=None) from exc
 
     def _record_operation(
         self,
@@ -245,6 +251,7 @@ class JournalBase:
         *,
         answer: Answer | Acceptance | Refund | QRCode | None = None,
         durable: bool = True,
+        only_from: frozenset[str] | None = None,
     ) -> bool:
         """Record what the service answered to a journaled operation (SDK use).
 
@@ -260,6 +267,9 @@ class JournalBase:
                 settles with a 409, never a second charge (never for ``rejected``: a resend
                 of it would be a first send). A backend may then commit without waiting for
                 its disk (SQLite: no fsync); a crash of the process never loses it.
+            only_from: Narrow the states the write may replace (a compare-and-set): e.g. a
+                first send's rejection only over ``sending``, so that it never overwrites
+                another process's resend.
 
         Returns:
             ``True`` when the state was written; ``False`` when the referencia is not
@@ -275,10 +285,29 @@ class JournalBase:
             raise ValueError(f"state must be one of {', '.join(RECORDABLE_STATES)}, not {state!r}")
         if answer is not None and not isinstance(answer, Answer):
             answer = answer_from_result(answer)
+        allowed = ALLOWED_FROM[state]
+        if only_from is not None:
+            allowed = allowed & frozenset(only_from)
         if durable:  # the flag only when it says something: backends written before it
-            return self._journal_update(referencia, state, ALLOWED_FROM[state], answer, self._now())
+            return self._journal_update(referencia, state, allowed, answer, self._now())
+        return self._journal_update(referencia, state, allowed, answer, self._now(), durable=False)
+
+    def _restart_operation(self, referencia: str) -> bool:
+        """Journal a ``rejected`` operation as ``sending`` again, before it is sent anew (SDK use).
+
+        The service never accepted it, so its next send is a first send: ``sending`` says so,
+        and lets a process that finds it resend it (marking it ``unknown``, which this
+        process then sees). Durable, like the entry written before a first send.
+
+        Returns:
+            ``True`` when written; ``False`` when the entry is no longer ``rejected``.
+
+        Raises:
+            StoreError: The backend failed.
+        """
+        referencia = _check_referencia(referencia)
         return self._journal_update(
-            referencia, state, ALLOWED_FROM[state], answer, self._now(), durable=False
+            referencia, "sending", frozenset({"rejected"}), None, self._now()
         )
 
     def _outcome(self, referencia: str) -> Event | None:
