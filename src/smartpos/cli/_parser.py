@@ -13,7 +13,7 @@ from typing import Any, Final
 
 from smartpos._version import __version__
 
-from ._convert import DEFAULT_STORE, store_default
+from ._convert import DEFAULT_STORE, NAMESPACE_HELP, STORE_HELP, store_default
 from ._convert import delay as _delay
 from ._convert import port as _port
 from ._convert import positive_int as _positive_int
@@ -45,7 +45,8 @@ exit status:
 environment:
   SMARTPOS_API_KEY   the integration key (or --api-key; it is never printed)
   SMARTPOS_BASE_URL  the service's base address (or --base-url)
-  SMARTPOS_INBOX     the inbox file of listen and events (default: smartpos-inbox.db)
+  SMARTPOS_INBOX     the store of listen, events and operations: a file or a URL
+                     (default: smartpos-inbox.db)
   SMARTPOS_SANDBOX_URL  the running sandbox of 'sandbox ACTION' and trigger (default:
                      SMARTPOS_BASE_URL, else http://127.0.0.1:8765)
   SMARTPOS_SANDBOX_HOST, _PORT, _WEBHOOK, _SEED, _LOG  what 'smartpos sandbox' serves
@@ -502,7 +503,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="receive webhook events locally and print them",
         description=(
             "Serve a webhook receiver on a loopback address: every delivery is stored in an\n"
-            "SQLite inbox (deduplicated by id) and printed as it arrives; a resent id is\n"
+            "inbox (an SQLite file, or --store redis://... or postgresql://...; deduplicated\n"
+            "by id) and printed as it arrives; a resent id is\n"
             "marked DUPLICATE. Events stay pending in the inbox for your worker (see\n"
             "'smartpos events'). Stops on Ctrl-C or SIGTERM."
         ),
@@ -521,12 +523,8 @@ def build_parser() -> argparse.ArgumentParser:
         default=DEFAULT_LISTEN_PORT,
         help=f"port, 0 for any free one (default: {DEFAULT_LISTEN_PORT})",
     )
-    listen.add_argument(
-        "--store",
-        metavar="PATH",
-        default=store_default(),
-        help="inbox file (default: env SMARTPOS_INBOX, else smartpos-inbox.db)",
-    )
+    listen.add_argument("--store", metavar="STORE", default=store_default(), help=STORE_HELP)
+    listen.add_argument("--namespace", metavar="NAME", help=NAMESPACE_HELP)
     listen.add_argument(
         "--forward-to", metavar="URL", help="also POST every delivery, as received, to URL"
     )
@@ -598,8 +596,11 @@ def build_parser() -> argparse.ArgumentParser:
         sub,
         "events",
         "_events:run",
-        help="inspect, requeue and replay the events of an inbox file",
-        description="List, show, requeue and replay the events of an SQLite inbox file.",
+        help="inspect, requeue and replay the events of an inbox",
+        description=(
+            "List, show, requeue and replay the events of an inbox: an SQLite file, or a\n"
+            "redis:// or postgresql:// store (--store, --namespace)."
+        ),
         epilog=(
             "examples:\n"
             "  smartpos events list --state dead\n"
@@ -611,12 +612,8 @@ def build_parser() -> argparse.ArgumentParser:
     events_sub = events.add_subparsers(title="actions", metavar="ACTION", dest="action")
     events_sub.required = True
     store_parent = argparse.ArgumentParser(add_help=False)
-    store_parent.add_argument(
-        "--store",
-        metavar="PATH",
-        default=store_default(),
-        help="inbox file (default: env SMARTPOS_INBOX, else smartpos-inbox.db)",
-    )
+    store_parent.add_argument("--store", metavar="STORE", default=store_default(), help=STORE_HELP)
+    store_parent.add_argument("--namespace", metavar="NAME", help=NAMESPACE_HELP)
     ev_list = events_sub.add_parser(
         "list",
         help="list stored events, oldest first",

@@ -523,14 +523,16 @@ class PostgresStore(StoreBase):
 
     @_translate
     def _list(self, state: EventState | None, limit: int) -> list[StoredEvent]:
-        query = self._sql["list" if state is None else f"list_{state.value}"]
         with self._connection() as conn:
+            # Inside: the first call of a store renders its statements on its first connection.
+            query = self._render(conn)["list" if state is None else f"list_{state.value}"]
             rows = conn.execute(query, (limit,)).fetchall()
         return [_stored(row) for row in rows]
 
     @_translate
     def requeue(self, event_id: str) -> bool:
         params = {"id": event_id, "now": _utc(self._now())}
+        self._ensure_ready()  # the first call of a store (smartpos events requeue) renders
         return self._run(None, self._sql["requeue"], params) == 1
 
     @_translate
