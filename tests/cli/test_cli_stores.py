@@ -205,3 +205,22 @@ def test_an_sqlite_store_is_named_by_its_absolute_path(tmp_path: Path) -> None:
     file = tmp_path / "inbox.sqlite3"
 
     assert [str(file.resolve())] * 2 == [store_name(str(file)), store_name(f"sqlite:///{file}")]
+
+
+def test_the_store_messages_speak_portuguese_under_smartpos_lang(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With SMARTPOS_LANG=pt_BR the --store refusal and its hint are in Portuguese."""
+    from smartpos import _messages
+
+    monkeypatch.setenv("SMARTPOS_LANG", "pt_BR")
+    _messages.reset()
+    try:
+        result = invoke("events", "list", "--store", "memory:")
+    finally:
+        monkeypatch.delenv("SMARTPOS_LANG")
+        _messages.reset()
+
+    assert 2 == result.returncode
+    assert "um store em memória vive num só processo" in result.stderr
+    assert "em que o seu receptor grava" in result.stderr

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from ._output import EXIT_ERROR, EXIT_OK, CommandError, Output, mask_documents
-from ._store import check_inbox, local_time, open_store
+from ._store import check_inbox, local_time, open_store, store_name
 
 if TYPE_CHECKING:
     from smartpos.webhooks import StoreBase, StoredEvent
@@ -118,7 +118,7 @@ def _list(args: argparse.Namespace, out: Output) -> int:
     with open_store(args.store, namespace=_namespace(args)) as (store, name):
         records = store.list(state=state, limit=args.limit)
     if out.json:
-        out.data([record_data(r, name) for r in records])
+        out.data([record_data(r, store_name(args.store)) for r in records])
         return EXIT_OK
     if not records:
         out.line(f"no {args.state + ' ' if args.state else ''}events in {name}")
@@ -146,7 +146,7 @@ def _show(args: argparse.Namespace, out: Output) -> int:
             hint="list the ids with 'smartpos events list'.",
         )
     if out.json:
-        out.data(record_data(record, name))
+        out.data(record_data(record, store_name(args.store)))
         return EXIT_OK
     out.event(record.raw)
     values: dict[str, object] = {

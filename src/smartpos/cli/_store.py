@@ -122,13 +122,15 @@ def open_store(
             exist and be an inbox (checked read-only first).
 
     Yields:
-        The store and its name for messages (`store_name`).
+        The store and its name for messages: an SQLite file as given, a URL without its
+        password (`store_name`).
 
     Raises:
         CommandError: An unknown scheme or a ``memory:`` store (exit 2), a file that is not
             an inbox, a missing extra package, or a store that cannot be opened.
     """
     from smartpos._errors import ConfigurationError
+    from smartpos._messages import message
     from smartpos.webhooks import StoreBase, StoreError
     from smartpos.webhooks._open import open_store as open_setting
     from smartpos.webhooks._open import sqlite_path, store_scheme
@@ -138,9 +140,8 @@ def open_store(
         scheme = store_scheme(spec)
         if scheme == "memory":
             raise CommandError(
-                f"--store {spec}: a memory store lives in one process only, so this command "
-                "would only see an empty inbox",
-                hint="give the file or the redis:// or postgresql:// URL your receiver writes to.",
+                message("cli.store_memory", store=spec),
+                hint=message("cli.store_memory_hint"),
                 code=EXIT_USAGE,
             )
         options: dict[str, str] = {}
@@ -153,16 +154,16 @@ def open_store(
         store = open_setting(spec, options)
     except ConfigurationError as exc:
         raise CommandError(
-            f"--store: {exc}",
-            hint="e.g. --store inbox.sqlite3, --store redis://127.0.0.1:6379/0 or "
-            "--store postgresql://user@host/db",
+            message("cli.store_setting", problem=exc),
+            hint=message("cli.store_setting_hint"),
             code=EXIT_USAGE,
         ) from exc
     except StoreError as exc:
         hint = None
         if type(exc).__name__ == "MigrationRequiredError":
-            hint = "create the table once: PostgresStore(url).migrate() (docs: stores.md)."
-        raise CommandError(f"cannot open the store {name}: {exc}", hint=hint) from exc
+            hint = message("cli.store_migrate_hint")
+        raise CommandError(message("cli.store_open", store=name, problem=exc), hint=hint) from exc
     assert isinstance(store, StoreBase)
+    shown = spec if scheme == "sqlite" else name
     with store:
-        yield store, name
+        yield store, shown
