@@ -11,7 +11,7 @@ the same small loop (``_run``), the async one running store calls in worker thre
 - `Blocking`: one call of the store's (blocking I/O);
 - `Wait`: wait for the referencia's outcome (the store's change listener).
 
-The flows (API.md, "Outcomes"):
+The flows (docs/en/client.md, "Outcomes"):
 
 - `create`: journal the request (state ``sending``) *before* it is sent, then record
   ``accepted`` (with the answer), ``rejected`` or ``unknown``. A referencia already journaled
