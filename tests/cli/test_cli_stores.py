@@ -224,3 +224,24 @@ def test_the_store_messages_speak_portuguese_under_smartpos_lang(
     assert 2 == result.returncode
     assert "um store em memória vive num só processo" in result.stderr
     assert "em que o seu receptor grava" in result.stderr
+
+
+def test_a_record_of_any_store_is_read_back_by_refund_event(
+    filled: tuple[Place, dict[str, str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``events show --json | refund --event -`` reads the envelope back from the record's
+    store and namespace (the printed document is masked): the refund sent carries the real
+    document (the sample's payment is unknown to this sandbox, which answers 404)."""
+    place, ids = filled
+    shown = invoke("events", "show", ids["done"], "--json", *place.args)
+    record = json.loads(shown.stdout)
+    with Sandbox() as sandbox, sandbox.serve() as base_url:
+        monkeypatch.setenv("SMARTPOS_API_KEY", Sandbox.API_KEY)
+        monkeypatch.setenv("SMARTPOS_BASE_URL", base_url)
+        refunded = invoke("refund", "--event", "-", "--json", stdin=shown.stdout.encode())
+        sent = [r.json for r in sandbox.requests if r.path == "/v1/refunds"]
+
+    assert place.namespace == record["namespace"]
+    assert "529.***.***-25" == record["raw"]["dados"]["documentoCliente"]
+    assert "PAGAMENTO_ORIGINAL_NAO_ENCONTRADO" == json.loads(refunded.stderr)["error"]["codigo"]
+    assert ["52998224725"] == [body["documentoCliente"] for body in sent]  # type: ignore[index]

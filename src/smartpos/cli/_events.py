@@ -69,16 +69,17 @@ def list_events(
         return store.list(state=None if state is None else EventState(state), limit=limit)
 
 
-def record_data(record: StoredEvent, store: str) -> dict[str, Any]:
+def record_data(record: StoredEvent, store: str, namespace: str | None = None) -> dict[str, Any]:
     """Return a stored record as JSON-ready data, the envelope under ``raw``, document masked.
 
-    ``store`` (the inbox file's absolute path, or the URL without its password) and ``id`` let
-    ``smartpos refund --event -`` read the full envelope back from the inbox: the printed one
-    has ``documentoCliente`` masked, like everything the command prints.
+    ``store`` (the inbox file's absolute path, or the URL without its password), ``namespace``
+    and ``id`` let ``smartpos refund --event -`` read the full envelope back from the inbox: the
+    printed one has ``documentoCliente`` masked, like everything the command prints.
 
     Args:
         record: The stored event.
         store: The store it was read from (`smartpos.cli._store.store_name`).
+        namespace: Its ``--namespace`` (a RedisStore prefix, a PostgresStore table), if any.
 
     Returns:
         Its fields (times as ISO 8601, with their UTC offset).
@@ -96,6 +97,7 @@ def record_data(record: StoredEvent, store: str) -> dict[str, Any]:
         "lease_expires_at": record.lease_expires_at,
         "last_error": record.last_error,
         "store": store,
+        "namespace": namespace,
         "raw": mask_documents(dict(record.raw)),
     }
 
@@ -118,7 +120,7 @@ def _list(args: argparse.Namespace, out: Output) -> int:
     with open_store(args.store, namespace=_namespace(args)) as (store, name):
         records = store.list(state=state, limit=args.limit)
     if out.json:
-        out.data([record_data(r, store_name(args.store)) for r in records])
+        out.data([record_data(r, store_name(args.store), _namespace(args)) for r in records])
         return EXIT_OK
     if not records:
         out.line(f"no {args.state + ' ' if args.state else ''}events in {name}")
@@ -146,7 +148,7 @@ def _show(args: argparse.Namespace, out: Output) -> int:
             hint="list the ids with 'smartpos events list'.",
         )
     if out.json:
-        out.data(record_data(record, store_name(args.store)))
+        out.data(record_data(record, store_name(args.store), _namespace(args)))
         return EXIT_OK
     out.event(record.raw)
     values: dict[str, object] = {
