@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from cli_helpers import invoke
+from cli_helpers import Starter, invoke, run_cli
 
 # The real servers' helpers live with the store tests; they are shared, not copied.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "webhooks"))
@@ -245,3 +245,28 @@ def test_a_record_of_any_store_is_read_back_by_refund_event(
     assert "529.***.***-25" == record["raw"]["dados"]["documentoCliente"]
     assert "PAGAMENTO_ORIGINAL_NAO_ENCONTRADO" == json.loads(refunded.stderr)["error"]["codigo"]
     assert ["52998224725"] == [body["documentoCliente"] for body in sent]  # type: ignore[index]
+
+
+@pytest.mark.redis
+@pytest.mark.slow
+def test_listen_stores_deliveries_in_a_redis_store(
+    request: pytest.FixtureRequest, background: Starter
+) -> None:
+    """``smartpos listen --store redis://... --namespace`` stores each delivery there, pending
+    for the worker, and names the store without a password."""
+    url = str(request.getfixturevalue("redis_server").url)
+    place = Place(url, f"l{uuid.uuid4().hex[:12]}")
+    proc = background("listen", "--port", "0", "--json", *place.args)
+    ready = json.loads(proc.wait_for(r'^\{"listening"').string)
+    sent = run_cli(
+        "trigger", "pagamento.aprovado", "--to", ready["listening"], "--json", "--no-sandbox"
+    )
+    event_id = json.loads(sent.stdout)["id"]
+    proc.wait_for(re.escape(event_id))
+    assert 0 == proc.stop()
+    with place.open() as store:
+        stored = store.get(event_id)
+
+    assert store_name(url) == ready["store"]
+    assert stored is not None
+    assert EventState.PENDING == stored.state
