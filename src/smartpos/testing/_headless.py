@@ -29,9 +29,9 @@ from ._delivery import DeliveryAttempt, is_loopback_host
 from ._documents import mask_documento
 from ._records import LogEntry, RecordedRequest
 from ._sandbox import Sandbox
+from ._world import DEFAULT_LOG_LIMIT
 
 __all__ = [
-    "DEFAULT_LOG_LIMIT",
     "DEFAULT_PORT",
     "ENVIRONMENT",
     "REMOTE_WARNING",
@@ -49,8 +49,6 @@ __all__ = [
 DEFAULT_PORT = 8765
 """The port of a served sandbox unless told otherwise."""
 
-DEFAULT_LOG_LIMIT = 10_000
-"""The most log entries (and request and delivery records) a served sandbox keeps, each."""
 
 ENVIRONMENT = {
     "host": "SMARTPOS_SANDBOX_HOST",

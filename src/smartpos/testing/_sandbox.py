@@ -48,7 +48,7 @@ from ._records import (
 from ._service import Service
 from ._terminals import Terminals
 from ._vocabulary import WebhookFault, endpoint_name, fault_from_json, outcome_from_json
-from ._world import World
+from ._world import DEFAULT_LOG_LIMIT, World
 
 __all__ = ["Sandbox"]
 
@@ -118,7 +118,7 @@ class Sandbox:
         event_timezone: dt.tzinfo = _BRT,
         allow_remote_webhooks: bool = False,
         control_key: str | None = None,
-        log_limit: int = 10_000,
+        log_limit: int = DEFAULT_LOG_LIMIT,
     ) -> None:
         if webhook_attempts < 1:
             raise ValueError("webhook_attempts must be at least 1")

@@ -37,7 +37,17 @@ from ._records import (
     mask_key,
 )
 
-__all__ = ["PartnerState", "PaymentState", "PrintJobState", "TerminalState", "World"]
+__all__ = [
+    "DEFAULT_LOG_LIMIT",
+    "PartnerState",
+    "PaymentState",
+    "PrintJobState",
+    "TerminalState",
+    "World",
+]
+
+DEFAULT_LOG_LIMIT = 10_000
+"""The most log entries, request and delivery records a sandbox keeps, each (``log_limit``)."""
 
 _ALNUM = "0123456789ABCDEFGHJKLMNPQRSTUVWXYZ"
 
@@ -152,7 +162,7 @@ class World:
         clock: Callable[[], float],
         qr_code_ttl: float,
         event_timezone: dt.tzinfo,
-        log_limit: int = 10_000,
+        log_limit: int = DEFAULT_LOG_LIMIT,
     ) -> None:
         self.lock = threading.RLock()
         #: The most entries the log, the request records and the delivery records each keep
