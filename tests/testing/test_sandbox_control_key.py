@@ -5,6 +5,10 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
 from collections.abc import Iterator
 
 import httpx
@@ -199,3 +203,41 @@ def test_a_log_limit_below_one_is_refused() -> None:
     """log_limit is a whole number >= 1."""
     with pytest.raises(ValueError, match="log_limit"):
         Sandbox(log_limit=0)
+
+
+@pytest.mark.slow
+def test_python_m_smartpos_testing_takes_the_key_and_the_limit_from_the_environment() -> None:
+    """A container sets SMARTPOS_SANDBOX_CONTROL_KEY and _LOG_LIMIT: the key is required and
+    never printed, and the log keeps the last N entries."""
+    env = {
+        **os.environ,
+        "SMARTPOS_SANDBOX_CONTROL_KEY": KEY,
+        "SMARTPOS_SANDBOX_LOG_LIMIT": "2",
+        "SMARTPOS_SANDBOX_LOG": "quiet",
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "smartpos.testing", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        assert process.stdout is not None
+        base_url = process.stdout.readline().strip().rsplit(" ", 1)[1]
+        with httpx.Client(base_url=base_url, trust_env=False, timeout=5) as http:
+            refused = http.get("/_sandbox/v1/log")
+            for _ in range(3):
+                http.get(f"/v1/customers/{Sandbox.DOCUMENTO}/smartpos")  # no key: 401, logged
+            entries = http.get("/_sandbox/v1/log", headers={KEY_HEADER: KEY}).json()["entries"]
+        process.send_signal(signal.SIGTERM)
+        out, err = process.communicate(timeout=10)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+
+    assert 401 == refused.status_code
+    assert [2, 3] == [entry["seq"] for entry in entries]
+    assert 0 == process.returncode, err
+    assert KEY not in out + err
