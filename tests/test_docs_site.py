@@ -68,6 +68,10 @@ EXAMPLE_RUNNERS = {
     "webhook_flask.py": "tests/webhooks/test_examples.py",
     "webhook_starlette.py": "tests/webhooks/test_examples.py",
 }
+#: The test that runs each project of examples/ (a folder): every file of it the docs include.
+EXAMPLE_PROJECTS = {
+    "django_shop": "tests/integrations/test_django.py",
+}
 
 
 #: A Sphinx role of the Python domain (``:class:`Sandbox```): Markdown docstrings write a
@@ -177,6 +181,9 @@ def runner(block: Block) -> str | None:
         first = next(b for b in BLOCKS if b.path == "README.md" and "Sandbox()" in b.body)
         return RUNNERS["readme"] if block == first else None
     if (name := _example_program(block.body)) is not None:
+        project, _, inside = name.partition("/")
+        if inside and (REPO / "examples" / name).is_file():
+            return EXAMPLE_PROJECTS.get(project)
         return EXAMPLE_RUNNERS.get(name)
     return RUNNERS["here"]
 
@@ -221,6 +228,14 @@ def test_every_example_is_run_by_a_test() -> None:
     assert examples == sorted(EXAMPLE_RUNNERS)
     for name, test in EXAMPLE_RUNNERS.items():
         assert Path(name).stem in (REPO / test).read_text(encoding="utf-8"), (name, test)
+    projects = sorted(
+        p.name
+        for p in (REPO / "examples").iterdir()
+        if p.is_dir() and not p.name.startswith(("_", "."))
+    )
+    assert projects == sorted(EXAMPLE_PROJECTS)
+    for name, test in EXAMPLE_PROJECTS.items():
+        assert name in (REPO / test).read_text(encoding="utf-8"), (name, test)
 
 
 @pytest.mark.parametrize(
@@ -326,6 +341,68 @@ def test_no_sphinx_role_remains_in_the_source() -> None:
     assert roles == []
     assert SPHINX_ROLE.search("see :class:`~smartpos.OutcomeUnknownError`")
     assert SPHINX_ROLE.search("see :meth:`Sandbox.serve`")
+
+
+#: What only the project's authors have (their own notes, the service's spec, the shared folder
+#: beside the repository): a user who follows such a citation finds nothing, so the docs state
+#: the rule instead.
+OUTSIDE = re.compile(
+    r"(?<![\w-])(?:API|STYLE|service-spec)\.md\b|\bservice-spec\b|(?:\.\./|/work/)shared\b"
+)
+#: A Markdown file named in prose (``stores.md``, ``docs/en/testing.md#anchor``).
+MD_FILE = re.compile(r"(?<![\w.-])([\w-]+(?:\.[\w-]+)*\.md)\b")
+
+
+def _prose() -> list[tuple[str, str]]:
+    """What users read: README.md, docs/**/*.md and the docstrings of src/smartpos."""
+    texts = [
+        (str(path.relative_to(REPO)), path.read_text(encoding="utf-8"))
+        for path in [REPO / "README.md", *sorted(DOCS.rglob("*.md"))]
+    ]
+    for path in sorted(SRC.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        documented = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+        for node in ast.walk(tree):
+            if isinstance(node, documented) and (doc := ast.get_docstring(node)):
+                line = getattr(node, "lineno", 1)
+                texts.append((f"{path.relative_to(REPO)}:{line}", doc))
+    return texts
+
+
+def outside_citations(text: str, known: set[str]) -> list[str]:
+    """The files ``text`` cites that are not in the repository."""
+    found = [match.group(0) for match in OUTSIDE.finditer(text)]
+    # A page's Markdown copy on the site is "index.html.md": a URL, not a file.
+    found += [name for name in MD_FILE.findall(text) if name not in known and ".html." not in name]
+    return list(dict.fromkeys(found))
+
+
+def test_no_doc_cites_a_file_outside_the_repository() -> None:
+    """The docs, the README and the docstrings cite only files a user has: no API.md, STYLE.md,
+    service-spec.md or ../shared/ (the authors' own), no Markdown file the repository lacks."""
+    known = {p.name for p in REPO.rglob("*.md") if not {".git", "site"} & set(p.parts)}
+    cited = [
+        f"{where}: {name}" for where, text in _prose() for name in outside_citations(text, known)
+    ]
+    assert [] == cited
+    assert ["API.md", "../shared", "nowhere.md"] == outside_citations(
+        "see API.md, ../shared/x and nowhere.md, but stores.md is here", known
+    )
+
+
+def test_no_portuguese_page_sends_to_a_portuguese_page_as_english() -> None:
+    """A link of docs/pt-BR/ followed by "(em inglês)" points at a page that exists in Portuguese:
+    the note is stale (every page has both languages)."""
+    stale = [
+        f"{path.relative_to(REPO)}: {match.group(0)!r}"
+        for path in sorted((DOCS / "pt-BR").rglob("*.md"))
+        for match in re.finditer(
+            r"\]\((?P<page>[\w./-]+\.md)(?:#[\w-]*)?\)[\s,]*\(?em inglês",
+            path.read_text(encoding="utf-8"),
+        )
+        if (path.parent / match.group("page")).is_file()
+    ]
+    assert [] == stale
 
 
 def test_a_block_that_names_a_remote_host_is_never_run() -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Callable
+from os import PathLike
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -83,7 +84,11 @@ class AsyncClient:
             one your ``WebhookReceiver`` writes events into, possibly from another process
             or host. With it, every payment, refund, print job and QR code is journaled
             before it is sent, ``create`` of a referencia already journaled never sends a
-            second request, and ``create_and_wait``, ``wait`` and ``reconcile`` work.
+            second request, and ``create_and_wait``, ``wait`` and ``reconcile`` work. Or
+            its URL or path, opened by ``smartpos.webhooks.open_store``: a file path or
+            ``sqlite:///inbox.sqlite3``, ``redis://host:6379/0``,
+            ``postgresql://user@host/db`` or ``memory:``; the client then owns that store
+            and closes it in ``close()``.
         lang: The language of the SDK's own messages (errors it raises): ``"pt_BR"`` or
             ``"en"``. Default: env ``SMARTPOS_LANG`` (``pt_BR`` for Portuguese), else English.
             The service's own ``mensagem``/``acao`` are Portuguese either way; logs stay English.
@@ -105,7 +110,7 @@ class AsyncClient:
         http_client: httpx.AsyncClient | httpx2.AsyncClient | None = None,
         transport: httpx.AsyncBaseTransport | httpx2.AsyncBaseTransport | None = None,
         strict_referencia: bool = True,
-        store: StoreBase | None = None,
+        store: StoreBase | str | PathLike[str] | None = None,
         lang: str | None = None,
     ) -> None:
         _logging.set_up()
@@ -118,7 +123,6 @@ class AsyncClient:
             strict_referencia=strict_referencia,
             lang=lang,
         )
-        self._store = _outcome_calls.check_store(store)
         if http_client is not None:
             if transport is not None:
                 raise ConfigurationError(
@@ -150,6 +154,9 @@ class AsyncClient:
             self._owns_http = True
             # An httpx2 client cannot send a request of httpx's: it builds its own.
             self._builder = None if library is httpx else self._http
+        self._store = _outcome_calls.check_store(store)
+        # Opened here from its URL or path: nobody else holds it, so close() closes it.
+        self._owns_store = isinstance(store, (str, PathLike))
         self._closed = False
         self.qrcodes = AsyncQRCodes(self)
         self.payments = AsyncPayments(self)
@@ -289,11 +296,15 @@ class AsyncClient:
     async def close(self) -> None:
         """Close the HTTP connections this client opened (not an ``http_client`` you passed).
 
+        A store the client opened from its URL or path is closed too (not a store you passed).
         A closed client sends nothing more: its calls raise ``ClientClosedError``.
         """
         self._closed = True
         if self._owns_http:
             await self._http.aclose()
+        if self._owns_store and self._store is not None:
+            self._owns_store = False
+            await _blocking(self._store, self._store.close)
 
     async def __aenter__(self) -> AsyncClient:
         return self

@@ -210,6 +210,71 @@ OTHERS: Final[dict[str, dict[str, str]]] = {
         "en": "bad store options for a {scheme} store: {problem}",
         "pt_BR": "opções inválidas para um store {scheme}: {problem}",
     },
+    # --- cli: the command's --store and the sandbox operator ------------------------------
+    "cli.store_memory": {
+        "en": (
+            "--store {store}: a memory store lives in one process only, so this command would "
+            "only see an empty inbox"
+        ),
+        "pt_BR": (
+            "--store {store}: um store em memória vive num só processo, então este comando só "
+            "veria uma caixa de entrada vazia"
+        ),
+    },
+    "cli.store_memory_hint": {
+        "en": "give the file or the redis:// or postgresql:// URL your receiver writes to",
+        "pt_BR": "passe o arquivo ou a URL redis:// ou postgresql:// em que o seu receptor grava",
+    },
+    "cli.store_setting": {
+        "en": "bad --store: {problem}",
+        "pt_BR": "--store inválido: {problem}",
+    },
+    "cli.store_setting_hint": {
+        "en": (
+            "for example --store inbox.sqlite3, --store redis://127.0.0.1:6379/0 or "
+            "--store postgresql://user@host/db"
+        ),
+        "pt_BR": (
+            "por exemplo --store inbox.sqlite3, --store redis://127.0.0.1:6379/0 ou "
+            "--store postgresql://user@host/db"
+        ),
+    },
+    "cli.store_open": {
+        "en": "cannot open the store {store}: {problem}",
+        "pt_BR": "não foi possível abrir o store {store}: {problem}",
+    },
+    "cli.store_migrate_hint": {
+        "en": "create its table once: PostgresStore(url).migrate() (see stores.md)",
+        "pt_BR": "crie a tabela uma vez: PostgresStore(url).migrate() (veja stores.md)",
+    },
+    "cli.operator_empty": {
+        "en": "no card waits in the operator's queue",
+        "pt_BR": "nenhum cartão aguarda na fila do operador",
+    },
+    "cli.operator_empty_hint": {
+        "en": "a payment in manual mode queues one: {command}",
+        "pt_BR": "um pagamento em modo manual põe um na fila: {command}",
+    },
+    "cli.operator_started": {
+        "en": "started {referencia}: ",
+        "pt_BR": "iniciado {referencia}: ",
+    },
+    "cli.operator_cancelled": {
+        "en": "cancelled {referencia}: ",
+        "pt_BR": "cancelado {referencia}: ",
+    },
+    "cli.operator_silence": {
+        "en": "started {referencia}: the terminal answers nothing (scripted silence)",
+        "pt_BR": "iniciado {referencia}: o terminal não responde (silêncio roteirizado)",
+    },
+    "cli.control_key": {
+        "en": "the sandbox at {url} requires a control key, and none or another was sent",
+        "pt_BR": "o sandbox em {url} exige uma chave de controle, e nenhuma ou outra foi enviada",
+    },
+    "cli.control_key_hint": {
+        "en": "pass the key it was started with: --control-key KEY or {variable}",
+        "pt_BR": "passe a chave com que ele foi iniciado: --control-key KEY ou {variable}",
+    },
     # --- _outcome_calls: outcomes with a store -----------------------------------------------
     "outcomes.not_a_store": {
         "en": (

@@ -11,7 +11,7 @@ the same small loop (``_run``), the async one running store calls in worker thre
 - `Blocking`: one call of the store's (blocking I/O);
 - `Wait`: wait for the referencia's outcome (the store's change listener).
 
-The flows (API.md, "Outcomes"):
+The flows (docs/en/client.md, "Outcomes"):
 
 - `create`: journal the request (state ``sending``) *before* it is sent, then record
   ``accepted`` (with the answer), ``rejected`` or ``unknown``. A referencia already journaled
@@ -168,14 +168,24 @@ Flow = Generator[Step, Reply, T]
 
 
 def check_store(store: object) -> StoreBase | None:
-    """Check a client's ``store`` option: ``None`` or a webhooks store.
+    """Check a client's ``store`` option: ``None``, a webhooks store, or its URL or path.
+
+    A URL or a path is opened by ``smartpos.webhooks.open_store`` (the caller closes it).
 
     Raises:
-        ConfigurationError: ``store`` is not a ``smartpos.webhooks`` store.
+        ConfigurationError: ``store`` is not a ``smartpos.webhooks`` store, or a URL
+            ``open_store`` refuses.
     """
     if store is None:
         return None
+    import os
+
     from .webhooks._journal import JournalBase
+
+    if isinstance(store, (str, os.PathLike)):
+        from .webhooks._open import open_store
+
+        store = open_store(store)
 
     if not isinstance(store, JournalBase):
         raise ConfigurationError(message("outcomes.not_a_store", type=type(store).__name__))

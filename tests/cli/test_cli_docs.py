@@ -249,6 +249,13 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
             )
             # What `smartpos sandbox scan` reads: the newest QR code.
             client.qrcodes.create(documento_cliente=Sandbox.DOCUMENTO)
+            # What `smartpos sandbox operator start|cancel` acts on: a card in the queue.
+            client.payments.create(
+                documento_cliente=Sandbox.DOCUMENTO,
+                valor_centavos=3500,
+                modo_execucao="manual",
+                comanda=smartpos.Comanda("Mesa 7"),
+            )
         [approved] = sandbox.events
         assert approved["tipo"] == "pagamento.aprovado"
         cwd = tmp_path / "work"

@@ -629,9 +629,9 @@ async def test_without_a_store_the_outcome_methods_refuse_before_sending(
 async def test_a_store_of_the_wrong_type_is_a_configuration_error(
     client_class: type[smartpos.Client] | type[smartpos.AsyncClient],
 ) -> None:
-    """A path or a dict is not a store."""
+    """A dict is not a store (a path or a URL is one: see test_outcomes_store_url.py)."""
     with pytest.raises(smartpos.ConfigurationError, match=r"smartpos\.webhooks store"):
-        client_class(api_key="k", base_url=BASE, store="inbox.db")  # type: ignore[arg-type]
+        client_class(api_key="k", base_url=BASE, store={"path": "inbox.db"})  # type: ignore[arg-type]
 
 
 class _FailingStore(MemoryStore):

@@ -85,7 +85,8 @@ def check_sync_client(client: smartpos.Client, event: webhooks.PagamentoAprovado
 def check_sync_outcomes(client: smartpos.Client, store: webhooks.SQLiteStore) -> None:
     smartpos.Client(api_key="k", base_url="http://h", store=store)
     smartpos.Client(store=webhooks.MemoryStore())
-    smartpos.Client(store="inbox.db")  # type: ignore[arg-type]
+    smartpos.Client(store="sqlite:///inbox.db")  # a store's URL or path: opened by the client
+    smartpos.Client(store=42)  # type: ignore[arg-type]
 
     outcome = client.payments.create_and_wait(
         documento_cliente="1", valor_centavos=1590, smartpos_id="SP-1", timeout=30.0

@@ -1,128 +1,88 @@
-"""``smartpos events list|show|requeue|resend``: look into an SQLite inbox, requeue, replay.
+"""``smartpos events list|show|requeue|resend``: look into an inbox, requeue, replay.
 
-Each action goes through [`SQLiteStore`][smartpos.webhooks.SQLiteStore]'s own ``list``, ``get`` and
-``requeue`` (``resend`` posts a stored envelope to one's own endpoint), after checking through
-a read-only connection that the file holds an inbox table: opening a store on any other SQLite
-file would create one in it. What is printed, text or
-``--json``, has ``documentoCliente`` masked; ``--json`` records carry the inbox's path, so
-``smartpos refund --event -`` can read the full envelope back from it.
+The inbox is any store (``--store``: an SQLite file or ``sqlite:///PATH``, ``redis://...``,
+``postgresql://...``; ``--namespace`` for a RedisStore prefix or a PostgresStore table), opened
+by the command's one opener (`smartpos.cli._store.open_store`); an SQLite file is checked
+read-only first, so a wrong path is never modified. Each action goes through the store's own
+``list``, ``get`` and ``requeue`` (``resend`` posts a stored envelope to one's own endpoint).
+Times are printed with their UTC offset. What is printed, text or ``--json``, has
+``documentoCliente`` masked; ``--json`` records name their store (a file's absolute path, a URL
+without its password), so ``smartpos refund --event -`` can read the full envelope back from it.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import sqlite3
 from collections.abc import Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ._output import EXIT_ERROR, EXIT_OK, CommandError, Output, mask_documents
+from ._store import check_inbox, local_time, open_store, store_name
 
 if TYPE_CHECKING:
-    from smartpos.webhooks import SQLiteStore, StoredEvent
+    from smartpos.webhooks import StoreBase, StoredEvent
 
 __all__ = ["check_inbox", "list_events", "open_inbox", "record_data", "run"]
 
 
-def _existing(path: str) -> Path:
-    file = Path(path)
-    if not file.is_file():
-        raise CommandError(
-            f"no inbox at {path}",
-            hint="pass the inbox file with --store PATH or SMARTPOS_INBOX (smartpos listen "
-            "writes smartpos-inbox.db in its directory by default).",
-        )
-    return file
-
-
-def check_inbox(path: str) -> None:
-    """Check, read-only, that ``path`` is an existing SQLite inbox file.
-
-    Opening a store on any other SQLite file would create the inbox table in it: commands
-    that only read call this first, so that a wrong path never modifies a file.
-
-    Args:
-        path: The SQLite inbox file.
-
-    Raises:
-        CommandError: The file is missing or not an inbox.
-    """
-    file = _existing(path)
-    try:
-        conn = sqlite3.connect(f"{file.resolve().as_uri()}?mode=ro", uri=True, timeout=5.0)
-    except sqlite3.Error as exc:
-        raise CommandError(f"cannot open {path}: {exc}") from exc
-    try:
-        # The table named in docs/en/stores.md; SQLiteStore would create it in any other file.
-        conn.execute("SELECT seq FROM smartpos_inbox LIMIT 0")
-    except sqlite3.Error as exc:
-        raise CommandError(
-            f"{path} is not a smartpos inbox: {exc}", hint="pass the right file with --store."
-        ) from exc
-    finally:
-        conn.close()
-
-
 @contextlib.contextmanager
-def open_inbox(path: str) -> Iterator[SQLiteStore]:
-    """Open an existing inbox file as an [`SQLiteStore`][smartpos.webhooks.SQLiteStore].
+def open_inbox(spec: str, namespace: str | None = None) -> Iterator[StoreBase]:
+    """Open an existing inbox: an SQLite file, or a ``redis://`` or ``postgresql://`` URL.
 
-    The file is checked read-only first (`check_inbox`): a wrong path is never modified.
+    An SQLite file is checked read-only first (`check_inbox`): a wrong path is never modified.
 
     Args:
-        path: The SQLite inbox file.
+        spec: The store, as ``--store`` names it.
+        namespace: The RedisStore prefix or the PostgresStore table.
 
     Yields:
         The store, closed afterwards.
 
     Raises:
-        CommandError: The file is missing or the store cannot open it.
+        CommandError: The store is missing, not an inbox, or cannot be opened.
     """
-    from smartpos.webhooks import SQLiteStore, StoreError
-
-    check_inbox(path)
-    try:
-        store = SQLiteStore(path)
-    except StoreError as exc:
-        raise CommandError(str(exc), hint="is it an inbox file written by smartpos?") from exc
-    with store:
+    with open_store(spec, namespace=namespace) as (store, _):
         yield store
 
 
-def list_events(path: str, *, state: str | None, limit: int) -> list[StoredEvent]:
-    """Return the events of an inbox file, oldest first (claim order), read-only.
+def list_events(
+    spec: str, *, state: str | None, limit: int, namespace: str | None = None
+) -> list[StoredEvent]:
+    """Return the events of an inbox, oldest first (claim order), read-only.
 
     Args:
-        path: The SQLite inbox file.
+        spec: The store, as ``--store`` names it.
         state: Only events in this state (pending, claimed, done, dead), or all.
         limit: At most this many.
+        namespace: The RedisStore prefix or the PostgresStore table.
 
     Returns:
         The stored records.
 
     Raises:
-        CommandError: The file is missing or not an inbox.
+        CommandError: The store is missing or not an inbox.
     """
     from smartpos.webhooks import EventState
 
-    with open_inbox(path) as store:
+    with open_inbox(spec, namespace) as store:
         return store.list(state=None if state is None else EventState(state), limit=limit)
 
 
-def record_data(record: StoredEvent, store: str) -> dict[str, Any]:
+def record_data(record: StoredEvent, store: str, namespace: str | None = None) -> dict[str, Any]:
     """Return a stored record as JSON-ready data, the envelope under ``raw``, document masked.
 
-    ``store`` (the inbox file's absolute path) and ``id`` let ``smartpos refund --event -``
-    read the full envelope back from the inbox: the printed one has ``documentoCliente``
-    masked, like everything the command prints.
+    ``store`` (the inbox file's absolute path, or the URL without its password), ``namespace``
+    and ``id`` let ``smartpos refund --event -`` read the full envelope back from the inbox: the
+    printed one has ``documentoCliente`` masked, like everything the command prints.
 
     Args:
         record: The stored event.
-        store: The inbox file it was read from.
+        store: The store it was read from (`smartpos.cli._store.store_name`).
+        namespace: Its ``--namespace`` (a RedisStore prefix, a PostgresStore table), if any.
 
     Returns:
-        Its fields (times as ISO 8601).
+        Its fields (times as ISO 8601, with their UTC offset).
     """
     return {
         "id": record.id,
@@ -136,7 +96,8 @@ def record_data(record: StoredEvent, store: str) -> dict[str, Any]:
         "owner": record.owner,
         "lease_expires_at": record.lease_expires_at,
         "last_error": record.last_error,
-        "store": str(Path(store).resolve()),
+        "store": store,
+        "namespace": namespace,
         "raw": mask_documents(dict(record.raw)),
     }
 
@@ -148,51 +109,59 @@ def _state(out: Output, state: str) -> str:
     return out.style(state.ljust(7), _STATE_STYLE.get(state, "bold"))
 
 
+def _namespace(args: argparse.Namespace) -> str | None:
+    return getattr(args, "namespace", None)
+
+
 def _list(args: argparse.Namespace, out: Output) -> int:
-    records = list_events(args.store, state=args.state, limit=args.limit)
+    from smartpos.webhooks import EventState
+
+    state = None if args.state is None else EventState(args.state)
+    with open_store(args.store, namespace=_namespace(args)) as (store, name):
+        records = store.list(state=state, limit=args.limit)
     if out.json:
-        out.data([record_data(r, args.store) for r in records])
+        out.data([record_data(r, store_name(args.store), _namespace(args)) for r in records])
         return EXIT_OK
     if not records:
-        out.line(f"no {args.state + ' ' if args.state else ''}events in {args.store}")
+        out.line(f"no {args.state + ' ' if args.state else ''}events in {name}")
         return EXIT_OK
     for record in records:
-        received = record.received_at.astimezone().strftime("%Y-%m-%d %H:%M:%S")
+        received = local_time(record.received_at)
         out.line(
             f"{_state(out, record.state.value)}  {received}  {out.tipo(record.tipo).ljust(21)}"
             f"  {record.id}  attempts {record.attempts}"
         )
         if record.last_error:
             out.line(f"         last error: {record.last_error}")
-    out.line(f"{len(records)} event(s) in {args.store}")
+    out.line(f"{len(records)} event(s) in {name}")
     return EXIT_OK
 
 
 def _show(args: argparse.Namespace, out: Output) -> int:
     import json
 
-    with open_inbox(args.store) as store:
+    with open_store(args.store, namespace=_namespace(args)) as (store, name):
         record = store.get(args.event_id)
     if record is None:
         raise CommandError(
-            f"no event {args.event_id} in {args.store}",
+            f"no event {args.event_id} in {name}",
             hint="list the ids with 'smartpos events list'.",
         )
     if out.json:
-        out.data(record_data(record, args.store))
+        out.data(record_data(record, store_name(args.store), _namespace(args)))
         return EXIT_OK
     out.event(record.raw)
     values: dict[str, object] = {
         "state": _state(out, record.state.value).rstrip(),
         "attempts": record.attempts,
-        "received": record.received_at.isoformat(),
+        "received": local_time(record.received_at),
     }
     if record.criado_em is not None:
         values["criadoEm"] = record.criado_em.isoformat()
     if record.done_at is not None:
-        values["done"] = record.done_at.isoformat()
+        values["done"] = local_time(record.done_at)
     if record.available_at is not None:
-        values["next attempt"] = record.available_at.isoformat()
+        values["next attempt"] = local_time(record.available_at)
     if record.owner:
         values["claimed by"] = record.owner
     if record.last_error:
@@ -205,7 +174,7 @@ def _show(args: argparse.Namespace, out: Output) -> int:
 
 
 def _requeue(args: argparse.Namespace, out: Output) -> int:
-    with open_inbox(args.store) as store:
+    with open_store(args.store, namespace=_namespace(args)) as (store, name):
         done = store.requeue(args.event_id)
         record = store.get(args.event_id)
     if out.json:
@@ -220,7 +189,7 @@ def _requeue(args: argparse.Namespace, out: Output) -> int:
         out.line(f"requeued {args.event_id}: pending again, attempts reset to 0.")
         return EXIT_OK
     if record is None:
-        message = f"no event {args.event_id} in {args.store}"
+        message = f"no event {args.event_id} in {name}"
         hint = "list the ids with 'smartpos events list'."
     else:
         message = f"event {args.event_id} is {record.state.value}: only dead or done events"
@@ -246,11 +215,11 @@ def _resend(args: argparse.Namespace, out: Output) -> int:
         "user-agent": f"smartpos-cli/{__version__} (events resend)",
         **parse_headers(args.header),
     }
-    with open_inbox(args.store) as store:
+    with open_store(args.store, namespace=_namespace(args)) as (store, name):
         record = store.get(args.event_id)
     if record is None:
         raise CommandError(
-            f"no event {args.event_id} in {args.store}",
+            f"no event {args.event_id} in {name}",
             hint="list the ids with 'smartpos events list'.",
         )
     body = json.dumps(dict(record.raw), ensure_ascii=False, separators=(",", ":")).encode()

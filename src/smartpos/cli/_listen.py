@@ -1,7 +1,8 @@
 """``smartpos listen``: a local webhook receiver that stores events and prints each one.
 
 Like ``stripe listen``, but the receiver is the SDK's own
-[`WebhookReceiver`][smartpos.webhooks.WebhookReceiver] with an SQLite inbox: what it prints is
+[`WebhookReceiver`][smartpos.webhooks.WebhookReceiver] on an inbox (``--store``: an SQLite file by
+default, or a ``redis://`` or ``postgresql://`` URL): what it prints is
 exactly what a partner's production receiver would decide (stored, duplicate, conflicting body,
 rejected). Events stay pending in the inbox for the partner's worker; ``--forward-to`` also posts
 every delivery, as received, to another URL.
@@ -183,7 +184,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
     """Serve the receiver until Ctrl-C or SIGTERM, printing every delivery.
 
     Args:
-        args: ``host``, ``port``, ``store``, ``forward_to``.
+        args: ``host``, ``port``, ``store``, ``namespace``, ``forward_to``.
         out: The output.
 
     Returns:
@@ -193,14 +194,12 @@ def run(args: argparse.Namespace, out: Output) -> int:
         CommandError: A bad ``--forward-to`` URL (exit 2, before anything starts), the inbox
             cannot be opened or the address cannot be bound.
     """
-    from smartpos.webhooks import SQLiteStore, StoreError, WebhookReceiver
+    from smartpos.webhooks import WebhookReceiver
+
+    from ._store import open_store
 
     if args.forward_to is not None:
         check_forward_url(args.forward_to)
-    try:
-        store = SQLiteStore(args.store)
-    except StoreError as exc:
-        raise CommandError(str(exc), hint="pass another file with --store PATH.") from exc
     counts = {"deliveries": 0, "new": 0, "duplicates": 0, "rejected": 0}
     counts_lock = threading.Lock()
     forwarder = Forwarder(args.forward_to, out) if args.forward_to else None
@@ -220,11 +219,13 @@ def run(args: argparse.Namespace, out: Output) -> int:
             forwarder.put(delivery)
 
     stop = threading.Event()
-    receiver = WebhookReceiver(store)
     try:
         with contextlib.ExitStack() as stack:
             stack.enter_context(stop_on_signals(stop))
-            stack.enter_context(store)
+            store, name = stack.enter_context(
+                open_store(args.store, namespace=getattr(args, "namespace", None), create=True)
+            )
+            receiver = WebhookReceiver(store)
             try:
                 url = stack.enter_context(
                     serve_receiver(receiver, args.host, args.port, on_delivery)
@@ -234,7 +235,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
                     f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}",
                     hint="pick another port with --port (0 picks a free one).",
                 ) from exc
-            _ready(out, url, args.store, args.forward_to)
+            _ready(out, url, name, args.forward_to)
             while not stop.wait(0.2):
                 pass
     finally:

@@ -7,9 +7,10 @@
   unknown, byte for byte with the same referencia (``Client.reconcile``): never a new charge.
 - ``smartpos operations wait REFERENCIA`` waits for the final event of a referencia.
 
-The store is an SQLite inbox file (``--store``, default ``SMARTPOS_INBOX`` or
-``smartpos-inbox.db``, as ``smartpos events``), or a ``redis://`` or ``postgresql://`` URL
-(``--namespace``: the RedisStore prefix or the PostgresStore table). Exit status 3 means the
+The store is an SQLite inbox file or ``sqlite:///PATH`` (``--store``, default
+``SMARTPOS_INBOX`` or ``smartpos-inbox.db``, as ``smartpos events``), or a ``redis://`` or
+``postgresql://`` URL (``--namespace``: the RedisStore prefix or the PostgresStore table),
+opened by the command's one opener (``smartpos.cli._store``). Exit status 3 means the
 outcome is still unknown or pending: never retry with a new referencia.
 
 Building the parser imports only ``argparse``; the store and the client load when the command
@@ -23,10 +24,11 @@ import contextlib
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Final
 
+from ._convert import NAMESPACE_HELP, STORE_HELP, store_default
 from ._convert import positive_int as _positive_int
 from ._convert import seconds as _seconds
-from ._convert import store_default
 from ._output import EXIT_ERROR, EXIT_OK, EXIT_UNKNOWN, CommandError, Output, mask_documents
+from ._store import local_time
 
 if TYPE_CHECKING:
     from smartpos.webhooks import Operation, StoreBase
@@ -76,14 +78,13 @@ def add_parser(
         dest="store",
         metavar="STORE",
         default=argparse.SUPPRESS,
-        help="an SQLite inbox file (default: env SMARTPOS_INBOX, else smartpos-inbox.db), "
-        "or a redis:// or postgresql:// URL",
+        help=STORE_HELP,
     )
     store.add_argument(
         "--namespace",
         metavar="NAME",
         default=argparse.SUPPRESS,
-        help="the RedisStore key prefix or the PostgresStore table (default: the store's own)",
+        help=NAMESPACE_HELP,
     )
     listing = argparse.ArgumentParser(add_help=False)
     listing.add_argument(
@@ -179,7 +180,7 @@ def _store_spec(args: argparse.Namespace) -> str:
 
 @contextlib.contextmanager
 def open_store(args: argparse.Namespace) -> Iterator[tuple[StoreBase, str]]:
-    """Open the store ``--store`` names, and close it after.
+    """Open the store ``--store`` names (`smartpos.cli._store.open_store`), and close it after.
 
     Yields:
         The store and how to name it in messages (a URL without its password).
@@ -187,39 +188,10 @@ def open_store(args: argparse.Namespace) -> Iterator[tuple[StoreBase, str]]:
     Raises:
         CommandError: The file is not an inbox, or the store cannot be opened.
     """
-    from smartpos._logging import redact_url
-    from smartpos.webhooks import SQLiteStore, StoreError
+    from ._store import open_store as open_spec
 
-    spec = _store_spec(args)
-    namespace = getattr(args, "namespace", None)
-    store: StoreBase
-    try:
-        if spec.startswith(("redis://", "rediss://", "unix://")):
-            from smartpos.webhooks import RedisStore
-
-            store = RedisStore(spec, **({"prefix": namespace} if namespace else {}))
-            name = redact_url(spec)
-        elif spec.startswith(("postgresql://", "postgres://")):
-            from smartpos.webhooks import PostgresStore
-
-            store = PostgresStore(spec, **({"table": namespace} if namespace else {}))
-            name = redact_url(spec)
-        else:
-            from ._events import check_inbox
-
-            # A wrong path must never become a new inbox: check it read-only first.
-            check_inbox(spec)
-            store = SQLiteStore(spec)
-            name = spec
-    except ImportError as exc:
-        raise CommandError(
-            f"the store {spec.split(':', 1)[0]} needs an extra package: {exc}",
-            hint="pip install 'smartpos[redis]' or 'smartpos[postgres]'.",
-        ) from exc
-    except StoreError as exc:
-        raise CommandError(f"cannot open the store: {exc}") from exc
-    with store:
-        yield store, name
+    with open_spec(_store_spec(args), namespace=getattr(args, "namespace", None)) as opened:
+        yield opened
 
 
 # --- output ---------------------------------------------------------------------------------
@@ -258,7 +230,7 @@ def _state(out: Output, state: str) -> str:
 
 
 def _print_operation(out: Output, operation: Operation) -> None:
-    created = operation.created_at.astimezone().strftime("%Y-%m-%d %H:%M:%S")
+    created = local_time(operation.created_at)
     line = f"{_state(out, operation.state)}  {operation.kind:<9}  {operation.referencia}  {created}"
     if operation.event is not None:
         line += f"  {out.tipo(operation.event.tipo)}"

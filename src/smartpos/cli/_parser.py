@@ -13,7 +13,7 @@ from typing import Any, Final
 
 from smartpos._version import __version__
 
-from ._convert import DEFAULT_STORE, store_default
+from ._convert import DEFAULT_STORE, NAMESPACE_HELP, STORE_HELP, store_default
 from ._convert import delay as _delay
 from ._convert import port as _port
 from ._convert import positive_int as _positive_int
@@ -45,10 +45,13 @@ exit status:
 environment:
   SMARTPOS_API_KEY   the integration key (or --api-key; it is never printed)
   SMARTPOS_BASE_URL  the service's base address (or --base-url)
-  SMARTPOS_INBOX     the inbox file of listen and events (default: smartpos-inbox.db)
+  SMARTPOS_INBOX     the store of listen, events and operations: a file or a URL
+                     (default: smartpos-inbox.db)
   SMARTPOS_SANDBOX_URL  the running sandbox of 'sandbox ACTION' and trigger (default:
                      SMARTPOS_BASE_URL, else http://127.0.0.1:8765)
-  SMARTPOS_SANDBOX_HOST, _PORT, _WEBHOOK, _SEED, _LOG  what 'smartpos sandbox' serves
+  SMARTPOS_SANDBOX_HOST, _PORT, _WEBHOOK, _SEED, _LOG, _LOG_LIMIT  what 'smartpos sandbox'
+                     serves
+  SMARTPOS_SANDBOX_CONTROL_KEY  the control API's key (served, and sent by the actions)
   NO_COLOR           any value turns colours off (colour is only used on a terminal)
 """
 
@@ -192,7 +195,8 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Without an action: serve the sandbox, a simulator of the whole service, over HTTP\n"
             "until Ctrl-C or SIGTERM, printing one line per request and per delivery attempt.\n"
-            "Options can come from SMARTPOS_SANDBOX_HOST, _PORT, _WEBHOOK, _SEED and _LOG.\n\n"
+            "Options can come from SMARTPOS_SANDBOX_HOST, _PORT, _WEBHOOK, _SEED, _LOG,\n"
+            "_CONTROL_KEY and _LOG_LIMIT.\n\n"
             "With an action: drive a running sandbox through its control API (--url, else\n"
             "SMARTPOS_SANDBOX_URL, else SMARTPOS_BASE_URL, else http://127.0.0.1:8765)."
         ),
@@ -223,6 +227,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sandbox.add_argument("--seed", type=int, help="seed for reproducible ids")
     sandbox.add_argument("--quiet", action="store_true", help="no line per request and delivery")
+    sandbox.add_argument(
+        "--control-key",
+        metavar="KEY",
+        help="serving: require this key on the control API; actions: send it (default: env "
+        "SMARTPOS_SANDBOX_CONTROL_KEY, which other users of the machine cannot see)",
+    )
+    sandbox.add_argument(
+        "--log-limit",
+        type=_positive_int,
+        metavar="N",
+        help="keep the last N log entries, requests and deliveries (default: 10000)",
+    )
     actions = sandbox.add_subparsers(title="actions", metavar="ACTION", dest="action")
     url_parent = argparse.ArgumentParser(add_help=False)
     url_parent.add_argument(
@@ -230,6 +246,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="URL",
         help="the running sandbox (default: env SMARTPOS_SANDBOX_URL, else SMARTPOS_BASE_URL, "
         "else http://127.0.0.1:8765)",
+    )
+    url_parent.add_argument(
+        "--control-key",
+        metavar="KEY",
+        default=argparse.SUPPRESS,
+        help="the sandbox's control key (default: env SMARTPOS_SANDBOX_CONTROL_KEY)",
     )
     scan = actions.add_parser(
         "scan",
@@ -343,6 +365,52 @@ def build_parser() -> argparse.ArgumentParser:
     )
     log.add_argument(
         "--since", type=int, default=0, metavar="SEQ", help="only entries after this number"
+    )
+    operator = actions.add_parser(
+        "operator",
+        help="the operator starts or cancels a manual-mode card",
+        description=(
+            "Act as the operator of manual mode: start a card waiting in the queue on a\n"
+            "terminal (its payment goes on as scripted), or cancel it (pagamento.recusado,\n"
+            "status cancelado). Without REFERENCIA: the oldest card in the queue. A card is\n"
+            "queued by a payment in manual mode (smartpos pay ... --manual --comanda LABEL)."
+        ),
+        parents=[json_parent, url_parent],
+        formatter_class=_Formatter,
+    )
+    operator_actions = operator.add_subparsers(
+        title="actions", metavar="ACTION", dest="operator_action"
+    )
+    operator_actions.required = True
+    card = argparse.ArgumentParser(add_help=False)
+    card.add_argument(
+        "referencia",
+        metavar="REFERENCIA",
+        nargs="?",
+        help="the card's payment referencia (default: the oldest card in the queue)",
+    )
+    start = operator_actions.add_parser(
+        "start",
+        help="start a queued card on a terminal",
+        description="Start a queued card on a terminal: its payment event follows.",
+        parents=[json_parent, url_parent, card],
+        formatter_class=_Formatter,
+    )
+    start.add_argument(
+        "--smartpos-id", metavar="ID", help="the terminal (needed when the card has several)"
+    )
+    cancel = operator_actions.add_parser(
+        "cancel",
+        help="cancel a queued card (pagamento.recusado)",
+        description="Cancel a queued card: it leaves the queue, pagamento.recusado is emitted.",
+        parents=[json_parent, url_parent, card],
+        formatter_class=_Formatter,
+    )
+    cancel.add_argument(
+        "--mensagem",
+        metavar="TEXT",
+        default="CANCELADO PELO OPERADOR",
+        help="resultadoSmartPOS.mensagemOperador (default: CANCELADO PELO OPERADOR)",
     )
 
     referencia = _add(
@@ -502,7 +570,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="receive webhook events locally and print them",
         description=(
             "Serve a webhook receiver on a loopback address: every delivery is stored in an\n"
-            "SQLite inbox (deduplicated by id) and printed as it arrives; a resent id is\n"
+            "inbox (an SQLite file, or --store redis://... or postgresql://...; deduplicated\n"
+            "by id) and printed as it arrives; a resent id is\n"
             "marked DUPLICATE. Events stay pending in the inbox for your worker (see\n"
             "'smartpos events'). Stops on Ctrl-C or SIGTERM."
         ),
@@ -521,12 +590,8 @@ def build_parser() -> argparse.ArgumentParser:
         default=DEFAULT_LISTEN_PORT,
         help=f"port, 0 for any free one (default: {DEFAULT_LISTEN_PORT})",
     )
-    listen.add_argument(
-        "--store",
-        metavar="PATH",
-        default=store_default(),
-        help="inbox file (default: env SMARTPOS_INBOX, else smartpos-inbox.db)",
-    )
+    listen.add_argument("--store", metavar="STORE", default=store_default(), help=STORE_HELP)
+    listen.add_argument("--namespace", metavar="NAME", help=NAMESPACE_HELP)
     listen.add_argument(
         "--forward-to", metavar="URL", help="also POST every delivery, as received, to URL"
     )
@@ -598,8 +663,11 @@ def build_parser() -> argparse.ArgumentParser:
         sub,
         "events",
         "_events:run",
-        help="inspect, requeue and replay the events of an inbox file",
-        description="List, show, requeue and replay the events of an SQLite inbox file.",
+        help="inspect, requeue and replay the events of an inbox",
+        description=(
+            "List, show, requeue and replay the events of an inbox: an SQLite file, or a\n"
+            "redis:// or postgresql:// store (--store, --namespace)."
+        ),
         epilog=(
             "examples:\n"
             "  smartpos events list --state dead\n"
@@ -611,12 +679,8 @@ def build_parser() -> argparse.ArgumentParser:
     events_sub = events.add_subparsers(title="actions", metavar="ACTION", dest="action")
     events_sub.required = True
     store_parent = argparse.ArgumentParser(add_help=False)
-    store_parent.add_argument(
-        "--store",
-        metavar="PATH",
-        default=store_default(),
-        help="inbox file (default: env SMARTPOS_INBOX, else smartpos-inbox.db)",
-    )
+    store_parent.add_argument("--store", metavar="STORE", default=store_default(), help=STORE_HELP)
+    store_parent.add_argument("--namespace", metavar="NAME", help=NAMESPACE_HELP)
     ev_list = events_sub.add_parser(
         "list",
         help="list stored events, oldest first",

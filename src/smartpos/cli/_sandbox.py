@@ -4,8 +4,9 @@
 ``SMARTPOS_SANDBOX_*`` variables) and prints one line per request and per delivery attempt.
 The actions talk to a running sandbox's control API through
 [`RemoteSandbox`][smartpos.testing.RemoteSandbox]: ``scan``, ``next``, ``fault``, ``resend``,
-``log``. Outcome and fault words are the sandbox's one vocabulary
-(``smartpos.testing._vocabulary``).
+``log``, ``operator start|cancel`` (manual mode's operator). ``--control-key`` (or
+``SMARTPOS_SANDBOX_CONTROL_KEY``) is the key a sandbox served with one requires. Outcome and
+fault words are the sandbox's one vocabulary (``smartpos.testing._vocabulary``).
 """
 
 from __future__ import annotations
@@ -48,11 +49,12 @@ def sandbox_url(given: str | None) -> str:
 
 
 @contextlib.contextmanager
-def remote(url: str) -> Iterator[RemoteSandbox]:
+def remote(url: str, control_key: str | None = None) -> Iterator[RemoteSandbox]:
     """A `RemoteSandbox` whose failures become the command's errors.
 
     Args:
         url: The sandbox's base URL.
+        control_key: The sandbox's control key (default: env ``SMARTPOS_SANDBOX_CONTROL_KEY``).
 
     Yields:
         The remote sandbox.
@@ -63,10 +65,12 @@ def remote(url: str) -> Iterator[RemoteSandbox]:
     """
     import httpx
 
+    from smartpos._messages import message
     from smartpos.testing import RemoteSandbox, SandboxError
+    from smartpos.testing._remote import CONTROL_KEY_VARIABLE
 
     try:
-        with RemoteSandbox(url) as sandbox:
+        with RemoteSandbox(url, control_key=control_key) as sandbox:
             yield sandbox
     except httpx.HTTPError as exc:
         raise CommandError(
@@ -79,13 +83,18 @@ def remote(url: str) -> Iterator[RemoteSandbox]:
             str(exc), hint="see 'smartpos sandbox --help'.", code=EXIT_USAGE
         ) from exc
     except SandboxError as exc:
-        message = str(exc)
-        if message.startswith("RECURSO_NAO_ENCONTRADO"):
+        said = str(exc)
+        if said.startswith("RECURSO_NAO_ENCONTRADO"):
             raise CommandError(
                 f"{url} is not a smartpos sandbox (no control API at /_sandbox/v1/)",
                 hint="point at a sandbox with --url or SMARTPOS_SANDBOX_URL.",
             ) from exc
-        raise CommandError(message) from exc
+        if said.startswith("CHAVE_CONTROLE_INVALIDA"):
+            raise CommandError(
+                message("cli.control_key", url=url),
+                hint=message("cli.control_key_hint", variable=CONTROL_KEY_VARIABLE),
+            ) from exc
+        raise CommandError(said) from exc
     except TimeoutError as exc:
         raise CommandError(str(exc)) from exc
 
@@ -111,7 +120,7 @@ def print_entry(out: Output, entry: LogEntry) -> None:
 
 
 def _serve(args: argparse.Namespace, out: Output) -> int:
-    from smartpos.testing._headless import REMOTE_WARNING, Follower, Settings, serving
+    from smartpos.testing._headless import Follower, Settings, remote_warning, serving
 
     try:
         settings = Settings.from_environment(
@@ -121,15 +130,17 @@ def _serve(args: argparse.Namespace, out: Output) -> int:
             webhook=args.webhook,
             seed=args.seed,
             log="quiet" if args.quiet else None,
+            control_key=args.control_key,
+            log_limit=args.log_limit,
         )
     except ValueError as exc:
         raise CommandError(str(exc), code=EXIT_USAGE) from exc
     if settings.remote:
-        out.warn(REMOTE_WARNING.format(host=settings.host))
+        out.warn(remote_warning(settings))
     stop = threading.Event()
     try:
         with stop_on_signals(stop), serving(settings) as (sandbox, base_url):
-            _ready(out, base_url, settings.webhook)
+            _ready(out, base_url, settings.webhook, keyed=settings.control_key is not None)
             quiet = settings.log == "quiet"
             on_entry = (lambda entry: None) if quiet else (lambda entry: print_entry(out, entry))
             with Follower(sandbox, on_entry):
@@ -152,7 +163,7 @@ def _serve(args: argparse.Namespace, out: Output) -> int:
     return EXIT_OK
 
 
-def _ready(out: Output, base_url: str, webhook: str | None) -> None:
+def _ready(out: Output, base_url: str, webhook: str | None, *, keyed: bool = False) -> None:
     from smartpos.testing import Sandbox
 
     if out.json:
@@ -163,6 +174,7 @@ def _ready(out: Output, base_url: str, webhook: str | None) -> None:
                 "documento_cliente": Sandbox.DOCUMENTO,
                 "smartpos_id": Sandbox.SMARTPOS_ID,
                 "webhook": webhook,
+                "control_key_required": keyed,
             }
         )
         return
@@ -173,6 +185,10 @@ def _ready(out: Output, base_url: str, webhook: str | None) -> None:
             "documentoCliente": Sandbox.DOCUMENTO,
             "smartposId": Sandbox.SMARTPOS_ID,
             "webhook": webhook or "events recorded in the sandbox only",
+            # The key itself is never printed: whoever started the sandbox has it.
+            "control API": "key required (--control-key or SMARTPOS_SANDBOX_CONTROL_KEY)"
+            if keyed
+            else "no key",
         }
     )
     out.line("Use it from another terminal:")
@@ -323,9 +339,16 @@ def _fault(args: argparse.Namespace, out: Output, sandbox: RemoteSandbox) -> int
 
 
 def _resend(args: argparse.Namespace, out: Output, sandbox: RemoteSandbox) -> int:
-    before = len(sandbox.deliveries)
-    sandbox.resend(args.event_id, to=args.to)
-    attempts = [d for d in sandbox.deliveries[before:] if d.event_id == args.event_id]
+    import urllib.parse
+
+    from smartpos.testing import DeliveryAttempt
+    from smartpos.testing._codec import from_json
+
+    # The route answers this resend's own attempts: the sandbox keeps only the newest
+    # deliveries (--log-limit), so counting them before and after would not tell.
+    path = f"/events/{urllib.parse.quote(args.event_id, safe='')}/resend"
+    answer = sandbox.call("POST", path, {"to": args.to})
+    attempts = [from_json(DeliveryAttempt, d) for d in answer["deliveries"]]
     if out.json:
         from smartpos.testing._codec import to_json
 
@@ -358,7 +381,55 @@ def _log(args: argparse.Namespace, out: Output, sandbox: RemoteSandbox) -> int:
     return EXIT_OK
 
 
-_ACTIONS = {"scan": _scan, "next": _next, "fault": _fault, "resend": _resend, "log": _log}
+def _operator(args: argparse.Namespace, out: Output, sandbox: RemoteSandbox) -> int:
+    """Start or cancel a queued manual-mode card, the oldest one without REFERENCIA."""
+    from smartpos._messages import message
+
+    from ._output import mask_documents
+
+    referencia = args.referencia
+    if referencia is None:
+        queue = sandbox.manual_queue()
+        if not queue:
+            raise CommandError(
+                message("cli.operator_empty"),
+                hint=message(
+                    "cli.operator_empty_hint",
+                    command="smartpos pay DOC VALOR --smartpos-id ID --manual --comanda LABEL",
+                ),
+            )
+        referencia = queue[0].referencia
+    if args.operator_action == "start":
+        event = sandbox.operator_start(referencia, smartpos_id=args.smartpos_id)
+    else:
+        event = sandbox.operator_cancel(referencia, mensagem_operador=args.mensagem)
+    if out.json:
+        out.data(
+            {
+                "action": args.operator_action,
+                "referencia": referencia,
+                "event": None if event is None else mask_documents(event),
+            }
+        )
+        return EXIT_OK
+    if event is None:
+        out.line(message("cli.operator_silence", referencia=referencia))
+    else:
+        key = (
+            "cli.operator_started" if args.operator_action == "start" else "cli.operator_cancelled"
+        )
+        out.event(event, prefix=message(key, referencia=referencia))
+    return EXIT_OK
+
+
+_ACTIONS = {
+    "scan": _scan,
+    "next": _next,
+    "fault": _fault,
+    "resend": _resend,
+    "log": _log,
+    "operator": _operator,
+}
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
@@ -377,5 +448,5 @@ def run(args: argparse.Namespace, out: Output) -> int:
     if args.action is None:
         return _serve(args, out)
     url = sandbox_url(args.url)
-    with remote(url) as sandbox:
+    with remote(url, getattr(args, "control_key", None)) as sandbox:
         return _ACTIONS[args.action](args, out, sandbox)

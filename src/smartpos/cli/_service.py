@@ -236,8 +236,8 @@ def _envelope_from_record(path: str, record: Mapping[str, Any]) -> Mapping[str, 
     """The envelope of an inbox record printed by ``smartpos events show/list --json``.
 
     The record's ``raw`` has ``documentoCliente`` masked (everything the command prints has),
-    and a refund needs the real document: the envelope is read back from the inbox file the
-    record names (``store``) by its ``id``, and must match the printed one.
+    and a refund needs the real document: the envelope is read back from the inbox the record
+    names (``store``, ``namespace``) by its ``id``, and must match the printed one.
     """
     from ._events import open_inbox
 
@@ -253,7 +253,8 @@ def _envelope_from_record(path: str, record: Mapping[str, Any]) -> Mapping[str, 
             hint="pipe it straight from 'smartpos events show ID --json', or pass the "
             "pagamento.aprovado envelope as received.",
         )
-    with open_inbox(store) as inbox:
+    namespace = record.get("namespace")
+    with open_inbox(store, namespace if isinstance(namespace, str) else None) as inbox:
         stored = inbox.get(event_id)
     if stored is None:
         raise CommandError(

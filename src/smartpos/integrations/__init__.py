@@ -12,8 +12,8 @@
 Importing ``smartpos`` or this package never imports a framework: each module above imports
 its own framework when it is imported, and says which extra to install when it is missing.
 
-`open_store` turns the store setting every integration takes (a URL or a path) into a
-webhook inbox.
+`open_store` (the one opener of ``smartpos.webhooks``, re-exported here) turns the store
+setting every integration takes (a URL or a path) into a webhook inbox.
 """
 
 from __future__ import annotations

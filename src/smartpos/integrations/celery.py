@@ -56,11 +56,10 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
 
 from smartpos._errors import ConfigurationError
 from smartpos._messages import message
-from smartpos.webhooks import Claim, Event, EventState, Store
+from smartpos.webhooks import Claim, Event, EventState, Store, open_store
 from smartpos.webhooks._logsafe import loggable
+from smartpos.webhooks._open import StoreSetting
 from smartpos.webhooks._worker import _Heartbeat, _is_async, _Settings
-
-from ._stores import StoreSetting, open_store
 
 __all__ = ["DEFAULT_TASK_NAME", "SmartPOSTasks", "main"]
 

@@ -45,7 +45,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
 import smartpos
 from smartpos._errors import ConfigurationError
 from smartpos._messages import message
-from smartpos.webhooks import Event, Receipt, Store, WebhookReceiver, Worker
+from smartpos.webhooks import Event, Receipt, Store, WebhookReceiver, Worker, open_store
 
 from ._receive import (
     DEFAULT_SECRET_HEADER,
@@ -54,7 +54,6 @@ from ._receive import (
     declared_too_large,
     response_headers,
 )
-from ._stores import open_store
 
 __all__ = ["DEFAULT_WEBHOOK_URL", "SmartPOS"]
 

@@ -3,7 +3,8 @@
 Prints the base URL and the default world, then one line per request and per delivery attempt
 (``--quiet`` for none, ``--json`` for one JSON object per line), until Ctrl-C or SIGTERM. Every
 option can come from the environment instead (``SMARTPOS_SANDBOX_HOST``, ``_PORT``, ``_WEBHOOK``,
-``_SEED``, ``_LOG``): a container needs no command line. ``smartpos sandbox`` runs the same thing.
+``_SEED``, ``_LOG``, ``_CONTROL_KEY``, ``_LOG_LIMIT``): a container needs no command line.
+``smartpos sandbox`` runs the same thing.
 """
 
 from __future__ import annotations
@@ -19,11 +20,11 @@ from smartpos._signals import stop_on_signals
 
 from ._headless import (
     ENVIRONMENT,
-    REMOTE_WARNING,
     Follower,
     Settings,
     describe,
     entry_data,
+    remote_warning,
     serving,
 )
 from ._records import LogEntry
@@ -40,13 +41,25 @@ def _parser() -> argparse.ArgumentParser:
             "API under /_sandbox/v1/) until Ctrl-C or SIGTERM."
         ),
         epilog="environment: "
-        + ", ".join(f"{v} (--{k})" for k, v in ENVIRONMENT.items() if k != "log")
+        + ", ".join(f"{v} (--{k.replace('_', '-')})" for k, v in ENVIRONMENT.items() if k != "log")
         + f", {ENVIRONMENT['log']} (text, json or quiet)",
     )
     parser.add_argument("--host", help="address to bind (127.0.0.1; 0.0.0.0 in a container)")
     parser.add_argument("--port", type=int, help="port, 0 for any free one (8765)")
     parser.add_argument("--webhook", help="URL that receives the webhook events")
     parser.add_argument("--seed", type=int, help="seed for reproducible ids")
+    parser.add_argument(
+        "--control-key",
+        metavar="KEY",
+        help="require this key (header X-Sandbox-Control-Key) on the control API; prefer the "
+        "environment variable, which other users of the machine cannot see",
+    )
+    parser.add_argument(
+        "--log-limit",
+        type=int,
+        metavar="N",
+        help="keep the last N log entries, requests and deliveries (10000)",
+    )
     style = parser.add_mutually_exclusive_group()
     style.add_argument(
         "--quiet", dest="log", action="store_const", const="quiet", help="no live log"
@@ -85,12 +98,14 @@ def main(argv: Sequence[str] | None = None, *, stop: threading.Event | None = No
             webhook=args.webhook,
             seed=args.seed,
             log=args.log,
+            control_key=args.control_key,
+            log_limit=args.log_limit,
         )
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if settings.remote:
-        print("warning: " + REMOTE_WARNING.format(host=settings.host), file=sys.stderr, flush=True)
+        print("warning: " + remote_warning(settings), file=sys.stderr, flush=True)
 
     try:
         with stop_on_signals(stop), serving(settings) as (sandbox, base_url):

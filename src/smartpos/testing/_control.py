@@ -7,6 +7,11 @@ meaning (its *twin*, named in `ROUTES`), so that the Python and the HTTP switche
 apart; a test holds the table complete. Outcomes and faults are read with the one vocabulary of
 `_vocabulary`, records written by `_codec`. ``docs/en/testing.md`` documents every route.
 
+With a key (``Sandbox(control_key=...)``, ``smartpos sandbox --control-key``, env
+``SMARTPOS_SANDBOX_CONTROL_KEY``), every control request must carry it in the `KEY_HEADER`
+header, compared in constant time; without it the answer is 401 ``CHAVE_CONTROLE_INVALIDA``
+(the key is in no answer and no log).
+
 Errors use the service's ``erro`` shape: 400 ``CAMPO_OBRIGATORIO``/``CAMPO_INVALIDO`` with
 ``campo`` for a bad argument, 400 ``SANDBOX`` for a misuse (unknown terminal, event...), 409
 ``QR_CODE_EXPIRADO``, 408 ``TEMPO_ESGOTADO`` for a wait that timed out, 404/405 for a wrong
@@ -16,6 +21,7 @@ path or method.
 from __future__ import annotations
 
 import contextlib
+import hmac
 import math
 import re
 import urllib.parse
@@ -37,10 +43,13 @@ from ._vocabulary import (
     outcome_from_json,
 )
 
-__all__ = ["PREFIX", "ROUTES", "Control", "Route", "twins"]
+__all__ = ["KEY_HEADER", "PREFIX", "ROUTES", "Control", "Route", "twins"]
 
 PREFIX = "/_sandbox/v1"
 """Where the control API lives."""
+
+KEY_HEADER = "x-sandbox-control-key"
+"""The header that carries the control key of a sandbox that has one."""
 
 
 class _Call:
@@ -254,8 +263,22 @@ def _deliveries(sandbox: Any, call: _Call) -> tuple[int, Any]:
     return 200, {"deliveries": to_json(sandbox.deliveries)}
 
 
-def _since(sandbox: Any, event_id: str, before: int) -> list[Any]:
-    return [d for d in sandbox.deliveries[before:] if d.event_id == event_id]
+def _last(sandbox: Any) -> object:
+    """The newest delivery record, the mark `_since` counts from (``None``: none yet)."""
+    deliveries = sandbox.deliveries
+    return deliveries[-1] if deliveries else None
+
+
+def _since(sandbox: Any, event_id: str, mark: object) -> list[Any]:
+    # Found by identity, not by position: the sandbox keeps only the newest deliveries
+    # (log_limit), so a position taken before may point elsewhere afterwards.
+    deliveries = sandbox.deliveries
+    start = 0
+    for index in range(len(deliveries) - 1, -1, -1):
+        if deliveries[index] is mark:
+            start = index + 1
+            break
+    return [d for d in deliveries[start:] if d.event_id == event_id]
 
 
 def _headers(call: _Call) -> dict[str, str] | None:
@@ -271,13 +294,13 @@ def _headers(call: _Call) -> dict[str, str] | None:
 
 def _resend(sandbox: Any, call: _Call) -> tuple[int, Any]:
     event_id = call.params["id"]
-    before = len(sandbox.deliveries)
+    before = _last(sandbox)
     sandbox.resend(event_id, to=call.text("to"), headers=_headers(call))
     return 200, {"deliveries": to_json(_since(sandbox, event_id, before))}
 
 
 def _trigger(sandbox: Any, call: _Call) -> tuple[int, Any]:
-    before = len(sandbox.deliveries)
+    before = _last(sandbox)
     envelope = sandbox.trigger(
         call.text("tipo", required=True),
         to=call.text("to"),
@@ -462,10 +485,20 @@ class Control:
 
     Args:
         sandbox: The [`Sandbox`][smartpos.testing.Sandbox] (any object with its methods).
+        key: The control key every request must carry in `KEY_HEADER`, or ``None``.
     """
 
-    def __init__(self, sandbox: Any) -> None:
+    def __init__(self, sandbox: Any, *, key: str | None = None) -> None:
+        if key is not None and (not isinstance(key, str) or not key.strip()):
+            raise ValueError("control_key must be a non-empty str (or None for no key)")
         self._sandbox = sandbox
+        self._key = None if key is None else key.encode()
+
+    def _authorized(self, request: Request) -> bool:
+        if self._key is None:
+            return True
+        given = request.headers.get(KEY_HEADER, "").encode()
+        return hmac.compare_digest(given, self._key)
 
     def handle(self, request: Request) -> Response:
         """Answer a request to a ``/_sandbox/`` path.
@@ -476,6 +509,13 @@ class Control:
         Returns:
             The answer (see the module docstring for errors).
         """
+        if not self._authorized(request):
+            return _erro(
+                401,
+                "CHAVE_CONTROLE_INVALIDA",
+                "Chave de controle ausente ou inválida: envie-a no cabeçalho "
+                f"{KEY_HEADER} (smartpos sandbox --control-key, RemoteSandbox(control_key=...)).",
+            )
         method = request.method
         path = _LEGACY.get(request.path, request.path)
         if path in (PREFIX, PREFIX + "/"):

@@ -3,8 +3,9 @@
 ``python -m smartpos.testing`` and ``smartpos sandbox`` both run a sandbox this way, so that a
 container, a CI job or a developer's terminal gets the same thing:
 
-- `Settings`: host, port, webhook URL, seed and log style, each from an option or else
-  from an environment variable (`ENVIRONMENT`), for containers configured by variables;
+- `Settings`: host, port, webhook URL, seed, log style, control key and log limit, each from
+  an option or else from an environment variable (`ENVIRONMENT`), for containers configured
+  by variables;
 - `serving`: the sandbox and its HTTP server, beyond loopback only when asked
   (`REMOTE_WARNING` says what that means);
 - `Follower`: a thread that hands every new [`LogEntry`][smartpos.testing.LogEntry] (a request, a
@@ -28,22 +29,26 @@ from ._delivery import DeliveryAttempt, is_loopback_host
 from ._documents import mask_documento
 from ._records import LogEntry, RecordedRequest
 from ._sandbox import Sandbox
+from ._world import DEFAULT_LOG_LIMIT
 
 __all__ = [
     "DEFAULT_PORT",
     "ENVIRONMENT",
     "REMOTE_WARNING",
+    "REMOTE_WARNING_KEYED",
     "Follower",
     "LogStyle",
     "Settings",
     "describe",
     "entry_data",
     "mask_data",
+    "remote_warning",
     "serving",
 ]
 
 DEFAULT_PORT = 8765
 """The port of a served sandbox unless told otherwise."""
+
 
 ENVIRONMENT = {
     "host": "SMARTPOS_SANDBOX_HOST",
@@ -51,15 +56,32 @@ ENVIRONMENT = {
     "webhook": "SMARTPOS_SANDBOX_WEBHOOK",
     "seed": "SMARTPOS_SANDBOX_SEED",
     "log": "SMARTPOS_SANDBOX_LOG",
+    "control_key": "SMARTPOS_SANDBOX_CONTROL_KEY",
+    "log_limit": "SMARTPOS_SANDBOX_LOG_LIMIT",
 }
 """The environment variable of each setting (an option given on the command line wins)."""
 
 REMOTE_WARNING = (
     "serving on {host}, beyond this machine's loopback: anyone who can reach this port "
-    "can use the sandbox and drive it through its control API, which has no key. Do this only "
-    "inside a private network, such as a docker-compose project's."
+    "can use the sandbox and drive it through its control API, which has no key (give it one: "
+    "--control-key or SMARTPOS_SANDBOX_CONTROL_KEY). Do this only inside a private network, "
+    "such as a docker-compose project's."
 )
-"""Printed when the host is not a loopback address."""
+"""Printed when the host is not a loopback address and the control API has no key."""
+
+REMOTE_WARNING_KEYED = (
+    "serving on {host}, beyond this machine's loopback: anyone who can reach this port "
+    "can use the sandbox (its control API requires the key). Do this only inside a private "
+    "network, such as a docker-compose project's."
+)
+"""Printed when the host is not a loopback address and the control API requires a key."""
+
+
+def remote_warning(settings: Settings) -> str:
+    """The warning of a sandbox served beyond loopback: `REMOTE_WARNING` or the keyed one."""
+    text = REMOTE_WARNING if settings.control_key is None else REMOTE_WARNING_KEYED
+    return text.format(host=settings.host)
+
 
 LogStyle = Literal["text", "json", "quiet"]
 """How the live log is printed: a readable line, one JSON object per line, or not at all."""
@@ -77,6 +99,8 @@ class Settings:
         webhook: A URL that receives every event, or ``None`` (recorded only).
         seed: Seed for reproducible ids and authorization data.
         log: The live log's style.
+        control_key: The key the control API requires (``None``: none); never printed.
+        log_limit: The most log entries, request and delivery records kept, each.
     """
 
     host: str = "127.0.0.1"
@@ -84,6 +108,8 @@ class Settings:
     webhook: str | None = None
     seed: int | None = None
     log: LogStyle = "text"
+    control_key: str | None = attrs.field(default=None, repr=False)
+    log_limit: int = DEFAULT_LOG_LIMIT
 
     @property
     def remote(self) -> bool:
@@ -115,13 +141,15 @@ class Settings:
 
 
 def _read(name: str, variable: str, text: str) -> Any:
-    if name in ("port", "seed"):
+    if name in ("port", "seed", "log_limit"):
         try:
             number = int(text)
         except ValueError:
             raise ValueError(f"{variable} must be a whole number, not {text!r}") from None
         if name == "port" and not 0 <= number <= 65535:
             raise ValueError(f"{variable} must be a port (0 to 65535), not {text!r}")
+        if name == "log_limit" and number < 1:
+            raise ValueError(f"{variable} must be a whole number >= 1, not {text!r}")
         return number
     if name == "log" and text not in _STYLES:
         raise ValueError(f"{variable} must be one of {', '.join(_STYLES)}, not {text!r}")
@@ -145,7 +173,12 @@ def serving(settings: Settings) -> Iterator[tuple[Sandbox, str]]:
         ValueError: A webhook URL the sandbox cannot deliver to.
         OSError: The address cannot be bound.
     """
-    with Sandbox(seed=settings.seed, allow_remote_webhooks=settings.remote) as sandbox:
+    with Sandbox(
+        seed=settings.seed,
+        allow_remote_webhooks=settings.remote,
+        control_key=settings.control_key,
+        log_limit=settings.log_limit,
+    ) as sandbox:
         if settings.webhook:
             sandbox.set_webhook(settings.webhook)
         server = sandbox.serve(settings.host, settings.port, allow_remote=settings.remote)

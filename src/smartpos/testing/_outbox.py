@@ -16,6 +16,7 @@ one URL only, at once and once (``trigger``).
 
 from __future__ import annotations
 
+import collections
 import queue
 import threading
 from collections.abc import Mapping
@@ -85,7 +86,9 @@ class Outbox:
         self._held: list[_Item] | None = None
         self._events: list[dict[str, Any]] = []
         self._ended = 0
-        self._deliveries: list[DeliveryAttempt] = []
+        self._deliveries: collections.deque[DeliveryAttempt] = collections.deque(
+            maxlen=world.log_limit
+        )
         self._pending = 0
         self._worker: threading.Thread | None = None
         self._jobs: queue.Queue[_Item | None] = queue.Queue()

@@ -10,6 +10,7 @@ cannot cross a process boundary (a callable webhook target, ``transport()``) is 
 
 from __future__ import annotations
 
+import os
 import urllib.parse
 from collections.abc import Mapping
 from typing import Any, ClassVar, TypeVar
@@ -17,6 +18,7 @@ from typing import Any, ClassVar, TypeVar
 import httpx
 
 from ._codec import from_json
+from ._control import KEY_HEADER
 from ._delivery import DeliveryAttempt
 from ._errors import QRCodeExpiredError, SandboxError
 from ._faults import Fault
@@ -36,7 +38,10 @@ from ._records import (
 )
 from ._vocabulary import fault_to_json, outcome_to_json
 
-__all__ = ["RemoteSandbox"]
+__all__ = ["CONTROL_KEY_VARIABLE", "RemoteSandbox"]
+
+CONTROL_KEY_VARIABLE = "SMARTPOS_SANDBOX_CONTROL_KEY"
+"""The environment variable of a served sandbox's control key (the server's and the clients')."""
 
 _R = TypeVar("_R")
 
@@ -60,11 +65,16 @@ class RemoteSandbox:
     Args:
         base_url: The sandbox's base URL (what ``serve()`` or ``smartpos sandbox`` printed).
         timeout: Seconds to wait for an answer (waits ask for more as they need it).
+        control_key: The sandbox's control key, for one served with a key
+            (``--control-key``, ``SMARTPOS_SANDBOX_CONTROL_KEY``): sent in the
+            ``X-Sandbox-Control-Key`` header of every request. Default: the
+            ``SMARTPOS_SANDBOX_CONTROL_KEY`` environment variable, else none.
 
     Raises a [`SandboxError`][smartpos.testing.SandboxError] for a misuse (its ``SANDBOX`` answer),
     [`QRCodeExpiredError`][smartpos.testing.QRCodeExpiredError], ``ValueError`` for a bad argument
     (``CAMPO_INVALIDO``), ``TimeoutError`` for a wait that timed out, and ``httpx.HTTPError`` when
-    the sandbox cannot be reached.
+    the sandbox cannot be reached; a missing or wrong control key is a ``SandboxError`` whose
+    message starts with ``CHAVE_CONTROLE_INVALIDA``.
     """
 
     API_KEY: ClassVar[str] = "sandbox-key"
@@ -74,11 +84,17 @@ class RemoteSandbox:
     SMARTPOS_ID: ClassVar[str] = "SP-SANDBOX-1"
     """The default terminal."""
 
-    def __init__(self, base_url: str, *, timeout: float = 10.0) -> None:
+    def __init__(
+        self, base_url: str, *, timeout: float = 10.0, control_key: str | None = None
+    ) -> None:
         self.base_url = base_url.rstrip("/")
         self._timeout = timeout
+        key = control_key or os.environ.get(CONTROL_KEY_VARIABLE) or None
         self._http = httpx.Client(
-            base_url=self.base_url + "/_sandbox/v1", timeout=timeout, trust_env=False
+            base_url=self.base_url + "/_sandbox/v1",
+            timeout=timeout,
+            trust_env=False,
+            headers={} if key is None else {KEY_HEADER: key},
         )
 
     def __enter__(self) -> RemoteSandbox:

@@ -48,7 +48,7 @@ from ._records import (
 from ._service import Service
 from ._terminals import Terminals
 from ._vocabulary import WebhookFault, endpoint_name, fault_from_json, outcome_from_json
-from ._world import World
+from ._world import DEFAULT_LOG_LIMIT, World
 
 __all__ = ["Sandbox"]
 
@@ -85,6 +85,13 @@ class Sandbox:
         event_timezone: The UTC offset of ``criadoEm`` (default ``-03:00``, Brasília).
         allow_remote_webhooks: Accept webhook URLs beyond loopback, for a sandbox run as a
             service next to the application (docker-compose); off by default.
+        control_key: A secret the control API (``/_sandbox/v1/``) then requires in the
+            ``X-Sandbox-Control-Key`` header: a request without it is answered 401
+            ``CHAVE_CONTROLE_INVALIDA``. ``None`` (the default): no key. The service's own
+            endpoints are not affected, and the key is never logged.
+        log_limit: The most entries the log (`log`), `requests` and `deliveries` each keep,
+            the oldest dropped first, so that a sandbox left running stays bounded
+            (default 10,000).
     """
 
     API_KEY: ClassVar[str] = "sandbox-key"
@@ -110,11 +117,19 @@ class Sandbox:
         webhook_timeout: float = 2.0,
         event_timezone: dt.tzinfo = _BRT,
         allow_remote_webhooks: bool = False,
+        control_key: str | None = None,
+        log_limit: int = DEFAULT_LOG_LIMIT,
     ) -> None:
         if webhook_attempts < 1:
             raise ValueError("webhook_attempts must be at least 1")
+        if isinstance(log_limit, bool) or not isinstance(log_limit, int) or log_limit < 1:
+            raise ValueError(f"log_limit must be a whole number >= 1, not {log_limit!r}")
         self._world = World(
-            seed=seed, clock=clock, qr_code_ttl=qr_code_ttl, event_timezone=event_timezone
+            seed=seed,
+            clock=clock,
+            qr_code_ttl=qr_code_ttl,
+            event_timezone=event_timezone,
+            log_limit=log_limit,
         )
         self._world.allow_remote_webhooks = allow_remote_webhooks
         self._faults = FaultPlan()
@@ -128,7 +143,11 @@ class Sandbox:
         self._terminals = Terminals(self._world, self._outbox)
         self._service = Service(self._world, self._terminals)
         self._front = Front(
-            self._service, self._faults, self._world, self._outbox, Control(self).handle
+            self._service,
+            self._faults,
+            self._world,
+            self._outbox,
+            Control(self, key=control_key).handle,
         )
         if default_world:
             self.add_partner(self.API_KEY, name="sandbox")

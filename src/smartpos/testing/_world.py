@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import collections
 import datetime as dt
+import itertools
 import random
 import threading
 import uuid
@@ -36,7 +37,17 @@ from ._records import (
     mask_key,
 )
 
-__all__ = ["PartnerState", "PaymentState", "PrintJobState", "TerminalState", "World"]
+__all__ = [
+    "DEFAULT_LOG_LIMIT",
+    "PartnerState",
+    "PaymentState",
+    "PrintJobState",
+    "TerminalState",
+    "World",
+]
+
+DEFAULT_LOG_LIMIT = 10_000
+"""The most log entries, request and delivery records a sandbox keeps, each (``log_limit``)."""
 
 _ALNUM = "0123456789ABCDEFGHJKLMNPQRSTUVWXYZ"
 
@@ -151,8 +162,12 @@ class World:
         clock: Callable[[], float],
         qr_code_ttl: float,
         event_timezone: dt.tzinfo,
+        log_limit: int = DEFAULT_LOG_LIMIT,
     ) -> None:
         self.lock = threading.RLock()
+        #: The most entries the log, the request records and the delivery records each keep
+        #: (the oldest go first): a sandbox left running in a container stays bounded.
+        self.log_limit = log_limit
         self.qr_code_ttl = qr_code_ttl
         self._random = random.Random(seed)
         self._clock = clock
@@ -166,8 +181,9 @@ class World:
         self.payments: dict[str, PaymentState] = {}
         self.refunds: list[SandboxRefund] = []
         self.prints: dict[str, PrintJobState] = {}
-        self.requests: list[RecordedRequest] = []
-        self.log: list[LogEntry] = []
+        self.requests: collections.deque[RecordedRequest] = collections.deque(maxlen=log_limit)
+        self.log: collections.deque[LogEntry] = collections.deque(maxlen=log_limit)
+        self.log_seq = 0
         self.log_changed = threading.Condition(self.lock)
         self.allow_remote_webhooks = False
 
@@ -355,15 +371,21 @@ class World:
     def add_log(self, record: RecordedRequest | DeliveryAttempt) -> None:
         """Append a request or a delivery attempt to the log and wake its followers."""
         with self.log_changed:
-            self.log.append(LogEntry(len(self.log) + 1, self.now(), record))
+            self.log_seq += 1
+            self.log.append(LogEntry(self.log_seq, self.now(), record))
             self.log_changed.notify_all()
 
     def log_since(self, since: int, wait: float) -> list[LogEntry]:
-        """The log entries after sequence number ``since``, waiting up to ``wait`` s for one."""
+        """The log entries after sequence number ``since``, waiting up to ``wait`` s for one.
+
+        Entries numbered before the kept ones (beyond ``log_limit``) are gone: the first
+        returned may be numbered above ``since + 1``.
+        """
         with self.log_changed:
             if wait > 0:
-                self.log_changed.wait_for(lambda: len(self.log) > since, wait)
-            return self.log[max(since, 0) :]
+                self.log_changed.wait_for(lambda: self.log_seq > since, wait)
+            first = self.log_seq - len(self.log) + 1
+            return list(itertools.islice(self.log, max(since + 1 - first, 0), None))
 
     # ------------------------------------------------------------------ reading
 

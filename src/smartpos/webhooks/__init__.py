@@ -4,7 +4,7 @@
 
     from smartpos import webhooks
 
-    store = webhooks.SQLiteStore("inbox.db")
+    store = webhooks.SQLiteStore("inbox.db")           # or webhooks.open_store(url)
     receiver = webhooks.WebhookReceiver(store)          # receiver.asgi_app() / .wsgi_app()
     worker = webhooks.Worker(store, handle)             # handle(event) in your own code
     event = webhooks.parse_event(body)                  # strict, typed
@@ -37,6 +37,7 @@ from ._events import (
     parse_event,
 )
 from ._memory import MemoryStore
+from ._open import open_store
 from ._outcomes import Operation
 from ._receiver import Receipt, WebhookReceiver
 from ._sqlite import SQLiteStore
@@ -87,6 +88,7 @@ __all__ = [
     "Verifier",
     "WebhookReceiver",
     "Worker",
+    "open_store",
     "parse_envelope",
     "parse_event",
 ]

@@ -11,7 +11,7 @@ in store order, which event is the operation's outcome and which are anomalies::
        │   ╲─▶ unknown ──▶ final
        ╰─▶ rejected                      (the service surely did not accept it: never final)
 
-The rules (API.md, "Outcomes"):
+The rules (docs/en/stores.md, "The outcome journal"):
 
 - Final tipos per kind: a payment ends with ``pagamento.aprovado`` / ``pagamento.recusado``, a
   print job with ``impressao.concluida`` / ``impressao.falhou``, a QR code with

@@ -609,6 +609,7 @@ class PostgresStore(StoreBase):
     @_translate
     def requeue(self, event_id: str) -> bool:
         params = {"id": event_id, **self._times()}
+        self._ensure_ready()  # the first call of a store (smartpos events requeue) renders
         return self._run(None, self._sql["requeue"], params) == 1
 
     @_translate

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from django.core.exceptions import ImproperlyConfigured
 
 from smartpos.integrations._receive import AsyncReceive, build_receiver
-from smartpos.integrations._stores import open_store
+from smartpos.webhooks import open_store
 
 from .conf import get_settings
 
