@@ -52,6 +52,7 @@ echo "== lint and types ($newest)"
 "$newest/bin/ruff" check .
 "$newest/bin/ruff" format --check .
 "$newest/bin/python" scripts/unasync.py --check
+"$newest/bin/python" scripts/public_api.py --check
 "$newest/bin/mypy" --strict
 "$newest/bin/mypy" --strict tests/typing
 # The integration examples, type-checked as a user's app would be.

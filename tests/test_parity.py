@@ -89,21 +89,6 @@ def test_same_resources_methods_and_signatures(
             assert (function.__doc__ or "x") == (coroutine.__doc__ or "y"), f"{name}.{method}"
 
 
-def test_expected_methods() -> None:
-    """The resources have exactly the methods of API.md."""
-    expected = {
-        "qrcodes": ["create", "create_and_wait"],
-        "payments": ["create", "create_and_wait"],
-        "refunds": ["create", "create_for"],
-        "print_jobs": ["create", "create_and_wait"],
-        "terminals": ["list"],
-    }
-    with smartpos.Client(api_key="k", base_url="http://h", transport=TRANSPORT) as client:
-        assert expected == {
-            name: sorted(public_methods(r)) for name, r in resources(client).items()
-        }
-
-
 def test_every_resource_argument_is_keyword_only() -> None:
     """All arguments of resource methods are keyword-only (create_for's event aside)."""
     with smartpos.Client(api_key="k", base_url="http://h", transport=TRANSPORT) as client:

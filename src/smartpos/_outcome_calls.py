@@ -33,7 +33,7 @@ The journaled state after an answer (`state_after`)::
     a QR code's 4xx, or a send that never left        rejected
     a QR code's other failures                        unknown (a QR code is safe to repeat)
 
-Store failures never hide a charge (API.md, "Outcomes"). Before the send, a journal write that
+Store failures never hide a charge. Before the send, a journal write that
 failed but may have been applied (``StoreError.applied`` is not ``False``) is confirmed by the
 same insert-if-absent once more, and is otherwise an ``OutcomeUnknownError`` with the
 referencia: a ``StoreError`` only ever means that nothing was journaled. A 409 to the first
@@ -409,7 +409,7 @@ def _explain_409(
     Another process that resends a journaled request marks its entry ``unknown`` before its
     send (`_mark_resending`); a 409 to this send, found with the entry past ``sending``, is
     the service holding that very request, sent by the other process: the service took it
-    (API.md rule "A 409 against the journal"). An entry this process cannot read leaves
+    (a 409 the journal explains is acceptance). An entry this process cannot read leaves
     the same doubt, so it is an unknown outcome too; only an entry still ``sending`` (nobody
     else sent it) or ``rejected`` keeps the 409 as "this call started nothing".
     """
@@ -425,7 +425,7 @@ def _explain_409(
 
 
 def _may_be_applied(error: Exception) -> bool:
-    """Whether a store call that raised ``error`` may still have written (API.md, Outcomes)."""
+    """Whether a store call that raised ``error`` may still have written."""
     from .webhooks._store_errors import StoreError
 
     return isinstance(error, StoreError) and error.applied is not False
@@ -622,7 +622,7 @@ def _wait(referencia: str, seconds: float, unknown: OutcomeUnknownError | None) 
 
     The request may have been accepted, so a store failure never escapes as such: the waiter
     retries the store until the deadline, and a wait that ends while the store is failing
-    carries the `StoreError` as ``last_error`` (API.md: store failures never hide a charge).
+    carries the `StoreError` as ``last_error`` (store failures never hide a charge).
     """
     reply = yield Wait(referencia, seconds)
     if reply.error is None and reply.value is not None:

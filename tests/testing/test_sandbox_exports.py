@@ -13,53 +13,10 @@ import pytest
 
 import smartpos.testing
 
-EXPECTED = {
-    "Approve",
-    "BadGateway",
-    "Card",
-    "ConnectionRefused",
-    "Contradict",
-    "Customer",
-    "Delay",
-    "DeliveryAttempt",
-    "DropConnection",
-    "Duplicate",
-    "Endpoint",
-    "Fault",
-    "InternalError",
-    "KeyStatus",
-    "Latency",
-    "LogEntry",
-    "NoAnswer",
-    "OutOfOrder",
-    "Partner",
-    "Payment",
-    "PaymentOutcome",
-    "PrintDone",
-    "PrintFail",
-    "PrintJob",
-    "PrintOutcome",
-    "QRCodeExpiredError",
-    "RateLimited",
-    "ReadTimeout",
-    "RecordedRequest",
-    "Refuse",
-    "RemoteSandbox",
-    "Sandbox",
-    "SandboxError",
-    "SandboxQRCode",
-    "SandboxRefund",
-    "SandboxTerminal",
-    "SandboxTransport",
-    "SupportsReceive",
-    "WebhookTarget",
-}
 
-
-def test_exported_names() -> None:
-    """smartpos.testing exports exactly the documented names, and each one exists."""
-    assert set(smartpos.testing.__all__) == EXPECTED
-    for name in EXPECTED:
+def test_exported_names_exist() -> None:
+    """Each name smartpos.testing exports exists (which ones: tests/public_api.txt)."""
+    for name in smartpos.testing.__all__:
         assert getattr(smartpos.testing, name) is not None
 
 

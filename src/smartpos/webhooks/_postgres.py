@@ -89,7 +89,7 @@ def _store_error(exc: Exception) -> StoreError:
         )
     # No connection could be had: this call's statement never reached the server. Any other
     # failure (a connection lost mid-statement, a timeout) may follow a write the server
-    # applied, so it vouches for nothing (API.md: store failures never hide a charge).
+    # applied, so it vouches for nothing (store failures never hide a charge).
     applied = False if isinstance(exc, psycopg_pool.PoolTimeout) else None
     return StoreError(f"PostgreSQL failed: {type(exc).__name__}: {exc}", applied=applied)
 

@@ -20,7 +20,7 @@ class StoreError(SmartPOSError):
     says what the backend knows: ``False`` when the write surely did not happen (SQLite's
     atomic commit, a connection that could not even be opened), ``None`` when it may have.
     A client journaling an operation treats ``None`` as "may have been written" and never
-    reports it as "nothing was sent" (API.md rule: store failures never hide a charge).
+    reports it as "nothing was sent" (the rule: store failures never hide a charge).
 
     Attributes:
         applied: ``False``: surely not applied; ``None``: unknown.

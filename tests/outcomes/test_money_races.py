@@ -1,27 +1,22 @@
-"""Adversarial review of 15dba6c ("store failures never hide a charge"): paths that still do.
+"""Money safety where processes race and stores fail between the steps of one call.
 
-Each test drives a caller that does exactly what the README / API.md tell it to do with each
-outcome (a new referencia only after "surely not accepted": ``TransportError``, ``APIError``,
-a ``StoreError`` from a journaled call, ``OperationRejectedError``; the same referencia after
+Each test drives a caller that does exactly what the README tells it to do with each outcome (a
+new referencia only after "surely not accepted": ``TransportError``, ``APIError``, a
+``StoreError`` from a journaled call, ``OperationRejectedError``; the same referencia after
 ``OutcomeUnknownError``; the documented start-up reconcile loop), and counts the sandbox's
-charges. Every test here FAILS on 15dba6c (review branch); each one names the defect it proves:
+charges. Found by an adversarial review; each one names the rule it holds:
 
-1. charges twice — a ``rejected`` record that fails leaves ``sending``; the caller heard
-   "surely not accepted", the start-up reconcile then sends it for the first time;
-2. charges twice — a first send that never left records ``rejected`` over another process's
-   resend in flight (``wait`` then says "nothing was charged"), and its caller hears
-   ``TransportError`` for a referencia the service charged;
-3. charges twice — ``StoreError(applied=False)`` from ``_begin_operation`` after it *found*
-   the entry (reading its events, recording its outcome) is taken as "nothing journaled";
-4. charges twice — a reconcile that read ``sending`` marks ``unknown`` over a ``rejected``
-   recorded since, and resends a referencia whose caller heard "surely not accepted";
-5. hides an outcome — ``create_and_wait`` cancelled while it waits: no referencia note;
-6. hides an outcome — cancelled during the new journal-confirm step: journaled (the start-up
-   loop will send it), no note, nothing logged;
-7. hides an outcome — a journal write interrupted after it applied (a signal-based time
-   limit) escapes raw, without the referencia;
-8. wrong message (safe direction) — the rejected-retry path takes its own ``unknown`` mark
-   for another process's resend: an unrelated 409 becomes "accepted".
+1. a ``rejected`` record that fails is an unknown outcome (the entry may stay ``sending``,
+   which the start-up loop would send after the caller heard "surely not accepted");
+2. a first send that never left records ``rejected`` only over ``sending``: never over another
+   process's resend in flight, whose copy may have been charged;
+3. a store error after ``_begin_operation`` *found* the entry is never "nothing journaled";
+4. a reconcile never resends an entry refused since it read it;
+5. ``create_and_wait`` cancelled while it waits carries its referencia;
+6. a call cancelled during the journal-confirm step carries its referencia;
+7. a journal write interrupted after it applied (a signal-raised time limit) carries it too;
+8. sending a rejected entry again takes no 409 for "acceptance" unless another process
+   really resent it.
 """
 
 # STYLE.md section 5 asks for `expected == actual` (the attrs style), which SIM300 calls Yoda.
@@ -210,7 +205,7 @@ async def test_a_first_send_that_never_left_is_unknown_when_another_process_rese
     make_sdk: Callable[..., SDK], store: StoreBase, sandbox: Sandbox
 ) -> None:
     """The same race seen from A: its send never left, but the journal shows B resending R
-    (entry marked ``unknown`` before A's answer). Like a 409 the journal explains (API.md,
+    (entry marked ``unknown`` before A's answer). Like a 409 the journal explains (the
     "A 409 against the journal"), this is not "surely not accepted": A must not hear
     ``TransportError`` ("retry with a new referencia") for a referencia the service charged.
     """
@@ -431,6 +426,7 @@ class SoftTimeLimit(Exception):
     is an ``Exception``); ``_group_commit`` documents such interruptions of a store write."""
 
 
+@pytest.mark.parametrize("flavour", ["sync"], indirect=True)  # a signal handler: main thread
 @pytest.mark.parametrize("store_kind", ["memory", "sqlite"], indirect=True)
 async def test_a_journal_write_interrupted_after_it_applied_is_an_unknown_outcome(
     make_sdk: Callable[..., SDK], flavour: str, store: StoreBase, sandbox: Sandbox
@@ -445,8 +441,6 @@ async def test_a_journal_write_interrupted_after_it_applied_is_an_unknown_outcom
     """
     import signal
 
-    if flavour != "sync":
-        pytest.skip("a signal handler runs in the main thread: the sync client's")
     real_insert = store._journal_insert
 
     def handler(signum: int, frame: Any) -> None:
@@ -489,7 +483,7 @@ async def test_a_409_to_the_retry_of_a_rejected_entry_that_nobody_resent_is_not_
     for another request. ``create(R)`` again (the rejected path: mark ``unknown``, first send)
     is answered 409: ``_explain_409`` finds ``unknown`` — this call's own mark — and calls it
     acceptance: ``OutcomeUnknownError`` and the journal records ``accepted``, so
-    ``create_and_wait`` would wait for an event that never agrees. API.md: only a 409 the
+    ``create_and_wait`` would wait for an event that never agrees. Only a 409 the
     journal explains (another process's resend of this request) is acceptance; this one keeps
     the rule of "Errors" (``ReferenciaDuplicadaError``: this call started nothing; the journal
     keeps it ``accepted``, and only an event that agrees with the request ends it).
