@@ -44,7 +44,7 @@ from smartpos.webhooks import (
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "webhooks"))
 
-from servers import PostgresServer, RedisServer, require_module, require_server
+from servers import PostgresServer, RedisServer, own_server, require_module
 
 pytestmark = pytest.mark.asyncio
 
@@ -310,16 +310,12 @@ def own_redis() -> Iterator[RedisServer]:
     """A redis-server of this test alone (it is paused with SIGSTOP)."""
     require_module("redis", "redis-server")
     server = RedisServer()
-    try:
-        server.start()
-    except Exception as exc:
-        require_server("redis-server", exc)
-    try:
-        yield server
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(server.pid, signal.SIGCONT)
-        server.stop()
+    with own_server(server):
+        try:
+            yield server
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(server.pid, signal.SIGCONT)
 
 
 @contextlib.contextmanager
@@ -401,46 +397,39 @@ async def test_postgres_restarted_while_waiting_still_gives_the_event(
     from smartpos.webhooks import PostgresStore
 
     server = PostgresServer()
-    try:
-        server.start()
-    except Exception as exc:
-        require_server("PostgreSQL", exc)
-    try:
-        with Sandbox() as sandbox:
-            store = PostgresStore(server.dsn, table=f"f{uuid.uuid4().hex[:10]}")
-            store.migrate()
+    with own_server(server), Sandbox() as sandbox:
+        store = PostgresStore(server.dsn, table=f"f{uuid.uuid4().hex[:10]}")
+        store.migrate()
+        try:
+            sandbox.hold_events()
+            sdk = make_sdk(
+                api_key=Sandbox.API_KEY, base_url=BASE, transport=sandbox.transport(),
+                store=store,
+            )  # fmt: skip
+
+            receiver = WebhookReceiver(store)
+
+            def restart_then_deliver() -> None:
+                time.sleep(0.5)  # the waiter is waiting on pooled connections
+                server.restart()
+                # The service delivers until it gets a 2xx (a 503 while the store is
+                # failing asks for a redelivery).
+                for envelope in sandbox.held_events:
+                    for _ in range(200):
+                        if receiver.receive(envelope).status_code == 200:
+                            break
+                        time.sleep(0.05)
+
+            helper = threading.Thread(target=restart_then_deliver)
+            helper.start()
             try:
-                sandbox.hold_events()
-                sdk = make_sdk(
-                    api_key=Sandbox.API_KEY, base_url=BASE, transport=sandbox.transport(),
-                    store=store,
-                )  # fmt: skip
-
-                receiver = WebhookReceiver(store)
-
-                def restart_then_deliver() -> None:
-                    time.sleep(0.5)  # the waiter is waiting on pooled connections
-                    server.restart()
-                    # The service delivers until it gets a 2xx (a 503 while the store is
-                    # failing asks for a redelivery).
-                    for envelope in sandbox.held_events:
-                        for _ in range(200):
-                            if receiver.receive(envelope).status_code == 200:
-                                break
-                            time.sleep(0.05)
-
-                helper = threading.Thread(target=restart_then_deliver)
-                helper.start()
-                try:
-                    event = await sdk.call("payments", "create_and_wait", **PAYMENT, timeout=60.0)
-                finally:
-                    helper.join(90)
-                assert isinstance(event, PagamentoAprovado)
-                assert [event.dados.referencia] == [p.referencia for p in sandbox.payments]
+                event = await sdk.call("payments", "create_and_wait", **PAYMENT, timeout=60.0)
             finally:
-                store.close()
-    finally:
-        server.stop()
+                helper.join(90)
+            assert isinstance(event, PagamentoAprovado)
+            assert [event.dados.referencia] == [p.referencia for p in sandbox.payments]
+        finally:
+            store.close()
 
 
 @pytest.mark.postgres

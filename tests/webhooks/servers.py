@@ -37,6 +37,7 @@ __all__ = [
     "find_pg_bindir",
     "find_redis_server",
     "in_ci",
+    "own_server",
     "postgres_server",
     "redis_server",
     "redis_server_unsafe",
@@ -372,6 +373,24 @@ def redis_server_unsafe() -> Iterator[RedisServer]:
         require_server("redis-server", exc)
     yield server
     server.stop()
+
+
+@contextlib.contextmanager
+def own_server(server: RedisServer | PostgresServer) -> Iterator[None]:
+    """Run ``server`` for the block (a test's own: one it may pause, restart or stop).
+
+    Missing binaries skip the test with the install command (fail it in CI), as the session
+    fixtures do; the server is stopped by its PID afterwards.
+    """
+    name = "redis-server" if isinstance(server, RedisServer) else "PostgreSQL"
+    try:
+        server.start()
+    except ServerUnavailable as exc:
+        require_server(name, exc)
+    try:
+        yield
+    finally:
+        server.stop()
 
 
 @pytest.fixture(scope="session")

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from races import StoreSpec, race_claims, race_killed_worker, race_puts
-from servers import PostgresServer, ServerUnavailable, require_module, require_server
+from servers import PostgresServer, own_server, require_module
 from skewed_clocks import SKEWS, check_skewed_instance, skew
 from store_contract import FakeClock, StoreContract, StoreFactory, closing_factory, make_event
 
@@ -522,12 +522,8 @@ def test_dead_and_list_work_as_the_first_call_of_a_fresh_store(dsn: str, table: 
 def own_postgres_server() -> Iterator[PostgresServer]:
     """A PostgreSQL server of this test alone, which it may restart."""
     server = PostgresServer()
-    try:
-        server.start()
-    except ServerUnavailable as exc:
-        require_server("PostgreSQL", exc)
-    yield server
-    server.stop()
+    with own_server(server):
+        yield server
 
 
 def test_calls_after_a_server_restart_succeed(own_postgres_server: PostgresServer) -> None:

@@ -177,34 +177,43 @@ class _CheckRetry:
         self._delay = _BACKOFF_FIRST
         self._error: StoreError | None = None
 
-    def succeeded(self, deadline: float) -> float | None:
-        """The pause after a check that found no outcome; ``None``: the deadline passed."""
-        self._error = None
-        self._delay = _BACKOFF_FIRST
-        remaining = deadline - time.monotonic()
-        return remaining if remaining > 0 else None
+    def after(self, outcome: Event | StoreError | None, deadline: float) -> float | None:
+        """The pause before the next check; ``None``: the wait is over (see `result`).
 
-    def failed(self, error: StoreError, deadline: float) -> float | None:
-        """The pause after a failed check; ``None``: the deadline passed."""
-        if self._error is None:  # once per run of failures, not once per check
-            _logger.warning(
-                "smartpos: a waiter's store check failed (%s: %s); trying again until the "
-                "wait's deadline",
-                type(error).__name__,
-                error,
-            )
-        self._error = error
+        ``outcome`` is what the check gave: the event, ``None`` (not yet), or its error.
+        """
+        if isinstance(outcome, StoreError):
+            if self._error is None:  # once per run of failures, not once per check
+                _logger.warning(
+                    "smartpos: a waiter's store check failed (%s: %s); trying again until the "
+                    "wait's deadline",
+                    type(outcome).__name__,
+                    outcome,
+                )
+            self._error = outcome
+        elif outcome is not None:
+            return None
+        else:
+            self._error = None
+            self._delay = _BACKOFF_FIRST
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             return None
+        if self._error is None:
+            return remaining
         pause = min(self._delay, remaining)
         self._delay = min(self._delay * 2, _CHECK_BACKOFF_MAX)
         return pause
 
-    def give_up(self) -> None:
-        """End the wait at its deadline: ``None``, or the error of a last check that failed."""
-        if self._error is not None:
-            raise self._error
+    def result(self, outcome: Event | StoreError | None) -> Event | None:
+        """What the finished wait returns: the event, or ``None`` at the deadline.
+
+        Raises:
+            StoreError: The deadline passed while the store was failing (its last error).
+        """
+        if isinstance(outcome, StoreError):
+            raise outcome
+        return outcome
 
 
 # --- the listener -------------------------------------------------------------------------
@@ -309,16 +318,12 @@ class ChangeListener:
             while True:
                 waiter.clear()  # before the check: a wake during the check is not lost
                 try:
-                    outcome = self._check(referencia)
+                    outcome: Event | StoreError | None = self._check(referencia)
                 except StoreError as exc:
-                    pause = retry.failed(exc, deadline)
-                else:
-                    if outcome is not None:
-                        return outcome
-                    pause = retry.succeeded(deadline)
+                    outcome = exc
+                pause = retry.after(outcome, deadline)
                 if pause is None:
-                    retry.give_up()
-                    return None
+                    return retry.result(outcome)
                 waiter.sleep(pause)
         finally:
             self._unregister(referencia, waiter)
@@ -338,16 +343,14 @@ class ChangeListener:
             while True:
                 waiter.clear()
                 try:
-                    outcome = await run_store_call(self._store(), self._check, referencia)
+                    outcome: Event | StoreError | None = await run_store_call(
+                        self._store(), self._check, referencia
+                    )
                 except StoreError as exc:
-                    pause = retry.failed(exc, deadline)
-                else:
-                    if outcome is not None:
-                        return outcome
-                    pause = retry.succeeded(deadline)
+                    outcome = exc
+                pause = retry.after(outcome, deadline)
                 if pause is None:
-                    retry.give_up()
-                    return None
+                    return retry.result(outcome)
                 await waiter.sleep_async(pause)
         finally:
             self._unregister(referencia, waiter)
