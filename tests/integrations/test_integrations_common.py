@@ -13,7 +13,7 @@ from framework_helpers import ROOT
 
 from smartpos import ConfigurationError, webhooks
 from smartpos.integrations import STORE_SCHEMES, open_store
-from smartpos.integrations._stores import sqlite_path
+from smartpos.webhooks._open import sqlite_path
 
 FRAMEWORKS = ("django", "fastapi", "starlette", "flask", "werkzeug", "celery", "kombu", "pydantic")
 

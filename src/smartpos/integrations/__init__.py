@@ -18,6 +18,6 @@ setting every integration takes (a URL or a path) into a webhook inbox.
 
 from __future__ import annotations
 
-from ._stores import STORE_SCHEMES, open_store
+from smartpos.webhooks._open import STORE_SCHEMES, open_store
 
 __all__ = ["STORE_SCHEMES", "open_store"]

@@ -28,9 +28,8 @@ from smartpos.webhooks import (
     WebhookReceiver,
 )
 from smartpos.webhooks._adapters import GroupCommit
+from smartpos.webhooks._open import option_problem
 from smartpos.webhooks._receiver import HeadersLike, error_body
-
-from ._stores import option_problem
 
 __all__ = [
     "DEFAULT_SECRET_HEADER",

@@ -44,6 +44,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
 import smartpos
 from smartpos._messages import message
 from smartpos.webhooks import AsyncWorker, Event, Receipt, Store, Verifier, WebhookReceiver, Worker
+from smartpos.webhooks._open import StoreSetting, open_store
 from smartpos.webhooks._worker import _is_async
 
 from ._openapi import ENVELOPE_SCHEMA, RESPONSE_DESCRIPTIONS, WEBHOOK_DESCRIPTION
@@ -55,7 +56,6 @@ from ._receive import (
     declared_too_large,
     response_headers,
 )
-from ._stores import StoreSetting, open_store
 
 __all__ = [
     "SmartPOS",
@@ -174,7 +174,7 @@ class SmartPOS:
         return f"<SmartPOS store={self._store!r}>"
 
     def _check_settings(self) -> None:
-        from ._stores import store_scheme
+        from smartpos.webhooks._open import store_scheme
 
         if isinstance(self._store_setting, str):
             store_scheme(self._store_setting)

@@ -38,7 +38,7 @@ from django.utils.module_loading import import_string
 
 from smartpos._errors import ConfigurationError
 from smartpos._messages import message
-from smartpos.integrations._stores import sqlite_path, store_scheme
+from smartpos.webhooks._open import sqlite_path, store_scheme
 
 from .conf import KEYS, get_settings, raw_settings, unknown_keys
 
