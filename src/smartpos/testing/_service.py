@@ -13,6 +13,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+import attrs
+
 from . import _rules
 from ._documents import normalize_documento
 from ._errors import SandboxError
@@ -25,15 +27,64 @@ from ._rules import Reject
 from ._terminals import Terminals
 from ._world import PaymentState, PrintJobState, TerminalState, World
 
-__all__ = ["Service", "endpoint_of"]
+__all__ = ["ROUTES", "Route", "Service", "endpoint_of"]
 
-_CUSTOMER_TERMINALS = re.compile(r"/v1/customers/([^/]+)/smartpos")
-_ROUTES: dict[str, tuple[str, Endpoint]] = {
-    "/qrcode": ("POST", "qrcodes"),
-    "/v1/payments": ("POST", "payments"),
-    "/v1/refunds": ("POST", "refunds"),
-    "/v1/print-jobs": ("POST", "print_jobs"),
-}
+
+@attrs.frozen(slots=True)
+class Route:
+    """One endpoint of the service: the whole of what routing knows about it.
+
+    Attributes:
+        method: The one HTTP method it serves (another one is 405 with ``Allow``).
+        template: Its path, with ``{name}`` for a path segment the handler receives.
+        endpoint: Its name for faults (``sandbox.fail_next(endpoint, ...)``).
+        handler: The ``Service`` method that answers it: called with the partner, then the
+            decoded JSON body when ``json_body``, then the path segments, in order.
+        json_body: Whether it takes a JSON object body (``Content-Type: application/json``).
+    """
+
+    method: str
+    template: str
+    endpoint: Endpoint
+    handler: str
+    json_body: bool = True
+    pattern: re.Pattern[str] = attrs.field(init=False)
+
+    @pattern.default
+    def _compile(self) -> re.Pattern[str]:
+        parts = re.split(r"\{[A-Za-z]+\}", self.template)
+        return re.compile("([^/]+)".join(re.escape(part) for part in parts))
+
+
+#: Every endpoint of the service (spec §2): add one here, and its handler to ``Service``; the
+#: dispatch code does not change. A fault named after an endpoint (``"payments"``) covers
+#: every request whose path is that endpoint's, whatever its method or body (a 405 or a 400
+#: included), before authentication: the front door applies it around ``Service.handle``.
+#: ``"*"`` covers any path, the service's or not.
+ROUTES: tuple[Route, ...] = (
+    Route("POST", "/qrcode", "qrcodes", "_create_qrcode"),
+    Route("POST", "/v1/payments", "payments", "_create_payment"),
+    Route("POST", "/v1/refunds", "refunds", "_create_refund"),
+    Route("POST", "/v1/print-jobs", "print_jobs", "_create_print_job"),
+    Route(
+        "GET",
+        "/v1/customers/{documentoCliente}/smartpos",
+        "terminals",
+        "_list_terminals",
+        json_body=False,
+    ),
+)
+
+
+def _routes_of(path: str) -> list[tuple[Route, tuple[str, ...]]]:
+    """The routes whose template matches ``path``, with the path segments each one takes."""
+    found = []
+    for route in ROUTES:
+        match = route.pattern.fullmatch(path)
+        if match is not None:
+            found.append((route, match.groups()))
+    return found
+
 
 _Answer = tuple[int, dict[str, Any]]
 
@@ -48,11 +99,8 @@ def endpoint_of(path: str) -> Endpoint | None:
         ``"qrcodes"``, ``"payments"``, ``"refunds"``, ``"print_jobs"``, ``"terminals"``, or
         ``None`` for a path that is not one of the service's.
     """
-    if path in _ROUTES:
-        return _ROUTES[path][1]
-    if _CUSTOMER_TERMINALS.fullmatch(path):
-        return "terminals"
-    return None
+    found = _routes_of(path)
+    return found[0][0].endpoint if found else None
 
 
 class Service:
@@ -76,29 +124,23 @@ class Service:
         Returns:
             The answer: a success, or the spec's error body for the first rule broken.
         """
-        path = request.path
-        match = _CUSTOMER_TERMINALS.fullmatch(path)
-        allowed = "GET" if match else _ROUTES.get(path, ("", None))[0]
+        found = _routes_of(request.path)
         try:
-            if not allowed:
+            if not found:
                 raise Reject("RECURSO_NAO_ENCONTRADO")
-            if request.method != allowed:
-                raise Reject("METODO_NAO_PERMITIDO", headers={"allow": allowed})
+            chosen = [(r, params) for r, params in found if r.method == request.method]
+            if not chosen:
+                allow = ", ".join(sorted({route.method for route, _ in found}))
+                raise Reject("METODO_NAO_PERMITIDO", headers={"allow": allow})
+            route, params = chosen[0]
             partner = self._authenticate(request)
-            if match:
-                status, body = self._list_terminals(partner, match.group(1))
-                return json_response(status, body)
-            content_type = request.headers.get("content-type", "")
-            if content_type.split(";")[0].strip().lower() != "application/json":
-                raise Reject("CONTENT_TYPE_INVALIDO")
-            data = _rules.decode_json(request.body)
-            handler = {
-                "/qrcode": self._create_qrcode,
-                "/v1/payments": self._create_payment,
-                "/v1/refunds": self._create_refund,
-                "/v1/print-jobs": self._create_print_job,
-            }[path]
-            status, body = handler(partner, data)
+            arguments: list[Any] = [partner]
+            if route.json_body:
+                content_type = request.headers.get("content-type", "")
+                if content_type.split(";")[0].strip().lower() != "application/json":
+                    raise Reject("CONTENT_TYPE_INVALIDO")
+                arguments.append(_rules.decode_json(request.body))
+            status, body = getattr(self, route.handler)(*arguments, *params)
             return json_response(status, body)
         except Reject as reject:
             return error_response(reject)
