@@ -32,7 +32,8 @@ import smartpos
 from client_cases import ACCEPTANCE_JSON, API_KEY, BASE_URL, CPF, INVALID, REF, SDK, Invalid
 from smartpos import _core, _messages, webhooks
 from smartpos._message_catalog import CATALOG
-from smartpos.integrations import _receive, _stores
+from smartpos.integrations import _receive
+from smartpos.webhooks import _open as _stores
 
 PACKAGE = Path(smartpos.__file__).parent
 PT = _messages.PORTUGUESE
