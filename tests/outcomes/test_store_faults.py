@@ -459,3 +459,98 @@ async def test_postgres_unreachable_before_the_send_is_a_store_error_and_sends_n
             assert [] == sandbox.requests
         finally:
             store.close()
+
+
+class ReplyDroppingProxy:
+    """A TCP proxy on 127.0.0.1 in front of PostgreSQL that can lose one reply.
+
+    Armed with a tag (``b"INSERT 0 1"``, the reply to a committed insert), it drops the first
+    server reply holding it and closes that connection: the statement was applied, its client
+    never hears so — the fault a network or a failover makes.
+    """
+
+    def __init__(self, port: int) -> None:
+        import socket
+
+        self._upstream = ("127.0.0.1", port)
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self._listener.getsockname()[1]
+        self.drop: bytes | None = None
+        self.dropped = 0
+        self._sockets: list[Any] = []
+        self._lock = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        import socket
+
+        while True:
+            try:
+                client, _ = self._listener.accept()
+            except OSError:
+                return
+            server = socket.create_connection(self._upstream)
+            with self._lock:
+                self._sockets += [client, server]
+            threading.Thread(target=self._pump, args=(client, server, False), daemon=True).start()
+            threading.Thread(target=self._pump, args=(server, client, True), daemon=True).start()
+
+    def _pump(self, source: Any, sink: Any, replies: bool) -> None:
+        try:
+            while data := source.recv(65536):
+                if replies and self.drop is not None and self.drop in data:
+                    self.drop, self.dropped = None, self.dropped + 1
+                    break
+                sink.sendall(data)
+        except OSError:
+            pass
+        for sock in (source, sink):
+            _hang_up(sock)
+
+    def close(self) -> None:
+        self._listener.close()
+        with self._lock:
+            for sock in self._sockets:
+                _hang_up(sock)
+
+
+def _hang_up(sock: Any) -> None:
+    """Shut a socket down (which wakes a thread blocked reading it), then close it."""
+    import socket
+
+    with contextlib.suppress(OSError):
+        sock.shutdown(socket.SHUT_RDWR)
+    with contextlib.suppress(OSError):
+        sock.close()
+
+
+@pytest.mark.postgres
+@pytest.mark.slow
+async def test_postgres_reply_to_a_committed_journal_insert_lost_never_charges_twice(
+    make_sdk: Callable[..., SDK], postgres_server: PostgresServer
+) -> None:
+    """PostgreSQL commits the journal entry and its reply is lost: the SDK confirms the write
+    (an insert-if-absent on a new connection) instead of saying "nothing was sent"; the
+    documented caller and start-up loop charge the sale once."""
+    from smartpos.webhooks import PostgresStore
+
+    proxy = ReplyDroppingProxy(postgres_server.port)
+    dsn = f"host=127.0.0.1 port={proxy.port} user=postgres dbname=postgres"
+    try:
+        with Sandbox() as sandbox:
+            store = PostgresStore(dsn, table=f"f{uuid.uuid4().hex[:10]}")
+            try:
+                store.migrate()
+                sandbox.set_webhook(WebhookReceiver(store))
+                sdk = sdk_on(make_sdk, sandbox, store)
+                store.operations()  # a pooled connection, ready
+                proxy.drop = b"INSERT 0 1"
+                event = await documented_checkout(sdk)
+                await startup_reconcile(sdk, store)
+                assert 1 == proxy.dropped
+                assert isinstance(event, PagamentoAprovado)
+                assert [event.dados.referencia] == [p.referencia for p in sandbox.payments]
+            finally:
+                store.close()
+    finally:
+        proxy.close()
