@@ -24,9 +24,11 @@ import contextlib
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Final
 
-from ._convert import NAMESPACE_HELP, STORE_HELP, store_default
+from smartpos._messages import message
+
 from ._convert import positive_int as _positive_int
 from ._convert import seconds as _seconds
+from ._convert import store_default
 from ._output import EXIT_ERROR, EXIT_OK, EXIT_UNKNOWN, CommandError, Output, mask_documents
 from ._store import local_time
 
@@ -69,7 +71,7 @@ def add_parser(
         "--json",
         action="store_true",
         default=argparse.SUPPRESS,
-        help="print JSON for scripts instead of text",
+        help=message("cli.help.json"),
     )
     store = argparse.ArgumentParser(add_help=False)
     store.add_argument(
@@ -78,70 +80,56 @@ def add_parser(
         dest="store",
         metavar="STORE",
         default=argparse.SUPPRESS,
-        help=STORE_HELP,
+        help=message("cli.help.store"),
     )
     store.add_argument(
         "--namespace",
         metavar="NAME",
         default=argparse.SUPPRESS,
-        help=NAMESPACE_HELP,
+        help=message("cli.help.namespace"),
     )
     listing = argparse.ArgumentParser(add_help=False)
     listing.add_argument(
         "--all",
         action="store_true",
         default=argparse.SUPPRESS,
-        help="every operation, ended ones too (default: only those waiting for an outcome)",
+        help=message("cli.help.operations.all"),
     )
     listing.add_argument(
         "--limit",
         type=_positive_int,
         metavar="N",
         default=argparse.SUPPRESS,
-        help="at most N (default 100)",
+        help=message("cli.help.at_most_n"),
     )
     operations: argparse.ArgumentParser = sub.add_parser(
         "operations",
-        help="list, reconcile and wait for the operations journaled in a store",
-        description=(
-            "The outcome journal of a store (what a Client(store=...) started on a terminal).\n"
-            "Without an action, list the operations still waiting for an outcome. After a\n"
-            "crash: reconcile each one (its request resent byte for byte, with the same\n"
-            "referencia: never a second charge), then wait for its event."
-        ),
+        help=message("cli.command.operations"),
+        description=(message("cli.about.operations")),
         epilog=(
-            "examples:\n"
-            "  smartpos operations\n"
-            "  smartpos operations --all --json --store inbox.sqlite3\n"
-            "  (then, for each: operations reconcile REFERENCIA, operations wait REFERENCIA)\n\n"
-            "exit status 3: the outcome is still unknown or pending; do NOT retry with a new\n"
-            "referencia."
+            message("cli.examples")
+            + "\n  smartpos operations\n  smartpos operations --all --json --store inbox.sqlite3\n"
+            + message("cli.epilog.operations")
         ),
         parents=[json_parent, store, listing],
         formatter_class=formatter,
     )
     operations.set_defaults(handler="_operations:run", action="list")
-    actions = operations.add_subparsers(title="actions", metavar="ACTION", dest="action")
+    actions = operations.add_subparsers(
+        title=message("cli.title.actions"), metavar="ACTION", dest="action"
+    )
     actions.add_parser(
         "list",
-        help="list the operations waiting for an outcome (the default)",
-        description="List the operations waiting for an outcome, oldest first.",
+        help=message("cli.command.operations_list"),
+        description=message("cli.about.operations_list"),
         parents=[json_parent, store, listing],
         formatter_class=formatter,
     )
     reconcile = actions.add_parser(
         "reconcile",
-        help="resend an operation whose answer is unknown, with the same referencia",
-        description=(
-            "Resend the journaled request of REFERENCIA byte for byte, with the same\n"
-            "referencia: a 2xx or a 409 REFERENCIA_DUPLICADA makes it accepted, and its event\n"
-            "says the rest. Never a second charge. Accepted, final and rejected operations\n"
-            "are shown as they are, nothing sent."
-        ),
-        epilog=(
-            "exit status: 0 accepted or final, 1 rejected (a new attempt needs a new\n"
-            "referencia) or an error, 3 still unknown (try again later)"
-        ),
+        help=message("cli.command.operations_reconcile"),
+        description=(message("cli.about.operations_reconcile")),
+        epilog=(message("cli.epilog.operations_reconcile")),
         parents=[json_parent, store, service],
         formatter_class=formatter,
     )
@@ -149,12 +137,9 @@ def add_parser(
     reconcile.add_argument("referencia", metavar="REFERENCIA")
     wait = actions.add_parser(
         "wait",
-        help="wait for the final event of a referencia",
-        description=(
-            "Wait for the final event of REFERENCIA in the store (stored by any process),\n"
-            "and print it."
-        ),
-        epilog="exit status: 0 the event came, 3 no final event in time (wait again later)",
+        help=message("cli.command.operations_wait"),
+        description=(message("cli.about.operations_wait")),
+        epilog=message("cli.epilog.operations_wait"),
         parents=[json_parent, store],
         formatter_class=formatter,
     )
@@ -165,7 +150,7 @@ def add_parser(
         type=_seconds,
         default=_WAIT_DEFAULT,
         metavar="SECONDS",
-        help=f"how long to wait (default: {_WAIT_DEFAULT:g})",
+        help=message("cli.help.operations_wait.timeout", seconds=f"{_WAIT_DEFAULT:g}"),
     )
     return operations
 
