@@ -1,4 +1,4 @@
-"""The command's own texts: the help of ``smartpos`` (its commands, actions and options).
+"""The command's own texts: the help of ``smartpos`` and what its commands say.
 
 ``_message_catalog`` merges it into ``CATALOG`` (same rules: one whole template per language,
 the same ``str.format`` fields in both). ``smartpos.cli._parser`` builds the parser once the
@@ -915,5 +915,780 @@ CLI: Final[dict[str, dict[str, str]]] = {
             "pelas ações)\n"
             "  NO_COLOR           qualquer valor desliga as cores (cor só é usada num terminal)\n"
         ),
+    },
+    # --- cli: the commands' own lines, refusals and advice ------------------------------
+    "cli.ctrl_c": {
+        "en": "Ctrl-C to stop.",
+        "pt_BR": "Ctrl-C para parar.",
+    },
+    "cli.see_help": {
+        "en": "see '{command} --help'.",
+        "pt_BR": "veja '{command} --help'.",
+    },
+    "cli.cannot_listen": {
+        "en": "cannot listen on {host}:{port}: {error}",
+        "pt_BR": "não foi possível escutar em {host}:{port}: {error}",
+    },
+    "cli.cannot_listen_hint": {
+        "en": "pick another port with --port (0 picks a free one).",
+        "pt_BR": "escolha outra porta com --port (0 escolhe uma livre).",
+    },
+    "cli.deliver_failed": {
+        "en": "could not deliver to {url}: {error}",
+        "pt_BR": "não foi possível entregar em {url}: {error}",
+    },
+    "cli.deliver_failed_endpoint_hint": {
+        "en": "is your endpoint running at that URL?",
+        "pt_BR": "o seu endpoint está rodando nessa URL?",
+    },
+    "cli.deliver_failed_receiver_hint": {
+        "en": "is the receiver running? ('smartpos listen' starts one on port 8766)",
+        "pt_BR": "o receptor está rodando? ('smartpos listen' inicia um na porta 8766)",
+    },
+    "cli.failed": {
+        "en": "FAILED {error}",
+        "pt_BR": "FALHOU {error}",
+    },
+    "cli.label.state": {
+        "en": "state",
+        "pt_BR": "estado",
+    },
+    "cli.label.attempts": {
+        "en": "attempts",
+        "pt_BR": "tentativas",
+    },
+    "cli.label.received": {
+        "en": "received",
+        "pt_BR": "recebido",
+    },
+    "cli.label.done": {
+        "en": "done",
+        "pt_BR": "concluído",
+    },
+    "cli.label.next_attempt": {
+        "en": "next attempt",
+        "pt_BR": "próxima tentativa",
+    },
+    "cli.label.claimed_by": {
+        "en": "claimed by",
+        "pt_BR": "reservado por",
+    },
+    "cli.label.last_error": {
+        "en": "last error",
+        "pt_BR": "último erro",
+    },
+    "cli.label.saved_to": {
+        "en": "saved to",
+        "pt_BR": "salvo em",
+    },
+    "cli.label.control_api": {
+        "en": "control API",
+        "pt_BR": "API de controle",
+    },
+    "cli.events_none": {
+        "en": "no events in {store}",
+        "pt_BR": "nenhum evento em {store}",
+    },
+    "cli.events_none_in_state": {
+        "en": "no {state} events in {store}",
+        "pt_BR": "nenhum evento {state} em {store}",
+    },
+    "cli.events_attempts": {
+        "en": "attempts {attempts}",
+        "pt_BR": "tentativas {attempts}",
+    },
+    "cli.events_last_error": {
+        "en": "last error: {error}",
+        "pt_BR": "último erro: {error}",
+    },
+    "cli.events_count": {
+        "en": "{count} event(s) in {store}",
+        "pt_BR": "{count} evento(s) em {store}",
+    },
+    "cli.events_no_event": {
+        "en": "no event {event_id} in {store}",
+        "pt_BR": "nenhum evento {event_id} em {store}",
+    },
+    "cli.events_list_hint": {
+        "en": "list the ids with 'smartpos events list'.",
+        "pt_BR": "liste os ids com 'smartpos events list'.",
+    },
+    "cli.events_envelope": {
+        "en": "  envelope (document masked):",
+        "pt_BR": "  envelope (documento mascarado):",
+    },
+    "cli.events_requeued": {
+        "en": "requeued {event_id}: pending again, attempts reset to 0.",
+        "pt_BR": "{event_id} voltou à fila: pendente de novo, tentativas zeradas.",
+    },
+    "cli.events_not_requeued": {
+        "en": "event {event_id} is {state}: only dead or done events can be requeued",
+        "pt_BR": "o evento {event_id} está {state}: só eventos dead ou done podem voltar à fila",
+    },
+    "cli.events_not_requeued_hint": {
+        "en": "a pending or claimed event is still going to be processed; wait for it.",
+        "pt_BR": "um evento pending ou claimed ainda vai ser processado; espere por ele.",
+    },
+    "cli.events_replayed": {
+        "en": "replayed ",
+        "pt_BR": "repetido ",
+    },
+    "cli.endpoint_answered": {
+        "en": "{url} answered HTTP {status}",
+        "pt_BR": "{url} respondeu HTTP {status}",
+    },
+    "cli.endpoint_answered_hint": {
+        "en": "a webhook endpoint answers 2xx once the event is stored.",
+        "pt_BR": "um endpoint de webhook responde 2xx assim que o evento está guardado.",
+    },
+    "cli.listen_forwarded": {
+        "en": "    forwarded to {url}: {status}",
+        "pt_BR": "    encaminhado para {url}: {status}",
+    },
+    "cli.listen_forward_failed": {
+        "en": "    forward to {url} failed: {error}",
+        "pt_BR": "    o encaminhamento para {url} falhou: {error}",
+    },
+    "cli.listen_forward_hint": {
+        "en": ("give an absolute http(s) URL, e.g. --forward-to http://127.0.0.1:8000/webhooks"),
+        "pt_BR": (
+            "passe uma URL http(s) absoluta, por exemplo --forward-to "
+            "http://127.0.0.1:8000/webhooks"
+        ),
+    },
+    "cli.listen_forward_not_url": {
+        "en": "--forward-to {url!r} is not a URL: {error}",
+        "pt_BR": "--forward-to {url!r} não é uma URL: {error}",
+    },
+    "cli.listen_forward_no_host": {
+        "en": "--forward-to must be an http(s) URL with a host, not {url!r}",
+        "pt_BR": "--forward-to deve ser uma URL http(s) com host, não {url!r}",
+    },
+    "cli.listen_ready": {
+        "en": "smartpos listen: ready at {url}  (inbox {store})",
+        "pt_BR": "smartpos listen: pronto em {url}  (caixa de entrada {store})",
+    },
+    "cli.listen_forwarding": {
+        "en": "  forwarding every delivery to {url}",
+        "pt_BR": "  encaminhando cada entrega para {url}",
+    },
+    "cli.listen_point_sandbox": {
+        "en": "  point the sandbox at it:  smartpos sandbox --webhook {url}",
+        "pt_BR": "  aponte o sandbox para ele:  smartpos sandbox --webhook {url}",
+    },
+    "cli.listen_send_sample": {
+        "en": "  or send a sample:         smartpos trigger pagamento.aprovado --to {url}",
+        "pt_BR": "  ou envie uma amostra:       smartpos trigger pagamento.aprovado --to {url}",
+    },
+    "cli.listen_stopped": {
+        "en": (
+            "stopped: {deliveries} deliveries, {new} new, {duplicates} duplicates, {rejected} "
+            "rejected."
+        ),
+        "pt_BR": (
+            "parado: {deliveries} entregas, {new} novas, {duplicates} duplicadas, {rejected} "
+            "recusadas."
+        ),
+    },
+    "cli.listen_rejected": {
+        "en": "rejected: {error}",
+        "pt_BR": "recusada: {error}",
+    },
+    "cli.listen_conflict": {
+        "en": "DUPLICATE id with a different body (the first one is kept)",
+        "pt_BR": "DUPLICATE: id com um corpo diferente (o primeiro é mantido)",
+    },
+    "cli.listen_duplicate": {
+        "en": "DUPLICATE (already in the inbox: not stored again)",
+        "pt_BR": "DUPLICATE (já está na caixa de entrada: não é guardado de novo)",
+    },
+    "cli.listen_not_stored": {
+        "en": "NOT STORED: {error}",
+        "pt_BR": "NÃO GUARDADO: {error}",
+    },
+    "cli.listen_schema": {
+        "en": "stored, but dados does not fit the schema: {error}",
+        "pt_BR": "guardado, mas dados não segue o esquema: {error}",
+    },
+    "cli.operations_none_journaled": {
+        "en": "no operation journaled in {store}",
+        "pt_BR": "nenhuma operação no diário de {store}",
+    },
+    "cli.operations_none_waiting": {
+        "en": "no operation waiting in {store}",
+        "pt_BR": "nenhuma operação esperando em {store}",
+    },
+    "cli.operations_count": {
+        "en": "{count} operation(s) in {store}",
+        "pt_BR": "{count} operação(ões) em {store}",
+    },
+    "cli.operations_waiting": {
+        "en": "{count} operation(s) waiting for an outcome in {store}",
+        "pt_BR": "{count} operação(ões) esperando um resultado em {store}",
+    },
+    "cli.operations_settle": {
+        "en": (
+            "settle each one, never with a new referencia: smartpos operations reconcile "
+            "REFERENCIA, then smartpos operations wait REFERENCIA"
+        ),
+        "pt_BR": (
+            "resolva cada uma, nunca com uma nova referencia: smartpos operations reconcile "
+            "REFERENCIA, depois smartpos operations wait REFERENCIA"
+        ),
+    },
+    "cli.operations_anomaly": {
+        "en": "anomaly {reason}: {tipo} {event_id}: {detail}",
+        "pt_BR": "anomalia {reason}: {tipo} {event_id}: {detail}",
+    },
+    "cli.operations_no_operation": {
+        "en": "no operation {referencia} in {store}: nothing sent",
+        "pt_BR": "nenhuma operação {referencia} em {store}: nada foi enviado",
+    },
+    "cli.operations_no_operation_hint": {
+        "en": (
+            "list the journaled ones with 'smartpos operations --all'; an operation nobody "
+            "journaled can still be waited for: smartpos operations wait REFERENCIA"
+        ),
+        "pt_BR": (
+            "liste as registradas no diário com 'smartpos operations --all'; uma operação que "
+            "ninguém registrou ainda pode ser esperada: smartpos operations wait REFERENCIA"
+        ),
+    },
+    "cli.operations_accepted": {
+        "en": (
+            "accepted: the service has it; its event says the rest (smartpos operations wait "
+            "{referencia})"
+        ),
+        "pt_BR": (
+            "aceita: o serviço a recebeu; o evento dela diz o resto (smartpos operations wait "
+            "{referencia})"
+        ),
+    },
+    "cli.operations_final": {
+        "en": "final: its outcome is stored",
+        "pt_BR": "final: o resultado dela está guardado",
+    },
+    "cli.operations_rejected": {
+        "en": (
+            "rejected: the service surely did not accept it; a new attempt needs a new referencia"
+        ),
+        "pt_BR": (
+            "recusada: o serviço certamente não a aceitou; uma nova tentativa precisa de uma "
+            "nova referencia"
+        ),
+    },
+    "cli.operations_empty_referencia": {
+        "en": "REFERENCIA cannot be empty",
+        "pt_BR": "REFERENCIA não pode ser vazia",
+    },
+    "cli.operations_wait_rejected": {
+        "en": (
+            "referencia {referencia} is journaled in {store} as rejected: the service surely did "
+            "not accept it, so no event will come and nothing was charged"
+        ),
+        "pt_BR": (
+            "a referencia {referencia} está no diário de {store} como recusada: o serviço "
+            "certamente não a aceitou, então nenhum evento virá e nada foi cobrado"
+        ),
+    },
+    "cli.operations_wait_rejected_hint": {
+        "en": "fix the request and send it again under a new referencia",
+        "pt_BR": "corrija a requisição e envie de novo com uma nova referencia",
+    },
+    "cli.operations_wait_pending": {
+        "en": (
+            "no final event for referencia {referencia} in {store} within {seconds} s: its "
+            "outcome is still pending"
+        ),
+        "pt_BR": (
+            "nenhum evento final da referencia {referencia} em {store} dentro de {seconds} s: o "
+            "resultado dela ainda está pendente"
+        ),
+    },
+    "cli.operations_wait_store_failed": {
+        "en": (
+            "no final event for referencia {referencia} in {store} within {seconds} s (the store "
+            "failed: {error}): its outcome is still pending"
+        ),
+        "pt_BR": (
+            "nenhum evento final da referencia {referencia} em {store} dentro de {seconds} s (o "
+            "store falhou: {error}): o resultado dela ainda está pendente"
+        ),
+    },
+    "cli.operations_wait_pending_hint": {
+        "en": (
+            "do NOT retry with a new referencia (that may charge twice); wait again later, or "
+            "reconcile it if its answer was lost: smartpos operations reconcile {referencia}"
+        ),
+        "pt_BR": (
+            "NÃO tente de novo com uma nova referencia (isso pode cobrar duas vezes); espere de "
+            "novo mais tarde, ou reconcilie se a resposta dela se perdeu: smartpos operations "
+            "reconcile {referencia}"
+        ),
+    },
+    "cli.bad_header": {
+        "en": "bad header {value!r}",
+        "pt_BR": "cabeçalho inválido {value!r}",
+    },
+    "cli.bad_header_hint": {
+        "en": "write it as 'Name: value'.",
+        "pt_BR": "escreva como 'Nome: valor'.",
+    },
+    "cli.bad_url": {
+        "en": "bad URL {url!r}: {error}",
+        "pt_BR": "URL inválida {url!r}: {error}",
+    },
+    "cli.bad_to": {
+        "en": "--to must be an http(s) URL, not {url!r}",
+        "pt_BR": "--to deve ser uma URL http(s), não {url!r}",
+    },
+    "cli.bad_to_hint": {
+        "en": "e.g. --to http://127.0.0.1:8766/",
+        "pt_BR": "por exemplo --to http://127.0.0.1:8766/",
+    },
+    "cli.sandbox_none": {
+        "en": "no sandbox answers at {url}",
+        "pt_BR": "nenhum sandbox responde em {url}",
+    },
+    "cli.sandbox_failed": {
+        "en": "the sandbox at {url} failed: {error}",
+        "pt_BR": "o sandbox em {url} falhou: {error}",
+    },
+    "cli.sandbox_loopback_hint": {
+        "en": "the sandbox delivers to loopback URLs.",
+        "pt_BR": "o sandbox entrega em URLs de loopback.",
+    },
+    "cli.sandbox_not_a_sandbox": {
+        "en": "{url} is not a smartpos sandbox",
+        "pt_BR": "{url} não é um sandbox do smartpos",
+    },
+    "cli.sandbox_no_event": {
+        "en": "the sandbox at {url} has no event {event_id}",
+        "pt_BR": "o sandbox em {url} não tem o evento {event_id}",
+    },
+    "cli.sandbox_refused": {
+        "en": "the sandbox at {url} refused: {error}",
+        "pt_BR": "o sandbox em {url} recusou: {error}",
+    },
+    "cli.sandbox_refused_hint": {
+        "en": (
+            "check --documento and --smartpos-id against the sandbox's world, or use "
+            "--no-sandbox for a standalone sample."
+        ),
+        "pt_BR": (
+            "confira --documento e --smartpos-id com o mundo do sandbox, ou use --no-sandbox "
+            "para uma amostra avulsa."
+        ),
+    },
+    "cli.trigger_standalone": {
+        "en": (
+            "{reason}: sending a standalone sample, which no sandbox knows (refunding it fails "
+            "with 404). Start one with 'smartpos sandbox', or pass --no-sandbox."
+        ),
+        "pt_BR": (
+            "{reason}: enviando uma amostra avulsa, que nenhum sandbox conhece (estorná-la falha "
+            "com 404). Inicie um com 'smartpos sandbox', ou passe --no-sandbox."
+        ),
+    },
+    "cli.trigger_sent": {
+        "en": "sent ",
+        "pt_BR": "enviado ",
+    },
+    "cli.trigger_resent": {
+        "en": "resent ",
+        "pt_BR": "reenviado ",
+    },
+    "cli.trigger_resent_line": {
+        "en": "resent {tipo}  id {event_id}",
+        "pt_BR": "reenviado {tipo}  id {event_id}",
+    },
+    "cli.trigger_duplicate": {
+        "en": "  the receiver recognised the id: a duplicate, not processed again.",
+        "pt_BR": "  o receptor reconheceu o id: uma duplicata, não processada de novo.",
+    },
+    "cli.trigger_made_by": {
+        "en": "  made by the sandbox at {url}: its operation exists there.",
+        "pt_BR": "  feito pelo sandbox em {url}: a operação dele existe lá.",
+    },
+    "cli.trigger_resend_it": {
+        "en": "  resend it:  smartpos trigger {tipo} --to {url} --resend {event_id}",
+        "pt_BR": "  reenvie:  smartpos trigger {tipo} --to {url} --resend {event_id}",
+    },
+    "cli.receiver_answered": {
+        "en": "the receiver answered HTTP {status}",
+        "pt_BR": "o receptor respondeu HTTP {status}",
+    },
+    "cli.receiver_answered_hint": {
+        "en": (
+            "the service delivers again after a non-2xx answer: store the event and answer 2xx "
+            "within 1-2 s; answer 4xx only to a body that cannot be an event."
+        ),
+        "pt_BR": (
+            "o serviço entrega de novo depois de uma resposta que não é 2xx: guarde o evento e "
+            "responda 2xx em 1-2 s; responda 4xx só a um corpo que não pode ser um evento."
+        ),
+    },
+    "cli.sandbox_none_error": {
+        "en": "no sandbox answers at {url}: {error}",
+        "pt_BR": "nenhum sandbox responde em {url}: {error}",
+    },
+    "cli.sandbox_none_hint": {
+        "en": (
+            "start one with 'smartpos sandbox', or point at it with --url or SMARTPOS_SANDBOX_URL."
+        ),
+        "pt_BR": (
+            "inicie um com 'smartpos sandbox', ou aponte para ele com --url ou "
+            "SMARTPOS_SANDBOX_URL."
+        ),
+    },
+    "cli.sandbox_no_control_api": {
+        "en": "{url} is not a smartpos sandbox (no control API at /_sandbox/v1/)",
+        "pt_BR": "{url} não é um sandbox do smartpos (nenhuma API de controle em /_sandbox/v1/)",
+    },
+    "cli.sandbox_point_hint": {
+        "en": "point at a sandbox with --url or SMARTPOS_SANDBOX_URL.",
+        "pt_BR": "aponte para um sandbox com --url ou SMARTPOS_SANDBOX_URL.",
+    },
+    "cli.sandbox_webhook_hint": {
+        "en": "give a loopback http URL, e.g. --webhook http://127.0.0.1:8766/",
+        "pt_BR": "passe uma URL http de loopback, por exemplo --webhook http://127.0.0.1:8766/",
+    },
+    "cli.sandbox_stopped": {
+        "en": "sandbox stopped.",
+        "pt_BR": "sandbox parado.",
+    },
+    "cli.sandbox_serving": {
+        "en": "smartpos sandbox serving at {url}",
+        "pt_BR": "smartpos sandbox servindo em {url}",
+    },
+    "cli.sandbox_public_key": {
+        "en": "{key}  (the sandbox's public test key)",
+        "pt_BR": "{key}  (a chave de teste pública do sandbox)",
+    },
+    "cli.sandbox_no_webhook": {
+        "en": "events recorded in the sandbox only",
+        "pt_BR": "eventos registrados só no sandbox",
+    },
+    "cli.sandbox_key_required": {
+        "en": "key required (--control-key or SMARTPOS_SANDBOX_CONTROL_KEY)",
+        "pt_BR": "chave exigida (--control-key ou SMARTPOS_SANDBOX_CONTROL_KEY)",
+    },
+    "cli.sandbox_no_key": {
+        "en": "no key",
+        "pt_BR": "sem chave",
+    },
+    "cli.sandbox_use_it": {
+        "en": "Use it from another terminal:",
+        "pt_BR": "Use-o de outro terminal:",
+    },
+    "cli.sandbox_next_refused": {
+        "en": "  smartpos sandbox next payment recusar   (the next payment is refused)",
+        "pt_BR": "  smartpos sandbox next payment recusar   (o próximo pagamento é recusado)",
+    },
+    "cli.sandbox_scanned": {
+        "en": "scanned: ",
+        "pt_BR": "lido: ",
+    },
+    "cli.next_option_misplaced": {
+        "en": "{flags} does not apply to {words!r}",
+        "pt_BR": "{flags} não se aplica a {words!r}",
+    },
+    "cli.next_option_misplaced_hint": {
+        "en": (
+            "--mensagem goes with aprovar, recusar, concluir or falhar; --status and "
+            "--codigo-status with recusar or falhar (e.g. 'next payment recusar --mensagem X')."
+        ),
+        "pt_BR": (
+            "--mensagem vai com aprovar, recusar, concluir ou falhar; --status e --codigo-status "
+            "com recusar ou falhar (por exemplo 'next payment recusar --mensagem X')."
+        ),
+    },
+    "cli.next_always_times": {
+        "en": "--always and --times do not go together",
+        "pt_BR": "--always e --times não vão juntos",
+    },
+    "cli.next_always_on": {
+        "en": "from now on, every {kind} on {terminal}: {words}",
+        "pt_BR": "daqui em diante, todo {kind} em {terminal}: {words}",
+    },
+    "cli.next_always_any": {
+        "en": "from now on, every {kind} on any terminal: {words}",
+        "pt_BR": "daqui em diante, todo {kind} em qualquer terminal: {words}",
+    },
+    "cli.next_many_on": {
+        "en": "the next {times} {kind}s on {terminal}: {words}",
+        "pt_BR": "os próximos {times} {kind} em {terminal}: {words}",
+    },
+    "cli.next_many_any": {
+        "en": "the next {times} {kind}s on any terminal: {words}",
+        "pt_BR": "os próximos {times} {kind} em qualquer terminal: {words}",
+    },
+    "cli.next_one_on": {
+        "en": "the next {kind} on {terminal}: {words}",
+        "pt_BR": "o próximo {kind} em {terminal}: {words}",
+    },
+    "cli.next_one_any": {
+        "en": "the next {kind} on any terminal: {words}",
+        "pt_BR": "o próximo {kind} em qualquer terminal: {words}",
+    },
+    "cli.fault_clear_alone": {
+        "en": "--clear takes no endpoint or fault",
+        "pt_BR": "--clear não aceita endpoint nem falha",
+    },
+    "cli.fault_cleared": {
+        "en": "every fault not used yet is forgotten.",
+        "pt_BR": "toda falha ainda não usada foi esquecida.",
+    },
+    "cli.fault_missing": {
+        "en": "give an ENDPOINT and a FAULT (or --clear)",
+        "pt_BR": "passe um ENDPOINT e uma FAULT (ou --clear)",
+    },
+    "cli.fault_missing_hint": {
+        "en": "e.g. 'smartpos sandbox fault payments drop' or 'fault webhook 503 --times 3'.",
+        "pt_BR": (
+            "por exemplo 'smartpos sandbox fault payments drop' ou 'fault webhook 503 --times 3'."
+        ),
+    },
+    "cli.fault_webhook_one": {
+        "en": "the next delivery attempt: {words}",
+        "pt_BR": "a próxima tentativa de entrega: {words}",
+    },
+    "cli.fault_webhook_many": {
+        "en": "the next {times} delivery attempts: {words}",
+        "pt_BR": "as próximas {times} tentativas de entrega: {words}",
+    },
+    "cli.fault_any_one": {
+        "en": "the next request to any endpoint: {words}",
+        "pt_BR": "a próxima requisição a qualquer endpoint: {words}",
+    },
+    "cli.fault_any_many": {
+        "en": "the next {times} requests to any endpoint: {words}",
+        "pt_BR": "as próximas {times} requisições a qualquer endpoint: {words}",
+    },
+    "cli.fault_endpoint_one": {
+        "en": "the next request to {endpoint}: {words}",
+        "pt_BR": "a próxima requisição a {endpoint}: {words}",
+    },
+    "cli.fault_endpoint_many": {
+        "en": "the next {times} requests to {endpoint}: {words}",
+        "pt_BR": "as próximas {times} requisições a {endpoint}: {words}",
+    },
+    "cli.sandbox_resent_to": {
+        "en": "resent {event_id} to {url}, same id.",
+        "pt_BR": "{event_id} reenviado para {url}, mesmo id.",
+    },
+    "cli.sandbox_resent": {
+        "en": "resent {event_id} to the partner's webhook, same id.",
+        "pt_BR": "{event_id} reenviado para o webhook do parceiro, mesmo id.",
+    },
+    "cli.cannot_read": {
+        "en": "cannot read {path}: {error}",
+        "pt_BR": "não foi possível ler {path}: {error}",
+    },
+    "cli.cannot_write": {
+        "en": "cannot write {path}: {error}",
+        "pt_BR": "não foi possível gravar {path}: {error}",
+    },
+    "cli.check_path_hint": {
+        "en": "check the path.",
+        "pt_BR": "confira o caminho.",
+    },
+    "cli.qrcode_show_it": {
+        "en": (
+            "Show it to the terminal; smartpos.identificado will carry the terminal's smartposId."
+        ),
+        "pt_BR": (
+            "Mostre-o ao terminal; smartpos.identificado vai trazer o smartposId do terminal."
+        ),
+    },
+    "cli.accepted": {
+        "en": "accepted",
+        "pt_BR": "aceito",
+    },
+    "cli.pay_not_final": {
+        "en": (
+            "The sale is not final yet: pagamento.aprovado (or pagamento.recusado) with this "
+            "referencia reaches your webhook later."
+        ),
+        "pt_BR": (
+            "A venda ainda não é final: pagamento.aprovado (ou pagamento.recusado) com esta "
+            "referencia chega ao seu webhook mais tarde."
+        ),
+    },
+    "cli.print_not_final": {
+        "en": (
+            "The print job is not final yet: impressao.concluida (or impressao.falhou) with this "
+            "referencia reaches your webhook later."
+        ),
+        "pt_BR": (
+            "A impressão ainda não é final: impressao.concluida (ou impressao.falhou) com esta "
+            "referencia chega ao seu webhook mais tarde."
+        ),
+    },
+    "cli.pay_comanda_missing": {
+        "en": "--item and --endereco describe the manual-queue card: --comanda is missing",
+        "pt_BR": "--item e --endereco descrevem o cartão da fila manual: falta --comanda",
+    },
+    "cli.pay_comanda_missing_hint": {
+        "en": "add --comanda LABEL (with --manual).",
+        "pt_BR": "acrescente --comanda LABEL (com --manual).",
+    },
+    "cli.refund_record_masked": {
+        "en": (
+            "{path} is an inbox record whose documentoCliente is masked, without the inbox it "
+            "came from (store) and its id"
+        ),
+        "pt_BR": (
+            "{path} é um registro de caixa de entrada com o documentoCliente mascarado, sem a "
+            "caixa de entrada de onde veio (store) e o id dele"
+        ),
+    },
+    "cli.refund_record_masked_hint": {
+        "en": (
+            "pipe it straight from 'smartpos events show ID --json', or pass the "
+            "pagamento.aprovado envelope as received."
+        ),
+        "pt_BR": (
+            "encadeie direto de 'smartpos events show ID --json', ou passe o envelope "
+            "pagamento.aprovado como recebido."
+        ),
+    },
+    "cli.refund_no_event": {
+        "en": "no event {event_id} in {store}, the inbox named in {path}",
+        "pt_BR": "nenhum evento {event_id} em {store}, a caixa de entrada indicada em {path}",
+    },
+    "cli.refund_no_event_hint": {
+        "en": "list the ids with 'smartpos events list --store PATH'.",
+        "pt_BR": "liste os ids com 'smartpos events list --store PATH'.",
+    },
+    "cli.refund_event_differs": {
+        "en": "the event {event_id} in {store} differs from the one in {path}",
+        "pt_BR": "o evento {event_id} em {store} difere do que está em {path}",
+    },
+    "cli.refund_event_differs_hint": {
+        "en": "pipe it straight from 'smartpos events show ID --json'.",
+        "pt_BR": "encadeie direto de 'smartpos events show ID --json'.",
+    },
+    "cli.refund_not_json": {
+        "en": "{path} is not JSON: {error}",
+        "pt_BR": "{path} não é JSON: {error}",
+    },
+    "cli.refund_not_json_hint": {
+        "en": "pass the event's JSON.",
+        "pt_BR": "passe o JSON do evento.",
+    },
+    "cli.refund_masked": {
+        "en": (
+            "the documentoCliente in {path} is masked ({documento}): a refund needs the "
+            "customer's document"
+        ),
+        "pt_BR": (
+            "o documentoCliente em {path} está mascarado ({documento}): um estorno precisa do "
+            "documento do cliente"
+        ),
+    },
+    "cli.refund_masked_hint": {
+        "en": (
+            "pass the envelope as received, or pipe 'smartpos events show ID --json' (it reads "
+            "the document back from the inbox)."
+        ),
+        "pt_BR": (
+            "passe o envelope como recebido, ou encadeie 'smartpos events show ID --json' (ele "
+            "lê o documento de volta da caixa de entrada)."
+        ),
+    },
+    "cli.refund_invalid_event": {
+        "en": "{path} is not a valid event: {error}",
+        "pt_BR": "{path} não é um evento válido: {error}",
+    },
+    "cli.refund_invalid_event_hint": {
+        "en": (
+            "pass the pagamento.aprovado envelope as received (id, tipo, criadoEm, dados), or "
+            "pipe 'smartpos events show ID --json'."
+        ),
+        "pt_BR": (
+            "passe o envelope pagamento.aprovado como recebido (id, tipo, criadoEm, dados), ou "
+            "encadeie 'smartpos events show ID --json'."
+        ),
+    },
+    "cli.refund_wrong_tipo": {
+        "en": "{path} holds a {tipo} event; only pagamento.aprovado can be refunded",
+        "pt_BR": "{path} contém um evento {tipo}; só pagamento.aprovado pode ser estornado",
+    },
+    "cli.refund_wrong_tipo_hint": {
+        "en": "pass the pagamento.aprovado event of the payment.",
+        "pt_BR": "passe o evento pagamento.aprovado do pagamento.",
+    },
+    "cli.refund_event_alone": {
+        "en": (
+            "--event takes the customer, the terminal and the authorization from the event: give "
+            "no DOC, SMARTPOS_ID or authorization option with it"
+        ),
+        "pt_BR": (
+            "--event tira do evento o cliente, o terminal e a autorização: não passe DOC, "
+            "SMARTPOS_ID nem opção de autorização junto"
+        ),
+    },
+    "cli.refund_valor_without_event": {
+        "en": "--valor-centavos goes with --event; here the amount is VALOR_CENTAVOS",
+        "pt_BR": "--valor-centavos vai com --event; aqui o valor é VALOR_CENTAVOS",
+    },
+    "cli.refund_give_options": {
+        "en": "give DOC SMARTPOS_ID VALOR_CENTAVOS and {options}, or --event FILE",
+        "pt_BR": "passe DOC SMARTPOS_ID VALOR_CENTAVOS e {options}, ou --event FILE",
+    },
+    "cli.refund_give_authorization": {
+        "en": (
+            "give DOC SMARTPOS_ID VALOR_CENTAVOS and the authorization options, or --event FILE"
+        ),
+        "pt_BR": (
+            "passe DOC SMARTPOS_ID VALOR_CENTAVOS e as opções de autorização, ou --event FILE"
+        ),
+    },
+    "cli.refund_requested": {
+        "en": "refund requested",
+        "pt_BR": "estorno pedido",
+    },
+    "cli.print_empty": {
+        "en": "{path} is empty: there is nothing to print",
+        "pt_BR": "{path} está vazio: não há nada para imprimir",
+    },
+    "cli.print_empty_hint": {
+        "en": "check it.",
+        "pt_BR": "confira o arquivo.",
+    },
+    "cli.terminals_none": {
+        "en": "no terminal is linked to this customer; pair one with 'smartpos qrcode'.",
+        "pt_BR": (
+            "nenhum terminal está vinculado a este cliente; pareie um com 'smartpos qrcode'."
+        ),
+    },
+    "cli.store_no_inbox": {
+        "en": "no inbox at {path}",
+        "pt_BR": "nenhuma caixa de entrada em {path}",
+    },
+    "cli.store_no_inbox_hint": {
+        "en": (
+            "pass the store with --store (a file, or a redis:// or postgresql:// URL) or "
+            "SMARTPOS_INBOX (smartpos listen writes smartpos-inbox.db in its directory by "
+            "default)."
+        ),
+        "pt_BR": (
+            "passe o store com --store (um arquivo, ou uma URL redis:// ou postgresql://) ou "
+            "SMARTPOS_INBOX (por padrão, smartpos listen grava smartpos-inbox.db no diretório "
+            "dele)."
+        ),
+    },
+    "cli.store_cannot_open": {
+        "en": "cannot open {path}: {error}",
+        "pt_BR": "não foi possível abrir {path}: {error}",
+    },
+    "cli.store_not_an_inbox": {
+        "en": "{path} is not a smartpos inbox: {error}",
+        "pt_BR": "{path} não é uma caixa de entrada do smartpos: {error}",
+    },
+    "cli.store_not_an_inbox_hint": {
+        "en": "pass the right file with --store.",
+        "pt_BR": "passe o arquivo certo com --store.",
     },
 }

@@ -222,7 +222,14 @@ def _print_operation(out: Output, operation: Operation) -> None:
     out.line(line)
     for anomaly in operation.anomalies:
         out.line(
-            f"          anomaly {anomaly.reason}: {anomaly.tipo} {anomaly.id}: {anomaly.detail}"
+            "          "
+            + message(
+                "cli.operations_anomaly",
+                reason=anomaly.reason,
+                tipo=anomaly.tipo,
+                event_id=anomaly.id,
+                detail=anomaly.detail,
+            )
         )
 
 
@@ -237,18 +244,16 @@ def _list(args: argparse.Namespace, out: Output) -> int:
         out.data([operation_data(o) for o in operations])
         return EXIT_OK
     if not operations:
-        out.line(f"no operation {'journaled' if every else 'waiting'} in {name}")
+        key = "cli.operations_none_journaled" if every else "cli.operations_none_waiting"
+        out.line(message(key, store=name))
         return EXIT_OK
     for operation in operations:
         _print_operation(out, operation)
     if every:
-        out.line(f"{len(operations)} operation(s) in {name}")
+        out.line(message("cli.operations_count", count=len(operations), store=name))
         return EXIT_OK
-    out.line(f"{len(operations)} operation(s) waiting for an outcome in {name}")
-    out.line(
-        "settle each one, never with a new referencia: smartpos operations reconcile "
-        "REFERENCIA, then smartpos operations wait REFERENCIA"
-    )
+    out.line(message("cli.operations_waiting", count=len(operations), store=name))
+    out.line(message("cli.operations_settle"))
     return EXIT_OK
 
 
@@ -271,24 +276,20 @@ def _reconcile(args: argparse.Namespace, out: Output) -> int:
             if exc.campo != "referencia":
                 raise
             raise CommandError(
-                f"no operation {args.referencia} in {name}: nothing sent",
-                hint="list the journaled ones with 'smartpos operations --all'; an "
-                "operation nobody journaled can still be waited for: smartpos operations "
-                "wait REFERENCIA",
+                message("cli.operations_no_operation", referencia=args.referencia, store=name),
+                hint=message("cli.operations_no_operation_hint"),
             ) from exc
     if out.json:
         out.data(operation_data(operation))
     else:
         _print_operation(out, operation)
-        out.line(
-            {
-                "accepted": "accepted: the service has it; its event says the rest "
-                f"(smartpos operations wait {operation.referencia})",
-                "final": "final: its outcome is stored",
-                "rejected": "rejected: the service surely did not accept it; a new attempt "
-                "needs a new referencia",
-            }.get(operation.state, operation.state)
-        )
+        keys = {
+            "accepted": "cli.operations_accepted",
+            "final": "cli.operations_final",
+            "rejected": "cli.operations_rejected",
+        }
+        key = keys.get(operation.state)
+        out.line(operation.state if key is None else message(key, referencia=operation.referencia))
     return EXIT_ERROR if operation.state == "rejected" else EXIT_OK
 
 
@@ -297,7 +298,7 @@ def _wait(args: argparse.Namespace, out: Output) -> int:
 
     referencia = str(args.referencia)
     if not referencia.strip():
-        raise CommandError("REFERENCIA cannot be empty")
+        raise CommandError(message("cli.operations_empty_referencia"))
     from smartpos import OperationRejectedError
     from smartpos.webhooks import StoreError
 
@@ -307,20 +308,19 @@ def _wait(args: argparse.Namespace, out: Output) -> int:
             event = OutcomeWaiter(store).wait(referencia, args.wait_timeout)
         except OperationRejectedError as exc:
             raise CommandError(
-                f"referencia {referencia} is journaled in {name} as rejected: the service "
-                "surely did not accept it, so no event will come and nothing was charged",
-                hint="fix the request and send it again under a new referencia",
+                message("cli.operations_wait_rejected", referencia=referencia, store=name),
+                hint=message("cli.operations_wait_rejected_hint"),
             ) from exc
         except StoreError as exc:  # failing until the deadline: still pending, never "failed"
-            event, failure = None, f" (the store failed: {exc})"
+            event, failure = None, str(exc)
         operation = store.operation(referencia) if event is not None else None
     if event is None:
+        fields = {"referencia": referencia, "store": name, "seconds": f"{args.wait_timeout:g}"}
         raise CommandError(
-            f"no final event for referencia {referencia} in {name} within "
-            f"{args.wait_timeout:g} s{failure}: its outcome is still pending",
-            hint="do NOT retry with a new referencia (that may charge twice); wait again "
-            "later, or reconcile it if its answer was lost: smartpos operations reconcile "
-            f"{referencia}",
+            message("cli.operations_wait_store_failed", error=failure, **fields)
+            if failure
+            else message("cli.operations_wait_pending", **fields),
+            hint=message("cli.operations_wait_pending_hint", referencia=referencia),
             code=EXIT_UNKNOWN,
         )
     if out.json:
