@@ -264,8 +264,8 @@ CLI: Final[dict[str, dict[str, str]]] = {
             "qrcodes, terminals, ou any): 500 (--after-accept: processada antes), 502, 429\n"
             "(--retry-after N), latency SECONDS, drop (a resposta se perde depois do aceite;\n"
             "--before-accept: nada foi lido), refuse (o mesmo que drop --before-accept),\n"
-            "timeout. Para 'webhook': um status que\n"
-            "não é 2xx (500, 503...) ou timeout, nas próximas tentativas de entrega."
+            "timeout. Para 'webhook': um status que não é 2xx (500, 503...) ou timeout, nas\n"
+            "próximas tentativas de entrega."
         ),
     },
     "cli.help.sandbox_fault.endpoint": {

@@ -105,7 +105,7 @@ def add_parser(
     operations: argparse.ArgumentParser = sub.add_parser(
         "operations",
         help=message("cli.command.operations"),
-        description=(message("cli.about.operations")),
+        description=message("cli.about.operations"),
         epilog=(
             message("cli.examples")
             + "\n  smartpos operations\n  smartpos operations --all --json --store inbox.sqlite3\n"
@@ -128,8 +128,8 @@ def add_parser(
     reconcile = actions.add_parser(
         "reconcile",
         help=message("cli.command.operations_reconcile"),
-        description=(message("cli.about.operations_reconcile")),
-        epilog=(message("cli.epilog.operations_reconcile")),
+        description=message("cli.about.operations_reconcile"),
+        epilog=message("cli.epilog.operations_reconcile"),
         parents=[json_parent, store, service],
         formatter_class=formatter,
     )
@@ -138,7 +138,7 @@ def add_parser(
     wait = actions.add_parser(
         "wait",
         help=message("cli.command.operations_wait"),
-        description=(message("cli.about.operations_wait")),
+        description=message("cli.about.operations_wait"),
         epilog=message("cli.epilog.operations_wait"),
         parents=[json_parent, store],
         formatter_class=formatter,

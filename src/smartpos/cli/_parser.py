@@ -1,5 +1,8 @@
 """The ``smartpos`` command's parser: every command, action, option and its help.
 
+Every help text, description and epilog is a ``cli.*`` message of the catalog: the parser is
+built per run, once ``SMARTPOS_LANG`` is known, so ``--help`` is wholly in one language.
+
 Only ``argparse``, ``os`` and the package version are imported here, so that ``smartpos --help``
 does not load the sandbox, the webhook kit or segno; each command's module is imported when the
 command runs (``args.handler`` names it).
@@ -48,7 +51,7 @@ def _parents() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     group.add_argument(
         "--api-key",
         metavar="KEY",
-        help=(message("cli.help.service.api_key")),
+        help=message("cli.help.service.api_key"),
     )
     group.add_argument("--base-url", metavar="URL", help=message("cli.help.service.base_url"))
     group.add_argument(
@@ -114,9 +117,9 @@ def build_parser() -> argparse.ArgumentParser:
         "demo",
         "_demo:run",
         help=message("cli.command.demo"),
-        description=(message("cli.about.demo")),
+        description=message("cli.about.demo"),
         epilog=message("cli.example")
-        + ("\n  smartpos demo\n  smartpos demo --async --store inbox.sqlite3"),
+        + "\n  smartpos demo\n  smartpos demo --async --store inbox.sqlite3",
         parents=[json_parent],
     )
     demo.add_argument(
@@ -154,7 +157,7 @@ def build_parser() -> argparse.ArgumentParser:
         "sandbox",
         "_sandbox:run",
         help=message("cli.command.sandbox"),
-        description=(message("cli.about.sandbox")),
+        description=message("cli.about.sandbox"),
         epilog=(
             message("cli.examples")
             + (
@@ -212,7 +215,7 @@ def build_parser() -> argparse.ArgumentParser:
         "scan",
         help=message("cli.command.sandbox_scan"),
         description=message("cli.about.sandbox_scan"),
-        epilog=message("cli.example") + ("\n  smartpos sandbox scan --smartpos-id SP-BALCAO-2"),
+        epilog=message("cli.example") + "\n  smartpos sandbox scan --smartpos-id SP-BALCAO-2",
         parents=[json_parent, url_parent],
         formatter_class=_Formatter,
     )
@@ -228,7 +231,7 @@ def build_parser() -> argparse.ArgumentParser:
     next_ = actions.add_parser(
         "next",
         help=message("cli.command.sandbox_next"),
-        description=(message("cli.about.sandbox_next", accented="silêncio, contradição")),
+        description=message("cli.about.sandbox_next", accented="silêncio, contradição"),
         epilog=(
             message("cli.examples")
             + (
@@ -263,7 +266,7 @@ def build_parser() -> argparse.ArgumentParser:
     fault = actions.add_parser(
         "fault",
         help=message("cli.command.sandbox_fault"),
-        description=(message("cli.about.sandbox_fault")),
+        description=message("cli.about.sandbox_fault"),
         epilog=(
             message("cli.examples")
             + (
@@ -304,7 +307,7 @@ def build_parser() -> argparse.ArgumentParser:
         "resend",
         help=message("cli.command.sandbox_resend"),
         description=message("cli.about.sandbox_resend"),
-        epilog=message("cli.example") + ("\n  smartpos sandbox resend EVENT_ID"),
+        epilog=message("cli.example") + "\n  smartpos sandbox resend EVENT_ID",
         parents=[json_parent, url_parent],
         formatter_class=_Formatter,
     )
@@ -314,8 +317,7 @@ def build_parser() -> argparse.ArgumentParser:
         "log",
         help=message("cli.command.sandbox_log"),
         description=message("cli.about.sandbox_log"),
-        epilog=message("cli.examples")
-        + ("\n  smartpos sandbox log\n  smartpos sandbox log --json"),
+        epilog=message("cli.examples") + "\n  smartpos sandbox log\n  smartpos sandbox log --json",
         parents=[json_parent, url_parent],
         formatter_class=_Formatter,
     )
@@ -328,7 +330,7 @@ def build_parser() -> argparse.ArgumentParser:
     operator = actions.add_parser(
         "operator",
         help=message("cli.command.sandbox_operator"),
-        description=(message("cli.about.sandbox_operator")),
+        description=message("cli.about.sandbox_operator"),
         parents=[json_parent, url_parent],
         formatter_class=_Formatter,
     )
@@ -373,7 +375,7 @@ def build_parser() -> argparse.ArgumentParser:
         "_service:referencia",
         help=message("cli.command.referencia"),
         description=message("cli.about.referencia"),
-        epilog=message("cli.example") + ("\n  smartpos referencia --suffix pdv7"),
+        epilog=message("cli.example") + "\n  smartpos referencia --suffix pdv7",
         parents=[json_parent],
     )
     referencia.add_argument("--suffix", help=message("cli.help.referencia.suffix"))
@@ -383,8 +385,8 @@ def build_parser() -> argparse.ArgumentParser:
         "qrcode",
         "_service:qrcode",
         help=message("cli.command.qrcode"),
-        description=(message("cli.about.qrcode")),
-        epilog=message("cli.example") + ("\n  smartpos qrcode 529.982.247-25 --png qr.png"),
+        description=message("cli.about.qrcode"),
+        epilog=message("cli.example") + "\n  smartpos qrcode 529.982.247-25 --png qr.png",
         parents=[json_parent, service],
     )
     qrcode.add_argument("documento", metavar="DOC", help=message("cli.help.qrcode.documento"))
@@ -400,7 +402,7 @@ def build_parser() -> argparse.ArgumentParser:
         "pay",
         "_service:pay",
         help=message("cli.command.pay"),
-        description=(message("cli.about.pay")),
+        description=message("cli.about.pay"),
         epilog=(
             message("cli.examples")
             + (
@@ -448,7 +450,7 @@ def build_parser() -> argparse.ArgumentParser:
         "refund",
         "_service:refund",
         help=message("cli.command.refund"),
-        description=(message("cli.about.refund")),
+        description=message("cli.about.refund"),
         epilog=(
             message("cli.examples")
             + (
@@ -500,7 +502,7 @@ def build_parser() -> argparse.ArgumentParser:
         "print",
         "_service:print_job",
         help=message("cli.command.print"),
-        description=(message("cli.about.print")),
+        description=message("cli.about.print"),
         epilog=message("cli.examples")
         + (
             "\n"
@@ -523,7 +525,7 @@ def build_parser() -> argparse.ArgumentParser:
         "_service:terminals",
         help=message("cli.command.terminals"),
         description=message("cli.about.terminals"),
-        epilog=message("cli.example") + ("\n  smartpos terminals 52998224725 --json"),
+        epilog=message("cli.example") + "\n  smartpos terminals 52998224725 --json",
         parents=[json_parent, service],
     )
     terminals.add_argument("documento", metavar="DOC", help=message("cli.help.pay.documento"))
@@ -533,7 +535,7 @@ def build_parser() -> argparse.ArgumentParser:
         "listen",
         "_listen:run",
         help=message("cli.command.listen"),
-        description=(message("cli.about.listen")),
+        description=message("cli.about.listen"),
         epilog=(
             message("cli.examples")
             + (
@@ -563,7 +565,7 @@ def build_parser() -> argparse.ArgumentParser:
         "trigger",
         "_samples:trigger",
         help=message("cli.command.trigger"),
-        description=(message("cli.about.trigger")),
+        description=message("cli.about.trigger"),
         epilog=(
             message("cli.examples")
             + (
@@ -626,7 +628,7 @@ def build_parser() -> argparse.ArgumentParser:
         "events",
         "_events:run",
         help=message("cli.command.events"),
-        description=(message("cli.about.events")),
+        description=message("cli.about.events"),
         epilog=(
             message("cli.examples")
             + (
@@ -681,9 +683,9 @@ def build_parser() -> argparse.ArgumentParser:
     ev_resend = events_sub.add_parser(
         "resend",
         help=message("cli.command.events_resend"),
-        description=(message("cli.about.events_resend")),
+        description=message("cli.about.events_resend"),
         epilog=message("cli.example")
-        + ("\n  smartpos events resend EVENT_ID --to http://127.0.0.1:8000/webhooks"),
+        + "\n  smartpos events resend EVENT_ID --to http://127.0.0.1:8000/webhooks",
         parents=[json_parent, store_parent],
         formatter_class=_Formatter,
     )
