@@ -15,8 +15,6 @@ from ._i18n import words
 
 __all__ = [
     "DEFAULT_STORE",
-    "NAMESPACE_HELP",
-    "STORE_HELP",
     "delay",
     "port",
     "positive_int",
@@ -26,18 +24,6 @@ __all__ = [
 
 DEFAULT_STORE: Final = "smartpos-inbox.db"
 """Inbox file of ``listen``, ``events`` and ``operations`` when ``SMARTPOS_INBOX`` is unset."""
-
-
-STORE_HELP: Final = (
-    "the store: an SQLite inbox file or sqlite:///PATH, a redis://... or a postgresql://... URL "
-    "(default: env SMARTPOS_INBOX, else smartpos-inbox.db)"
-)
-"""The help of every ``--store`` option."""
-
-NAMESPACE_HELP: Final = (
-    "the RedisStore key prefix or the PostgresStore table (default: the store's own)"
-)
-"""The help of every ``--namespace`` option."""
 
 
 def store_default() -> str:

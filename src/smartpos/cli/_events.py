@@ -17,6 +17,8 @@ import contextlib
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from smartpos._messages import message
+
 from ._output import EXIT_ERROR, EXIT_OK, CommandError, Output, mask_documents
 from ._store import check_inbox, local_time, open_store, store_name
 
@@ -123,17 +125,21 @@ def _list(args: argparse.Namespace, out: Output) -> int:
         out.data([record_data(r, store_name(args.store), _namespace(args)) for r in records])
         return EXIT_OK
     if not records:
-        out.line(f"no {args.state + ' ' if args.state else ''}events in {name}")
+        out.line(
+            message("cli.events_none_in_state", state=args.state, store=name)
+            if args.state
+            else message("cli.events_none", store=name)
+        )
         return EXIT_OK
     for record in records:
         received = local_time(record.received_at)
         out.line(
             f"{_state(out, record.state.value)}  {received}  {out.tipo(record.tipo).ljust(21)}"
-            f"  {record.id}  attempts {record.attempts}"
+            f"  {record.id}  {message('cli.events_attempts', attempts=record.attempts)}"
         )
         if record.last_error:
-            out.line(f"         last error: {record.last_error}")
-    out.line(f"{len(records)} event(s) in {name}")
+            out.line("         " + message("cli.events_last_error", error=record.last_error))
+    out.line(message("cli.events_count", count=len(records), store=name))
     return EXIT_OK
 
 
@@ -144,30 +150,30 @@ def _show(args: argparse.Namespace, out: Output) -> int:
         record = store.get(args.event_id)
     if record is None:
         raise CommandError(
-            f"no event {args.event_id} in {name}",
-            hint="list the ids with 'smartpos events list'.",
+            message("cli.events_no_event", event_id=args.event_id, store=name),
+            hint=message("cli.events_list_hint"),
         )
     if out.json:
         out.data(record_data(record, store_name(args.store), _namespace(args)))
         return EXIT_OK
     out.event(record.raw)
     values: dict[str, object] = {
-        "state": _state(out, record.state.value).rstrip(),
-        "attempts": record.attempts,
-        "received": local_time(record.received_at),
+        message("cli.label.state"): _state(out, record.state.value).rstrip(),
+        message("cli.label.attempts"): record.attempts,
+        message("cli.label.received"): local_time(record.received_at),
     }
     if record.criado_em is not None:
         values["criadoEm"] = record.criado_em.isoformat()
     if record.done_at is not None:
-        values["done"] = local_time(record.done_at)
+        values[message("cli.label.done")] = local_time(record.done_at)
     if record.available_at is not None:
-        values["next attempt"] = local_time(record.available_at)
+        values[message("cli.label.next_attempt")] = local_time(record.available_at)
     if record.owner:
-        values["claimed by"] = record.owner
+        values[message("cli.label.claimed_by")] = record.owner
     if record.last_error:
-        values["last error"] = record.last_error
+        values[message("cli.label.last_error")] = record.last_error
     out.fields(values)
-    out.line("  envelope (document masked):")
+    out.line(message("cli.events_envelope"))
     for line in json.dumps(mask_documents(record.raw), ensure_ascii=False, indent=2).splitlines():
         out.line("    " + line)
     return EXIT_OK
@@ -186,16 +192,15 @@ def _requeue(args: argparse.Namespace, out: Output) -> int:
             }
         )
     if done:
-        out.line(f"requeued {args.event_id}: pending again, attempts reset to 0.")
+        out.line(message("cli.events_requeued", event_id=args.event_id))
         return EXIT_OK
     if record is None:
-        message = f"no event {args.event_id} in {name}"
-        hint = "list the ids with 'smartpos events list'."
+        text = message("cli.events_no_event", event_id=args.event_id, store=name)
+        hint = message("cli.events_list_hint")
     else:
-        message = f"event {args.event_id} is {record.state.value}: only dead or done events"
-        message += " can be requeued"
-        hint = "a pending or claimed event is still going to be processed; wait for it."
-    out.error(message, hint=hint)
+        text = message("cli.events_not_requeued", event_id=args.event_id, state=record.state.value)
+        hint = message("cli.events_not_requeued_hint")
+    out.error(text, hint=hint)
     return EXIT_ERROR
 
 
@@ -219,8 +224,8 @@ def _resend(args: argparse.Namespace, out: Output) -> int:
         record = store.get(args.event_id)
     if record is None:
         raise CommandError(
-            f"no event {args.event_id} in {name}",
-            hint="list the ids with 'smartpos events list'.",
+            message("cli.events_no_event", event_id=args.event_id, store=name),
+            hint=message("cli.events_list_hint"),
         )
     body = json.dumps(dict(record.raw), ensure_ascii=False, separators=(",", ":")).encode()
     try:
@@ -228,8 +233,8 @@ def _resend(args: argparse.Namespace, out: Output) -> int:
             response = client.post(args.to, content=body, headers=headers)
     except httpx.HTTPError as exc:
         raise CommandError(
-            f"could not deliver to {args.to}: {type(exc).__name__}: {exc}",
-            hint="is your endpoint running at that URL?",
+            message("cli.deliver_failed", url=args.to, error=f"{type(exc).__name__}: {exc}"),
+            hint=message("cli.deliver_failed_endpoint_hint"),
         ) from exc
     ok = response.is_success
     if out.json:
@@ -247,14 +252,14 @@ def _resend(args: argparse.Namespace, out: Output) -> int:
             }
         )
     else:
-        out.event(record.raw, prefix="replayed ")
+        out.event(record.raw, prefix=message("cli.events_replayed"))
         status = f"{response.status_code} {response.reason_phrase}"
         shown = response.text[:500]
         out.line(f"  -> {out.style(status, 'bold', 'green' if ok else 'red')}  {shown}")
     if not ok:
         out.error(
-            f"{args.to} answered HTTP {response.status_code}",
-            hint="a webhook endpoint answers 2xx once the event is stored.",
+            message("cli.endpoint_answered", url=args.to, status=response.status_code),
+            hint=message("cli.endpoint_answered_hint"),
         )
         return EXIT_ERROR
     return EXIT_OK

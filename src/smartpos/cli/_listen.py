@@ -18,6 +18,7 @@ import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
+from smartpos._messages import message
 from smartpos._signals import stop_on_signals
 
 from ._http import Delivery, serve_receiver
@@ -81,20 +82,20 @@ def print_delivery(out: Output, delivery: Delivery) -> None:
     status = f"{receipt.status_code}"
     status = out.style(status, "green" if receipt.ok else "red")
     if envelope is None:
-        out.line(f"{_now()}  {status}  rejected: {receipt.error}")
+        out.line(f"{_now()}  {status}  " + message("cli.listen_rejected", error=receipt.error))
         return
     note: str | None = None
     note_style = "yellow"
     if receipt.put_result is PutResult.CONFLICT:
-        note = "DUPLICATE id with a different body (the first one is kept)"
+        note = message("cli.listen_conflict")
         note_style = "red"
     elif receipt.duplicate:
-        note = "DUPLICATE (already in the inbox: not stored again)"
+        note = message("cli.listen_duplicate")
     elif not receipt.ok:
-        note = f"NOT STORED: {receipt.error}"
+        note = message("cli.listen_not_stored", error=receipt.error)
         note_style = "red"
     elif receipt.error:
-        note = f"stored, but dados does not fit the schema: {receipt.error}"
+        note = message("cli.listen_schema", error=receipt.error)
     out.event(envelope.raw, prefix=f"{_now()}  {status}  ", note=note, note_style=note_style)
 
 
@@ -147,11 +148,11 @@ class Forwarder:
             out.data({"forwarded_to": self.url, "status_code": status, "error": error})
         elif status is not None:
             ok = 200 <= status < 300
-            out.line(
-                f"    forwarded to {self.url}: {out.style(str(status), 'green' if ok else 'red')}"
-            )
+            shown = out.style(str(status), "green" if ok else "red")
+            out.line(message("cli.listen_forwarded", url=self.url, status=shown))
         else:
-            out.line(f"    forward to {self.url} failed: {out.style(str(error), 'red')}")
+            shown = out.style(str(error), "red")
+            out.line(message("cli.listen_forward_failed", url=self.url, error=shown))
 
 
 def check_forward_url(url: str) -> None:
@@ -165,16 +166,16 @@ def check_forward_url(url: str) -> None:
     """
     import httpx
 
-    hint = "give an absolute http(s) URL, e.g. --forward-to http://127.0.0.1:8000/webhooks"
+    hint = message("cli.listen_forward_hint")
     try:
         parsed = httpx.URL(url)
     except (httpx.InvalidURL, TypeError, ValueError) as exc:
         raise CommandError(
-            f"--forward-to {url!r} is not a URL: {exc}", hint=hint, code=EXIT_USAGE
+            message("cli.listen_forward_not_url", url=url, error=exc), hint=hint, code=EXIT_USAGE
         ) from exc
     if parsed.scheme not in ("http", "https") or not parsed.host:
         raise CommandError(
-            f"--forward-to must be an http(s) URL with a host, not {url!r}",
+            message("cli.listen_forward_no_host", url=url),
             hint=hint,
             code=EXIT_USAGE,
         )
@@ -232,8 +233,13 @@ def run(args: argparse.Namespace, out: Output) -> int:
                 )
             except OSError as exc:
                 raise CommandError(
-                    f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}",
-                    hint="pick another port with --port (0 picks a free one).",
+                    message(
+                        "cli.cannot_listen",
+                        host=args.host,
+                        port=args.port,
+                        error=exc.strerror or exc,
+                    ),
+                    hint=message("cli.cannot_listen_hint"),
                 ) from exc
             _ready(out, url, name, args.forward_to)
             while not stop.wait(0.2):
@@ -249,12 +255,12 @@ def _ready(out: Output, url: str, store: str, forward_to: str | None) -> None:
     if out.json:
         out.data({"listening": url, "store": store, "forward_to": forward_to})
         return
-    out.line(f"smartpos listen: ready at {out.style(url, 'bold')}  (inbox {store})")
+    out.line(message("cli.listen_ready", url=out.style(url, "bold"), store=store))
     if forward_to:
-        out.line(f"  forwarding every delivery to {forward_to}")
-    out.line(f"  point the sandbox at it:  smartpos sandbox --webhook {url}")
-    out.line(f"  or send a sample:         smartpos trigger pagamento.aprovado --to {url}")
-    out.line("Ctrl-C to stop.")
+        out.line(message("cli.listen_forwarding", url=forward_to))
+    out.line(message("cli.listen_point_sandbox", url=url))
+    out.line(message("cli.listen_send_sample", url=url))
+    out.line(message("cli.ctrl_c"))
 
 
 def _stopped(out: Output, counts: Mapping[str, int]) -> None:
@@ -262,6 +268,11 @@ def _stopped(out: Output, counts: Mapping[str, int]) -> None:
         out.data({"stopped": True, **counts})
         return
     out.line(
-        f"stopped: {counts['deliveries']} deliveries, {counts['new']} new, "
-        f"{counts['duplicates']} duplicates, {counts['rejected']} rejected."
+        message(
+            "cli.listen_stopped",
+            deliveries=counts["deliveries"],
+            new=counts["new"],
+            duplicates=counts["duplicates"],
+            rejected=counts["rejected"],
+        )
     )

@@ -24,9 +24,11 @@ import contextlib
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Final
 
-from ._convert import NAMESPACE_HELP, STORE_HELP, store_default
+from smartpos._messages import message
+
 from ._convert import positive_int as _positive_int
 from ._convert import seconds as _seconds
+from ._convert import store_default
 from ._output import EXIT_ERROR, EXIT_OK, EXIT_UNKNOWN, CommandError, Output, mask_documents
 from ._store import local_time
 
@@ -69,7 +71,7 @@ def add_parser(
         "--json",
         action="store_true",
         default=argparse.SUPPRESS,
-        help="print JSON for scripts instead of text",
+        help=message("cli.help.json"),
     )
     store = argparse.ArgumentParser(add_help=False)
     store.add_argument(
@@ -78,70 +80,56 @@ def add_parser(
         dest="store",
         metavar="STORE",
         default=argparse.SUPPRESS,
-        help=STORE_HELP,
+        help=message("cli.help.store"),
     )
     store.add_argument(
         "--namespace",
         metavar="NAME",
         default=argparse.SUPPRESS,
-        help=NAMESPACE_HELP,
+        help=message("cli.help.namespace"),
     )
     listing = argparse.ArgumentParser(add_help=False)
     listing.add_argument(
         "--all",
         action="store_true",
         default=argparse.SUPPRESS,
-        help="every operation, ended ones too (default: only those waiting for an outcome)",
+        help=message("cli.help.operations.all"),
     )
     listing.add_argument(
         "--limit",
         type=_positive_int,
         metavar="N",
         default=argparse.SUPPRESS,
-        help="at most N (default 100)",
+        help=message("cli.help.at_most_n"),
     )
     operations: argparse.ArgumentParser = sub.add_parser(
         "operations",
-        help="list, reconcile and wait for the operations journaled in a store",
-        description=(
-            "The outcome journal of a store (what a Client(store=...) started on a terminal).\n"
-            "Without an action, list the operations still waiting for an outcome. After a\n"
-            "crash: reconcile each one (its request resent byte for byte, with the same\n"
-            "referencia: never a second charge), then wait for its event."
-        ),
+        help=message("cli.command.operations"),
+        description=message("cli.about.operations"),
         epilog=(
-            "examples:\n"
-            "  smartpos operations\n"
-            "  smartpos operations --all --json --store inbox.sqlite3\n"
-            "  (then, for each: operations reconcile REFERENCIA, operations wait REFERENCIA)\n\n"
-            "exit status 3: the outcome is still unknown or pending; do NOT retry with a new\n"
-            "referencia."
+            message("cli.examples")
+            + "\n  smartpos operations\n  smartpos operations --all --json --store inbox.sqlite3\n"
+            + message("cli.epilog.operations")
         ),
         parents=[json_parent, store, listing],
         formatter_class=formatter,
     )
     operations.set_defaults(handler="_operations:run", action="list")
-    actions = operations.add_subparsers(title="actions", metavar="ACTION", dest="action")
+    actions = operations.add_subparsers(
+        title=message("cli.title.actions"), metavar="ACTION", dest="action"
+    )
     actions.add_parser(
         "list",
-        help="list the operations waiting for an outcome (the default)",
-        description="List the operations waiting for an outcome, oldest first.",
+        help=message("cli.command.operations_list"),
+        description=message("cli.about.operations_list"),
         parents=[json_parent, store, listing],
         formatter_class=formatter,
     )
     reconcile = actions.add_parser(
         "reconcile",
-        help="resend an operation whose answer is unknown, with the same referencia",
-        description=(
-            "Resend the journaled request of REFERENCIA byte for byte, with the same\n"
-            "referencia: a 2xx or a 409 REFERENCIA_DUPLICADA makes it accepted, and its event\n"
-            "says the rest. Never a second charge. Accepted, final and rejected operations\n"
-            "are shown as they are, nothing sent."
-        ),
-        epilog=(
-            "exit status: 0 accepted or final, 1 rejected (a new attempt needs a new\n"
-            "referencia) or an error, 3 still unknown (try again later)"
-        ),
+        help=message("cli.command.operations_reconcile"),
+        description=message("cli.about.operations_reconcile"),
+        epilog=message("cli.epilog.operations_reconcile"),
         parents=[json_parent, store, service],
         formatter_class=formatter,
     )
@@ -149,12 +137,9 @@ def add_parser(
     reconcile.add_argument("referencia", metavar="REFERENCIA")
     wait = actions.add_parser(
         "wait",
-        help="wait for the final event of a referencia",
-        description=(
-            "Wait for the final event of REFERENCIA in the store (stored by any process),\n"
-            "and print it."
-        ),
-        epilog="exit status: 0 the event came, 3 no final event in time (wait again later)",
+        help=message("cli.command.operations_wait"),
+        description=message("cli.about.operations_wait"),
+        epilog=message("cli.epilog.operations_wait"),
         parents=[json_parent, store],
         formatter_class=formatter,
     )
@@ -165,7 +150,7 @@ def add_parser(
         type=_seconds,
         default=_WAIT_DEFAULT,
         metavar="SECONDS",
-        help=f"how long to wait (default: {_WAIT_DEFAULT:g})",
+        help=message("cli.help.operations_wait.timeout", seconds=f"{_WAIT_DEFAULT:g}"),
     )
     return operations
 
@@ -237,7 +222,14 @@ def _print_operation(out: Output, operation: Operation) -> None:
     out.line(line)
     for anomaly in operation.anomalies:
         out.line(
-            f"          anomaly {anomaly.reason}: {anomaly.tipo} {anomaly.id}: {anomaly.detail}"
+            "          "
+            + message(
+                "cli.operations_anomaly",
+                reason=anomaly.reason,
+                tipo=anomaly.tipo,
+                event_id=anomaly.id,
+                detail=anomaly.detail,
+            )
         )
 
 
@@ -252,18 +244,16 @@ def _list(args: argparse.Namespace, out: Output) -> int:
         out.data([operation_data(o) for o in operations])
         return EXIT_OK
     if not operations:
-        out.line(f"no operation {'journaled' if every else 'waiting'} in {name}")
+        key = "cli.operations_none_journaled" if every else "cli.operations_none_waiting"
+        out.line(message(key, store=name))
         return EXIT_OK
     for operation in operations:
         _print_operation(out, operation)
     if every:
-        out.line(f"{len(operations)} operation(s) in {name}")
+        out.line(message("cli.operations_count", count=len(operations), store=name))
         return EXIT_OK
-    out.line(f"{len(operations)} operation(s) waiting for an outcome in {name}")
-    out.line(
-        "settle each one, never with a new referencia: smartpos operations reconcile "
-        "REFERENCIA, then smartpos operations wait REFERENCIA"
-    )
+    out.line(message("cli.operations_waiting", count=len(operations), store=name))
+    out.line(message("cli.operations_settle"))
     return EXIT_OK
 
 
@@ -286,24 +276,20 @@ def _reconcile(args: argparse.Namespace, out: Output) -> int:
             if exc.campo != "referencia":
                 raise
             raise CommandError(
-                f"no operation {args.referencia} in {name}: nothing sent",
-                hint="list the journaled ones with 'smartpos operations --all'; an "
-                "operation nobody journaled can still be waited for: smartpos operations "
-                "wait REFERENCIA",
+                message("cli.operations_no_operation", referencia=args.referencia, store=name),
+                hint=message("cli.operations_no_operation_hint"),
             ) from exc
     if out.json:
         out.data(operation_data(operation))
     else:
         _print_operation(out, operation)
-        out.line(
-            {
-                "accepted": "accepted: the service has it; its event says the rest "
-                f"(smartpos operations wait {operation.referencia})",
-                "final": "final: its outcome is stored",
-                "rejected": "rejected: the service surely did not accept it; a new attempt "
-                "needs a new referencia",
-            }.get(operation.state, operation.state)
-        )
+        keys = {
+            "accepted": "cli.operations_accepted",
+            "final": "cli.operations_final",
+            "rejected": "cli.operations_rejected",
+        }
+        key = keys.get(operation.state)
+        out.line(operation.state if key is None else message(key, referencia=operation.referencia))
     return EXIT_ERROR if operation.state == "rejected" else EXIT_OK
 
 
@@ -312,7 +298,7 @@ def _wait(args: argparse.Namespace, out: Output) -> int:
 
     referencia = str(args.referencia)
     if not referencia.strip():
-        raise CommandError("REFERENCIA cannot be empty")
+        raise CommandError(message("cli.operations_empty_referencia"))
     from smartpos import OperationRejectedError
     from smartpos.webhooks import StoreError
 
@@ -322,20 +308,19 @@ def _wait(args: argparse.Namespace, out: Output) -> int:
             event = OutcomeWaiter(store).wait(referencia, args.wait_timeout)
         except OperationRejectedError as exc:
             raise CommandError(
-                f"referencia {referencia} is journaled in {name} as rejected: the service "
-                "surely did not accept it, so no event will come and nothing was charged",
-                hint="fix the request and send it again under a new referencia",
+                message("cli.operations_wait_rejected", referencia=referencia, store=name),
+                hint=message("cli.operations_wait_rejected_hint"),
             ) from exc
         except StoreError as exc:  # failing until the deadline: still pending, never "failed"
-            event, failure = None, f" (the store failed: {exc})"
+            event, failure = None, str(exc)
         operation = store.operation(referencia) if event is not None else None
     if event is None:
+        fields = {"referencia": referencia, "store": name, "seconds": f"{args.wait_timeout:g}"}
         raise CommandError(
-            f"no final event for referencia {referencia} in {name} within "
-            f"{args.wait_timeout:g} s{failure}: its outcome is still pending",
-            hint="do NOT retry with a new referencia (that may charge twice); wait again "
-            "later, or reconcile it if its answer was lost: smartpos operations reconcile "
-            f"{referencia}",
+            message("cli.operations_wait_store_failed", error=failure, **fields)
+            if failure
+            else message("cli.operations_wait_pending", **fields),
+            hint=message("cli.operations_wait_pending_hint", referencia=referencia),
             code=EXIT_UNKNOWN,
         )
     if out.json:

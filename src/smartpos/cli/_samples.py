@@ -23,6 +23,8 @@ import time
 import uuid
 from typing import Any, Final
 
+from smartpos._messages import message
+
 from ._output import EXIT_ERROR, EXIT_OK, CommandError, Output, mask_documents
 
 __all__ = [
@@ -200,7 +202,9 @@ def parse_headers(values: list[str]) -> dict[str, str]:
     for value in values:
         name, sep, content = value.partition(":")
         if not sep or not name.strip():
-            raise CommandError(f"bad header {value!r}", hint="write it as 'Name: value'.", code=2)
+            raise CommandError(
+                message("cli.bad_header", value=value), hint=message("cli.bad_header_hint"), code=2
+            )
         headers[name.strip()] = content.strip()
     return headers
 
@@ -211,11 +215,11 @@ def check_to(to: str) -> None:
     try:
         url = httpx.URL(to)
     except httpx.InvalidURL as exc:
-        raise CommandError(f"bad URL {to!r}: {exc}", code=2) from exc
+        raise CommandError(message("cli.bad_url", url=to, error=exc), code=2) from exc
     if url.scheme not in ("http", "https") or not url.host:
         raise CommandError(
-            f"--to must be an http(s) URL, not {to!r}",
-            hint="e.g. --to http://127.0.0.1:8766/",
+            message("cli.bad_to", url=to),
+            hint=message("cli.bad_to_hint"),
             code=2,
         )
 
@@ -256,24 +260,25 @@ def _through_sandbox(
                 )
                 data = sandbox.call("POST", "/trigger", body)
     except httpx.ConnectError:
-        raise _NoSandbox(f"no sandbox answers at {url}") from None
+        raise _NoSandbox(message("cli.sandbox_none", url=url)) from None
     except httpx.HTTPError as exc:
-        raise CommandError(f"the sandbox at {url} failed: {type(exc).__name__}: {exc}") from exc
+        error = f"{type(exc).__name__}: {exc}"
+        raise CommandError(message("cli.sandbox_failed", url=url, error=error)) from exc
     except ValueError as exc:
-        raise CommandError(str(exc), hint="the sandbox delivers to loopback URLs.", code=2) from exc
+        raise CommandError(str(exc), hint=message("cli.sandbox_loopback_hint"), code=2) from exc
     except SandboxError as exc:
         if str(exc).startswith("RECURSO_NAO_ENCONTRADO"):
-            raise _NoSandbox(f"{url} is not a smartpos sandbox") from None
+            raise _NoSandbox(message("cli.sandbox_not_a_sandbox", url=url)) from None
         if args.resend and "no event" in str(exc):
-            raise _NoSandbox(f"the sandbox at {url} has no event {args.resend}") from None
+            no_event = message("cli.sandbox_no_event", url=url, event_id=args.resend)
+            raise _NoSandbox(no_event) from None
         raise CommandError(
-            f"the sandbox at {url} refused: {exc}",
-            hint="check --documento and --smartpos-id against the sandbox's world, or use "
-            "--no-sandbox for a standalone sample.",
+            message("cli.sandbox_refused", url=url, error=exc),
+            hint=message("cli.sandbox_refused_hint"),
         ) from exc
     deliveries = data.get("deliveries") if isinstance(data, dict) else None
     if not isinstance(deliveries, list) or not deliveries:
-        raise _NoSandbox(f"{url} is not a smartpos sandbox")
+        raise _NoSandbox(message("cli.sandbox_not_a_sandbox", url=url))
     return (None if args.resend else data.get("event")), deliveries[-1]
 
 
@@ -304,17 +309,14 @@ def trigger(args: argparse.Namespace, out: Output) -> int:
     try:
         envelope, attempt = _through_sandbox(args, url, headers)
     except _NoSandbox as exc:
-        out.warn(
-            f"{exc}: sending a standalone sample, which no sandbox knows (refunding it fails "
-            "with 404). Start one with 'smartpos sandbox', or pass --no-sandbox."
-        )
+        out.warn(message("cli.trigger_standalone", reason=exc))
         return _standalone(args, out, headers)
     if envelope is None:
         envelope = {"id": args.resend, "tipo": args.tipo}
     if attempt.get("statusCode") is None:
         raise CommandError(
-            f"could not deliver to {args.to}: {attempt.get('error')}",
-            hint="is the receiver running? ('smartpos listen' starts one on port 8766)",
+            message("cli.deliver_failed", url=args.to, error=attempt.get("error")),
+            hint=message("cli.deliver_failed_receiver_hint"),
         )
     return _report(out, args, envelope, attempt["statusCode"], attempt.get("answer") or "", url)
 
@@ -344,8 +346,8 @@ def _standalone(args: argparse.Namespace, out: Output, headers: dict[str, str]) 
             response = client.post(args.to, content=body, headers=all_headers)
     except httpx.HTTPError as exc:
         raise CommandError(
-            f"could not deliver to {args.to}: {type(exc).__name__}: {exc}",
-            hint="is the receiver running? ('smartpos listen' starts one on port 8766)",
+            message("cli.deliver_failed", url=args.to, error=f"{type(exc).__name__}: {exc}"),
+            hint=message("cli.deliver_failed_receiver_hint"),
         ) from exc
     return _report(out, args, envelope, response.status_code, response.text, None)
 
@@ -382,9 +384,11 @@ def _report(
         )
     else:
         if "dados" in envelope:
-            out.event(envelope, prefix="resent " if args.resend else "sent ")
+            prefix = message("cli.trigger_resent" if args.resend else "cli.trigger_sent")
+            out.event(envelope, prefix=prefix)
         else:
-            out.line(f"resent {out.tipo(str(envelope['tipo']))}  id {event_id}")
+            tipo = out.tipo(str(envelope["tipo"]))
+            out.line(message("cli.trigger_resent_line", tipo=tipo, event_id=event_id))
         try:
             reason = http.HTTPStatus(status_code).phrase
         except ValueError:
@@ -393,20 +397,17 @@ def _report(
         colour = "green" if ok else "red"
         out.line(f"  -> {out.style(f'{status_code} {reason}'.strip(), 'bold', colour)}  {shown}")
         if duplicate:
-            out.line("  the receiver recognised the id: a duplicate, not processed again.")
+            out.line(message("cli.trigger_duplicate"))
         if sandbox is not None and not args.resend:
-            out.line(f"  made by the sandbox at {sandbox}: its operation exists there.")
+            out.line(message("cli.trigger_made_by", url=sandbox))
         if ok and not args.resend:
             out.line(
-                f"  resend it:  smartpos trigger {args.tipo} --to {args.to} --resend {event_id}"
+                message("cli.trigger_resend_it", tipo=args.tipo, url=args.to, event_id=event_id)
             )
     if not ok:
         out.error(
-            f"the receiver answered HTTP {status_code}",
-            hint=(
-                "the service delivers again after a non-2xx answer: store the event and "
-                "answer 2xx within 1-2 s; answer 4xx only to a body that cannot be an event."
-            ),
+            message("cli.receiver_answered", status=status_code),
+            hint=message("cli.receiver_answered_hint"),
         )
         return EXIT_ERROR
     return EXIT_OK

@@ -18,6 +18,7 @@ import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Final
 
+from smartpos._messages import message
 from smartpos._signals import stop_on_signals
 
 from ._output import EXIT_ERROR, EXIT_OK, EXIT_USAGE, CommandError, Output
@@ -65,7 +66,6 @@ def remote(url: str, control_key: str | None = None) -> Iterator[RemoteSandbox]:
     """
     import httpx
 
-    from smartpos._messages import message
     from smartpos.testing import RemoteSandbox, SandboxError
     from smartpos.testing._remote import CONTROL_KEY_VARIABLE
 
@@ -74,20 +74,19 @@ def remote(url: str, control_key: str | None = None) -> Iterator[RemoteSandbox]:
             yield sandbox
     except httpx.HTTPError as exc:
         raise CommandError(
-            f"no sandbox answers at {url}: {type(exc).__name__}: {exc}",
-            hint="start one with 'smartpos sandbox', or point at it with --url or "
-            "SMARTPOS_SANDBOX_URL.",
+            message("cli.sandbox_none_error", url=url, error=f"{type(exc).__name__}: {exc}"),
+            hint=message("cli.sandbox_none_hint"),
         ) from exc
     except ValueError as exc:
         raise CommandError(
-            str(exc), hint="see 'smartpos sandbox --help'.", code=EXIT_USAGE
+            str(exc), hint=message("cli.see_help", command="smartpos sandbox"), code=EXIT_USAGE
         ) from exc
     except SandboxError as exc:
         said = str(exc)
         if said.startswith("RECURSO_NAO_ENCONTRADO"):
             raise CommandError(
-                f"{url} is not a smartpos sandbox (no control API at /_sandbox/v1/)",
-                hint="point at a sandbox with --url or SMARTPOS_SANDBOX_URL.",
+                message("cli.sandbox_no_control_api", url=url),
+                hint=message("cli.sandbox_point_hint"),
             ) from exc
         if said.startswith("CHAVE_CONTROLE_INVALIDA"):
             raise CommandError(
@@ -148,18 +147,23 @@ def _serve(args: argparse.Namespace, out: Output) -> int:
                     pass
     except OSError as exc:
         raise CommandError(
-            f"cannot listen on {settings.host}:{settings.port}: {exc.strerror or exc}",
-            hint="pick another port with --port (0 picks a free one).",
+            message(
+                "cli.cannot_listen",
+                host=settings.host,
+                port=settings.port,
+                error=exc.strerror or exc,
+            ),
+            hint=message("cli.cannot_listen_hint"),
         ) from exc
     except ValueError as exc:
         raise CommandError(
             f"--webhook: {exc}",
-            hint="give a loopback http URL, e.g. --webhook http://127.0.0.1:8766/",
+            hint=message("cli.sandbox_webhook_hint"),
             code=EXIT_USAGE,
         ) from exc
     if out.json:
         out.data({"stopped": True})
-    out.line("sandbox stopped.")
+    out.line(message("cli.sandbox_stopped"))
     return EXIT_OK
 
 
@@ -178,24 +182,24 @@ def _ready(out: Output, base_url: str, webhook: str | None, *, keyed: bool = Fal
             }
         )
         return
-    out.line(f"smartpos sandbox serving at {out.style(base_url, 'bold')}")
+    out.line(message("cli.sandbox_serving", url=out.style(base_url, "bold")))
     out.fields(
         {
-            "x-api-key": f"{Sandbox.API_KEY}  (the sandbox's public test key)",
+            "x-api-key": message("cli.sandbox_public_key", key=Sandbox.API_KEY),
             "documentoCliente": Sandbox.DOCUMENTO,
             "smartposId": Sandbox.SMARTPOS_ID,
-            "webhook": webhook or "events recorded in the sandbox only",
+            "webhook": webhook or message("cli.sandbox_no_webhook"),
             # The key itself is never printed: whoever started the sandbox has it.
-            "control API": "key required (--control-key or SMARTPOS_SANDBOX_CONTROL_KEY)"
-            if keyed
-            else "no key",
+            message("cli.label.control_api"): message(
+                "cli.sandbox_key_required" if keyed else "cli.sandbox_no_key"
+            ),
         }
     )
-    out.line("Use it from another terminal:")
+    out.line(message("cli.sandbox_use_it"))
     out.line(f"  export SMARTPOS_BASE_URL={base_url} SMARTPOS_API_KEY={Sandbox.API_KEY}")
     out.line(f"  smartpos pay {Sandbox.DOCUMENTO} 1990 --smartpos-id {Sandbox.SMARTPOS_ID}")
-    out.line("  smartpos sandbox next payment recusar   (the next payment is refused)")
-    out.line("Ctrl-C to stop.")
+    out.line(message("cli.sandbox_next_refused"))
+    out.line(message("cli.ctrl_c"))
 
 
 # ---------------------------------------------------------------------------------- actions
@@ -208,7 +212,7 @@ def _scan(args: argparse.Namespace, out: Output, sandbox: RemoteSandbox) -> int:
 
         out.data({"event": mask_documents(event)})
     else:
-        out.event(event, prefix="scanned: ")
+        out.event(event, prefix=message("cli.sandbox_scanned"))
     return EXIT_OK
 
 
@@ -239,9 +243,8 @@ def _outcome(args: argparse.Namespace) -> Any:
     if hasattr(base, "then") or not wanted <= accepted:
         flags = ", ".join("--" + n.replace("_", "-").replace("-operador", "") for n in wanted)
         raise CommandError(
-            f"{flags} does not apply to {' '.join(args.outcome)!r}",
-            hint="--mensagem goes with aprovar, recusar, concluir or falhar; --status and "
-            "--codigo-status with recusar or falhar (e.g. 'next payment recusar --mensagem X').",
+            message("cli.next_option_misplaced", flags=flags, words=" ".join(args.outcome)),
+            hint=message("cli.next_option_misplaced_hint"),
             code=EXIT_USAGE,
         )
     rebuilt: Any = attrs.evolve(base, **options)
@@ -256,19 +259,21 @@ def _next(args: argparse.Namespace, out: Output, sandbox: RemoteSandbox) -> int:
     try:
         outcome = _outcome(args)
     except (ValueError, TypeError) as exc:
-        raise CommandError(str(exc), hint="see 'smartpos sandbox next --help'.", code=2) from exc
-    where = f"on {args.smartpos_id}" if args.smartpos_id else "on any terminal"
+        hint = message("cli.see_help", command="smartpos sandbox next")
+        raise CommandError(str(exc), hint=hint, code=2) from exc
     if args.always:
         if args.times != 1:
-            raise CommandError("--always and --times do not go together", code=EXIT_USAGE)
+            raise CommandError(message("cli.next_always_times"), code=EXIT_USAGE)
         key = "payments" if args.kind == "payment" else "prints"
         sandbox.set_outcomes(smartpos_id=args.smartpos_id, **{key: outcome})
-        said = f"from now on, every {args.kind} {where}"
+        said = "cli.next_always_on" if args.smartpos_id else "cli.next_always_any"
     else:
         script = sandbox.script_payments if args.kind == "payment" else sandbox.script_prints
         script(outcome, times=args.times, smartpos_id=args.smartpos_id)
-        count = f"the next {args.times} {args.kind}s" if args.times > 1 else f"the next {args.kind}"
-        said = f"{count} {where}"
+        if args.times > 1:
+            said = "cli.next_many_on" if args.smartpos_id else "cli.next_many_any"
+        else:
+            said = "cli.next_one_on" if args.smartpos_id else "cli.next_one_any"
     words = " ".join(args.outcome)
     if out.json:
         out.data(
@@ -280,7 +285,10 @@ def _next(args: argparse.Namespace, out: Output, sandbox: RemoteSandbox) -> int:
                 "smartpos_id": args.smartpos_id,
             }
         )
-    out.line(f"{said}: {out.style(words, 'bold')}")
+    shown = out.style(words, "bold")
+    out.line(
+        message(said, kind=args.kind, times=args.times, terminal=args.smartpos_id, words=shown)
+    )
     return EXIT_OK
 
 
@@ -294,15 +302,15 @@ def _fault(args: argparse.Namespace, out: Output, sandbox: RemoteSandbox) -> int
 
     if args.clear:
         if args.endpoint or args.fault:
-            raise CommandError("--clear takes no endpoint or fault", code=EXIT_USAGE)
+            raise CommandError(message("cli.fault_clear_alone"), code=EXIT_USAGE)
         sandbox.clear_faults()
         out.data({"cleared": True})
-        out.line("every fault not used yet is forgotten.")
+        out.line(message("cli.fault_cleared"))
         return EXIT_OK
     if not args.endpoint or not args.fault:
         raise CommandError(
-            "give an ENDPOINT and a FAULT (or --clear)",
-            hint="e.g. 'smartpos sandbox fault payments drop' or 'fault webhook 503 --times 3'.",
+            message("cli.fault_missing"),
+            hint=message("cli.fault_missing_hint"),
             code=EXIT_USAGE,
         )
     words = list(args.fault)
@@ -316,7 +324,8 @@ def _fault(args: argparse.Namespace, out: Output, sandbox: RemoteSandbox) -> int
         endpoint = endpoint_name(args.endpoint)
         fault = fault_from_text(endpoint, " ".join(words))
     except ValueError as exc:
-        raise CommandError(str(exc), hint="see 'smartpos sandbox fault --help'.", code=2) from exc
+        hint = message("cli.see_help", command="smartpos sandbox fault")
+        raise CommandError(str(exc), hint=hint, code=2) from exc
     given = fault_to_json(fault)
     if endpoint == "webhook":
         status = given["fault"]
@@ -329,12 +338,15 @@ def _fault(args: argparse.Namespace, out: Output, sandbox: RemoteSandbox) -> int
         sandbox.fail_next(endpoint, fault, times=args.times)
     if out.json:
         out.data({"endpoint": endpoint, "fault": given, "times": args.times})
-    what = "delivery attempt" if endpoint == "webhook" else "request"
-    where = (
-        "" if endpoint == "webhook" else f" to {'any endpoint' if endpoint == '*' else endpoint}"
-    )
-    count = f"the next {args.times} {what}s" if args.times > 1 else f"the next {what}"
-    out.line(f"{count}{where}: {out.style(' '.join(words), 'bold')}")
+    many = args.times > 1
+    if endpoint == "webhook":
+        said = "cli.fault_webhook_many" if many else "cli.fault_webhook_one"
+    elif endpoint == "*":
+        said = "cli.fault_any_many" if many else "cli.fault_any_one"
+    else:
+        said = "cli.fault_endpoint_many" if many else "cli.fault_endpoint_one"
+    shown = out.style(" ".join(words), "bold")
+    out.line(message(said, times=args.times, endpoint=endpoint, words=shown))
     return EXIT_OK
 
 
@@ -353,11 +365,15 @@ def _resend(args: argparse.Namespace, out: Output, sandbox: RemoteSandbox) -> in
         from smartpos.testing._codec import to_json
 
         out.data({"id": args.event_id, "to": args.to, "deliveries": to_json(attempts)})
-    where = args.to or "the partner's webhook"
-    out.line(f"resent {args.event_id} to {where}, same id.")
+    if args.to:
+        out.line(message("cli.sandbox_resent_to", event_id=args.event_id, url=args.to))
+    else:
+        out.line(message("cli.sandbox_resent", event_id=args.event_id))
     for attempt in attempts:
         status = attempt.status_code if attempt.status_code is not None else ""
-        result = f"{status} ok".strip() if attempt.ok else f"FAILED {attempt.error}"
+        result = (
+            f"{status} ok".strip() if attempt.ok else message("cli.failed", error=attempt.error)
+        )
         colour = "green" if attempt.ok else "red"
         out.line(f"  -> {attempt.target}: {out.style(result, colour)}")
     failed = attempts and not attempts[-1].ok
@@ -383,7 +399,6 @@ def _log(args: argparse.Namespace, out: Output, sandbox: RemoteSandbox) -> int:
 
 def _operator(args: argparse.Namespace, out: Output, sandbox: RemoteSandbox) -> int:
     """Start or cancel a queued manual-mode card, the oldest one without REFERENCIA."""
-    from smartpos._messages import message
 
     from ._output import mask_documents
 

@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from smartpos._messages import message
+
 from ._output import EXIT_OK, CommandError, Output, is_masked, mask_documents
 
 if TYPE_CHECKING:
@@ -74,7 +76,8 @@ def read_input(path: str) -> bytes:
         return Path(path).read_bytes()
     except OSError as exc:
         raise CommandError(
-            f"cannot read {path}: {exc.strerror or exc}", hint="check the path."
+            message("cli.cannot_read", path=path, error=exc.strerror or exc),
+            hint=message("cli.check_path_hint"),
         ) from exc
 
 
@@ -155,7 +158,8 @@ def qrcode(args: argparse.Namespace, out: Output) -> int:
             qr.save(saved)
         except OSError as exc:
             raise CommandError(
-                f"cannot write {saved}: {exc.strerror or exc}", hint="check the path."
+                message("cli.cannot_write", path=saved, error=exc.strerror or exc),
+                hint=message("cli.check_path_hint"),
             ) from exc
     if out.json:
         out.data({**qrcode_data(qr), "saved_to": saved})
@@ -167,24 +171,23 @@ def qrcode(args: argparse.Namespace, out: Output) -> int:
             "qrCode": qr.qr_code,
             "referencia": qr.referencia,
             "expiresAt": qr.expires_at.isoformat(),
-            **({"saved to": saved} if saved else {}),
+            **({message("cli.label.saved_to"): saved} if saved else {}),
         }
     )
-    out.line("Show it to the terminal; smartpos.identificado will carry the terminal's smartposId.")
+    out.line(message("cli.qrcode_show_it"))
     return EXIT_OK
 
 
-def _print_acceptance(out: Output, acceptance: Acceptance, *, what: str, event: str) -> None:
+def _print_acceptance(out: Output, acceptance: Acceptance, *, later: str) -> None:
     out.line(
-        out.style("accepted", "bold", "green") + f": {acceptance.status} - {acceptance.mensagem}"
+        out.style(message("cli.accepted"), "bold", "green")
+        + f": {acceptance.status} - {acceptance.mensagem}"
     )
     values: dict[str, object] = {"referencia": acceptance.referencia}
     for target in acceptance.targets:
         values[f"terminal {target.smartpos_id}"] = target.status
     out.fields(values)
-    out.line(
-        f"The {what} is not final yet: {event} with this referencia reaches your webhook later."
-    )
+    out.line(later)
 
 
 def pay(args: argparse.Namespace, out: Output) -> int:
@@ -195,8 +198,8 @@ def pay(args: argparse.Namespace, out: Output) -> int:
     if args.comanda is not None or args.item or args.endereco:
         if args.comanda is None:
             raise CommandError(
-                "--item and --endereco describe the manual-queue card: --comanda is missing",
-                hint="add --comanda LABEL (with --manual).",
+                message("cli.pay_comanda_missing"),
+                hint=message("cli.pay_comanda_missing_hint"),
                 code=2,
             )
         itens = []
@@ -226,9 +229,7 @@ def pay(args: argparse.Namespace, out: Output) -> int:
     if out.json:
         out.data(acceptance_data(acceptance))
     else:
-        _print_acceptance(
-            out, acceptance, what="sale", event="pagamento.aprovado (or pagamento.recusado)"
-        )
+        _print_acceptance(out, acceptance, later=message("cli.pay_not_final"))
     return EXIT_OK
 
 
@@ -248,23 +249,21 @@ def _envelope_from_record(path: str, record: Mapping[str, Any]) -> Mapping[str, 
     event_id, store = record.get("id"), record.get("store")
     if not isinstance(event_id, str) or not isinstance(store, str):
         raise CommandError(
-            f"{path} is an inbox record whose documentoCliente is masked, without the inbox "
-            "it came from (store) and its id",
-            hint="pipe it straight from 'smartpos events show ID --json', or pass the "
-            "pagamento.aprovado envelope as received.",
+            message("cli.refund_record_masked", path=path),
+            hint=message("cli.refund_record_masked_hint"),
         )
     namespace = record.get("namespace")
     with open_inbox(store, namespace if isinstance(namespace, str) else None) as inbox:
         stored = inbox.get(event_id)
     if stored is None:
         raise CommandError(
-            f"no event {event_id} in {store}, the inbox named in {path}",
-            hint="list the ids with 'smartpos events list --store PATH'.",
+            message("cli.refund_no_event", event_id=event_id, store=store, path=path),
+            hint=message("cli.refund_no_event_hint"),
         )
     if mask_documents(dict(stored.raw)) != mask_documents(dict(printed)):
         raise CommandError(
-            f"the event {event_id} in {store} differs from the one in {path}",
-            hint="pipe it straight from 'smartpos events show ID --json'.",
+            message("cli.refund_event_differs", event_id=event_id, store=store, path=path),
+            hint=message("cli.refund_event_differs_hint"),
         )
     return stored.raw
 
@@ -281,30 +280,30 @@ def _event_from_file(path: str) -> Any:
     try:
         data = json.loads(body)
     except ValueError as exc:
-        raise CommandError(f"{path} is not JSON: {exc}", hint="pass the event's JSON.") from exc
+        raise CommandError(
+            message("cli.refund_not_json", path=path, error=exc),
+            hint=message("cli.refund_not_json_hint"),
+        ) from exc
     if isinstance(data, Mapping) and isinstance(data.get("raw"), Mapping) and "state" in data:
         data = _envelope_from_record(path, data)
     elif isinstance(data, Mapping):
         dados = data.get("dados")
         if isinstance(dados, Mapping) and is_masked(dados.get("documentoCliente")):
             raise CommandError(
-                f"the documentoCliente in {path} is masked ({dados.get('documentoCliente')}): "
-                "a refund needs the customer's document",
-                hint="pass the envelope as received, or pipe 'smartpos events show ID --json' "
-                "(it reads the document back from the inbox).",
+                message("cli.refund_masked", path=path, documento=dados.get("documentoCliente")),
+                hint=message("cli.refund_masked_hint"),
             )
     try:
         event = parse_event(data)
     except InvalidEventError as exc:
         raise CommandError(
-            f"{path} is not a valid event: {exc}",
-            hint="pass the pagamento.aprovado envelope as received (id, tipo, criadoEm, dados), "
-            "or pipe 'smartpos events show ID --json'.",
+            message("cli.refund_invalid_event", path=path, error=exc),
+            hint=message("cli.refund_invalid_event_hint"),
         ) from exc
     if not isinstance(event, PagamentoAprovado):
         raise CommandError(
-            f"{path} holds a {event.tipo} event; only pagamento.aprovado can be refunded",
-            hint="pass the pagamento.aprovado event of the payment.",
+            message("cli.refund_wrong_tipo", path=path, tipo=event.tipo),
+            hint=message("cli.refund_wrong_tipo_hint"),
         )
     return event
 
@@ -322,8 +321,7 @@ def refund(args: argparse.Namespace, out: Output) -> int:
     if args.event is not None:
         if args.documento or args.smartpos_id or any(v is not None for v in explicit.values()):
             raise CommandError(
-                "--event takes the customer, the terminal and the authorization from the "
-                "event: give no DOC, SMARTPOS_ID or authorization option with it",
+                message("cli.refund_event_alone"),
                 hint="smartpos refund --event FILE [--valor-centavos N]",
                 code=2,
             )
@@ -336,16 +334,16 @@ def refund(args: argparse.Namespace, out: Output) -> int:
         missing = [name for name, value in explicit.items() if value is None]
         if args.valor_parcial is not None:
             raise CommandError(
-                "--valor-centavos goes with --event; here the amount is VALOR_CENTAVOS",
-                hint="see 'smartpos refund --help'.",
+                message("cli.refund_valor_without_event"),
+                hint=message("cli.see_help", command="smartpos refund"),
                 code=2,
             )
         if args.valor_centavos is None or missing:
             raise CommandError(
-                "give DOC SMARTPOS_ID VALOR_CENTAVOS and "
-                + ", ".join(missing or ["the authorization options"])
-                + ", or --event FILE",
-                hint="see 'smartpos refund --help'.",
+                message("cli.refund_give_options", options=", ".join(missing))
+                if missing
+                else message("cli.refund_give_authorization"),
+                hint=message("cli.see_help", command="smartpos refund"),
                 code=2,
             )
         original = PagamentoOriginal(
@@ -373,7 +371,7 @@ def refund(args: argparse.Namespace, out: Output) -> int:
         )
         return EXIT_OK
     out.line(
-        out.style("refund requested", "bold", "green")
+        out.style(message("cli.refund_requested"), "bold", "green")
         + (f": {result.status}" if result.status else "")
         + (f" - {result.mensagem}" if result.mensagem else "")
     )
@@ -391,7 +389,9 @@ def print_job(args: argparse.Namespace, out: Output) -> int:
     """``smartpos print``: print a file (or stdin) on a terminal."""
     conteudo = read_input(args.file)
     if not conteudo:
-        raise CommandError(f"{args.file} is empty: there is nothing to print", hint="check it.")
+        raise CommandError(
+            message("cli.print_empty", path=args.file), hint=message("cli.print_empty_hint")
+        )
     with make_client(args) as client:
         acceptance = client.print_jobs.create(
             documento_cliente=args.documento,
@@ -402,9 +402,7 @@ def print_job(args: argparse.Namespace, out: Output) -> int:
     if out.json:
         out.data(acceptance_data(acceptance))
     else:
-        _print_acceptance(
-            out, acceptance, what="print job", event="impressao.concluida (or impressao.falhou)"
-        )
+        _print_acceptance(out, acceptance, later=message("cli.print_not_final"))
     return EXIT_OK
 
 
@@ -418,7 +416,7 @@ def terminals(args: argparse.Namespace, out: Output) -> int:
         )
         return EXIT_OK
     if not found:
-        out.line("no terminal is linked to this customer; pair one with 'smartpos qrcode'.")
+        out.line(message("cli.terminals_none"))
         return EXIT_OK
     for terminal in found:
         extra = {

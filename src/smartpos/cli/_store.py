@@ -19,6 +19,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from smartpos._messages import message
+
 from ._output import EXIT_USAGE, CommandError
 
 if TYPE_CHECKING:
@@ -61,21 +63,20 @@ def check_inbox(path: str | Path) -> None:
     file = Path(path)
     if not file.is_file():
         raise CommandError(
-            f"no inbox at {path}",
-            hint="pass the store with --store (a file, or a redis:// or postgresql:// URL) or "
-            "SMARTPOS_INBOX (smartpos listen writes smartpos-inbox.db in its directory by "
-            "default).",
+            message("cli.store_no_inbox", path=path),
+            hint=message("cli.store_no_inbox_hint"),
         )
     try:
         conn = sqlite3.connect(f"{file.resolve().as_uri()}?mode=ro", uri=True, timeout=5.0)
     except sqlite3.Error as exc:
-        raise CommandError(f"cannot open {path}: {exc}") from exc
+        raise CommandError(message("cli.store_cannot_open", path=path, error=exc)) from exc
     try:
         # The table named in docs/en/stores.md; SQLiteStore would create it in any other file.
         conn.execute("SELECT seq FROM smartpos_inbox LIMIT 0")
     except sqlite3.Error as exc:
         raise CommandError(
-            f"{path} is not a smartpos inbox: {exc}", hint="pass the right file with --store."
+            message("cli.store_not_an_inbox", path=path, error=exc),
+            hint=message("cli.store_not_an_inbox_hint"),
         ) from exc
     finally:
         conn.close()
@@ -130,7 +131,6 @@ def open_store(
             an inbox, a missing extra package, or a store that cannot be opened.
     """
     from smartpos._errors import ConfigurationError
-    from smartpos._messages import message
     from smartpos.webhooks import StoreBase, StoreError
     from smartpos.webhooks._open import open_store as open_setting
     from smartpos.webhooks._open import sqlite_path, store_scheme
