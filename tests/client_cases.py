@@ -57,6 +57,7 @@ __all__ = [
     "echoing",
     "in_the_tests_loop",
     "invoke",
+    "notes_of",
 ]
 
 #: A key that must never appear in any message, repr or log line.
@@ -745,3 +746,14 @@ ERROR_CODES = [
     (409, "REFERENCIA_DUPLICADA", "ReferenciaDuplicadaError", "ConflictError"),
     (500, "ERRO_INTERNO", "ErroInternoError", "InternalServerError"),
 ]
+
+
+def notes_of(exc: BaseException | None) -> list[str]:
+    """Every note on ``exc`` and on the exceptions it was raised from (``__cause__``, else
+    ``__context__``): on Python 3.10 ``asyncio.wait_for`` re-raises a new CancelledError whose
+    context is the one the SDK annotated."""
+    notes: list[str] = []
+    while exc is not None:
+        notes.extend(getattr(exc, "__notes__", []))
+        exc = exc.__cause__ or exc.__context__
+    return notes

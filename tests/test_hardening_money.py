@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import smartpos
-from client_cases import API_KEY, BASE_URL, CPF, ORIGINAL, REF, REFUND_REF, SDK, invoke
+from client_cases import API_KEY, BASE_URL, CPF, ORIGINAL, REF, REFUND_REF, SDK, invoke, notes_of
 from smartpos import webhooks
 from smartpos.testing import Sandbox
 
@@ -717,15 +717,6 @@ async def test_referencia_for_is_accepted_and_sent(make_sdk: Callable[..., SDK])
 
 
 # --- 6. a referencia is never lost ---------------------------------------------------------
-
-
-def notes_of(exc: BaseException | None) -> list[str]:
-    """Every note on ``exc`` and on the exceptions it was raised from."""
-    notes: list[str] = []
-    while exc is not None:
-        notes.extend(getattr(exc, "__notes__", []))
-        exc = exc.__cause__ or exc.__context__
-    return notes
 
 
 class Blocking:
