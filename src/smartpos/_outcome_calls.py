@@ -223,6 +223,8 @@ def _check_referencia(referencia: object) -> str:
 def _kind(call: Call[Any]) -> str:
     from .webhooks._outcomes import kind_of_path
 
+    if call.operation == "request":
+        return "request"  # client.request: any path
     return kind_of_path(call.path)
 
 
