@@ -111,7 +111,8 @@ def build_request(
         headers["content-type"] = "application/json"
     if config.headers:
         # The caller's extra headers first: the SDK's own (the key among them) always win.
-        headers = {**dict(config.headers), **headers}
+        extra = {name: value for name, value in config.headers if name.lower() not in headers}
+        headers = {**extra, **headers}
     extensions = {"timeout": (call.timeout or config.timeout).as_dict()}
     if http_client is not None:
         return http_client.build_request(
