@@ -586,7 +586,7 @@ async def test_request_post_with_a_store_is_journaled_and_reconciled(
     unknown = store.operation(second)
     settled = await run(client.reconcile, second)
 
-    assert body == again
+    assert body == again == store.operation(first).result
     assert ("request", "accepted") == (store.operation(first).kind, store.operation(first).state)
     assert ("request", "unknown") == (unknown.kind, unknown.state)
     assert "accepted" == settled.state

@@ -411,12 +411,13 @@ class Operation:
         return result if isinstance(result, Acceptance) else None
 
     @property
-    def result(self) -> Acceptance | Refund | QRCode | JSONAnswer | None:
-        """The saved result of any kind (``Acceptance``, ``Refund``, ``QRCode``; for a
-        ``request``, the internal ``JSONAnswer`` whose ``value`` is the JSON), or ``None``."""
+    def result(self) -> Acceptance | Refund | QRCode | Any:
+        """The saved result: an ``Acceptance``, ``Refund`` or ``QRCode``, or for a ``request``
+        (``client.request``) the JSON it answered; ``None`` without a saved answer."""
         if self.answer is None:
             return None
-        return result_from_answer(self.kind, self.answer, self.referencia)
+        result = result_from_answer(self.kind, self.answer, self.referencia)
+        return result.value if isinstance(result, JSONAnswer) else result
 
 
 class Settlement(NamedTuple):
