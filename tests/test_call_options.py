@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import logging
 import math
 import random
 from collections.abc import Callable, Iterator
@@ -492,6 +493,21 @@ async def test_request_get_returns_the_parsed_json(
     assert (Sandbox.API_KEY, "t") == (request.headers["x-api-key"], request.headers["x-trace"])
     assert httpx.Timeout(7).as_dict() == request.extensions["timeout"]
     assert b"" == request.content
+
+
+@pytest.mark.asyncio
+async def test_request_logs_mask_the_customers_document(
+    make_client: Callable[..., Any], service: Recorder, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A customer path given to request() is logged masked, by the SDK and by httpx."""
+    caplog.set_level(logging.INFO)
+    client = make_client()
+
+    await run(client.request, "GET", f"/v1/customers/{DOC}/smartpos", params={"q": "1"})
+
+    assert DOC not in caplog.text
+    assert "/v1/customers/529.***.***-25/smartpos -> 200" in caplog.text
+    assert [DOC] == [r.url.path.split("/")[3] for r in service.requests]
 
 
 @pytest.mark.asyncio

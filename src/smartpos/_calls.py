@@ -21,6 +21,7 @@ from . import _arguments, _wire
 from ._config import Config, timeout_of
 from ._documents import mask_documento
 from ._errors import ValidationError
+from ._logging import mask_path
 from ._messages import message, speaking
 from ._models import (
     Acceptance,
@@ -404,7 +405,7 @@ def request_call(
     return Call(
         method=method,
         path=f"{path}?{query}" if query else path,
-        log_path=path if query else None,
+        log_path=mask_path(path),
         operation="request",
         parse=read_json,
         body=body,
