@@ -164,6 +164,22 @@ async def test_closing_the_parent_closes_the_derived_client(
 
     with pytest.raises(smartpos.ClientClosedError):
         await run(derived.terminals.list, documento_cliente=DOC)
+    with pytest.raises(smartpos.ClientClosedError):
+        await run(client.with_options(timeout=1).terminals.list, documento_cliente=DOC)
+    assert [] == service.requests
+
+
+@pytest.mark.asyncio
+async def test_a_client_derived_from_a_closed_one_is_closed(
+    make_client: Callable[..., Any], make_http: Callable[..., Any], service: Recorder
+) -> None:
+    """Even on a user's http_client (which the SDK never closes), a closed client's derived
+    client sends nothing."""
+    client = make_client(transport=None, http_client=make_http(transport=service.transport()))
+    await close(client)
+
+    with pytest.raises(smartpos.ClientClosedError):
+        await run(client.with_options(timeout=1).terminals.list, documento_cliente=DOC)
     assert [] == service.requests
 
 

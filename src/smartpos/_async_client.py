@@ -185,10 +185,11 @@ class AsyncClient:
         """Return a client with these options changed, sharing this one's connections.
 
         The new client uses the same connection pool (the same ``httpx`` client), the same
-        store and every other setting of this one. Closing it closes neither: only this
-        client (the one that opened them) does, after which the derived one's calls raise
-        ``ClientClosedError``. Nothing is copied per call, so deriving one per request is
-        cheap: ``client.with_options(timeout=2).terminals.list(...)``.
+        store and every other setting of this one. Closing it closes neither: the client
+        that owns them (this one, unless they were passed in) closes them, after which the
+        derived one's calls raise ``ClientClosedError``, as they do when derived from a closed
+        client. No connection is opened, so deriving one per request is cheap:
+        ``client.with_options(timeout=2).terminals.list(...)``.
 
         Args:
             timeout: Seconds, or an ``httpx.Timeout``, for every request of the new client.
@@ -215,7 +216,6 @@ class AsyncClient:
         # Borrowed: the pool and the store stay this client's to close.
         derived._owns_http = False
         derived._owns_store = False
-        derived._closed = False
         derived._attach_resources()
         return derived
 
