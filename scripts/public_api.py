@@ -114,6 +114,16 @@ def _resources(namespace: str) -> list[str]:
                 for member, value in _own_members(cls)
                 if member != "__init__"
             ]
+            raw = getattr(resource, "with_raw_response", None)
+            if raw is not None:
+                lines.append(
+                    f"resource {namespace}.{client_class.__name__}.{name}.with_raw_response: "
+                    f"{type(raw).__name__}"
+                )
+                lines += [
+                    f"    def {member}{_signature(getattr(raw, member))}"
+                    for member in sorted(type(raw).__slots__)
+                ]
         if isinstance(client, smartpos.Client):
             client.close()
     return lines

@@ -89,6 +89,27 @@ def test_same_resources_methods_and_signatures(
             assert (function.__doc__ or "x") == (coroutine.__doc__ or "y"), f"{name}.{method}"
 
 
+def test_raw_response_twins_match(
+    sync_client: smartpos.Client, async_client: smartpos.AsyncClient
+) -> None:
+    """Each resource's with_raw_response has the same methods, with the same signatures as
+    the plain methods of the same name, in both clients."""
+    for name, resource in resources(sync_client).items():
+        sync_raw = resource.with_raw_response  # type: ignore[attr-defined]
+        async_raw = getattr(async_client, name).with_raw_response
+        sync_methods, async_methods = public_methods(sync_raw), public_methods(async_raw)
+
+        assert sorted(sync_methods) == sorted(async_methods), name
+        assert sync_methods, name
+        for method, function in sync_methods.items():
+            plain = inspect.signature(getattr(resource, method))
+            assert describe(plain) == describe(inspect.signature(function)), f"{name}.{method}"
+            assert describe(inspect.signature(function)) == describe(
+                inspect.signature(async_methods[method])
+            ), f"{name}.{method}"
+            assert inspect.iscoroutinefunction(async_methods[method]), f"{name}.{method}"
+
+
 def test_every_resource_argument_is_keyword_only() -> None:
     """All arguments of resource methods are keyword-only (create_for's event aside)."""
     with smartpos.Client(api_key="k", base_url="http://h", transport=TRANSPORT) as client:
@@ -114,14 +135,16 @@ def test_constructor_and_client_methods_match() -> None:
 
     assert sync_init == [tuple(_unasync(part) for part in row) for row in async_init]
     assert sorted(public_methods(smartpos.Client)) == sorted(public_methods(smartpos.AsyncClient))
-    assert ["base_url", "close", "reconcile", "wait"] == sorted(
+    assert ["base_url", "close", "reconcile", "request", "wait", "with_options"] == sorted(
         n for n in dir(smartpos.Client) if not n.startswith("_")
     )
-    for name in ("reconcile", "wait"):
-        assert describe(inspect.signature(getattr(smartpos.Client, name))) == describe(
-            inspect.signature(getattr(smartpos.AsyncClient, name))
-        ), name
-        assert inspect.iscoroutinefunction(getattr(smartpos.AsyncClient, name)), name
+    for name in ("reconcile", "request", "wait", "with_options"):
+        async_signature = describe(inspect.signature(getattr(smartpos.AsyncClient, name)))
+        assert describe(inspect.signature(getattr(smartpos.Client, name))) == [
+            tuple(_unasync(part) for part in row) for row in async_signature
+        ], name
+        if name != "with_options":
+            assert inspect.iscoroutinefunction(getattr(smartpos.AsyncClient, name)), name
     assert inspect.iscoroutinefunction(smartpos.AsyncClient.close)
     assert hasattr(smartpos.Client, "__enter__")
     assert hasattr(smartpos.AsyncClient, "__aenter__")

@@ -64,6 +64,7 @@ from ._version import __version__
 
 if TYPE_CHECKING:
     from ._async_client import AsyncClient
+    from ._raw import RawResponse
     from ._sync_client import Client
 
 __all__ = [
@@ -101,6 +102,7 @@ __all__ = [
     "PermissionDeniedError",
     "QRCode",
     "RateLimitError",
+    "RawResponse",
     "ReferenciaDuplicadaError",
     "Refund",
     "ResponseError",
@@ -128,9 +130,10 @@ __all__ = [
 ]
 
 
-# The clients import httpx (~110 ms): they load on first use, so that `import smartpos` for the
-# models, errors, referencia and documents, or the `smartpos --help` command, stays fast.
-_LAZY = {"Client": "._sync_client", "AsyncClient": "._async_client"}
+# The clients and RawResponse import httpx (~110 ms): they load on first use, so that
+# `import smartpos` for the models, errors, referencia and documents, or the `smartpos --help`
+# command, stays fast.
+_LAZY = {"Client": "._sync_client", "AsyncClient": "._async_client", "RawResponse": "._raw"}
 
 
 def __getattr__(name: str) -> Any:

@@ -7,14 +7,15 @@ This file is the source of ``_sync_client.py``, which ``scripts/unasync.py`` gen
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable
+import copy
+from collections.abc import Awaitable, Callable, Mapping
 from os import PathLike
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast
 
 import httpx
 
-from . import _core, _httpcompat, _logging, _outcome_calls, _transports
+from . import _core, _httpcompat, _logging, _outcome_calls, _raw, _transports
 from ._errors import ConfigurationError
 from ._messages import message
 from ._models import (
@@ -29,6 +30,7 @@ from ._models import (
     Refund,
     Terminal,
 )
+from ._raw import RawResponse
 
 if TYPE_CHECKING:
     import httpx2
@@ -47,13 +49,19 @@ if TYPE_CHECKING:
 __all__ = [
     "AsyncClient",
     "AsyncPayments",
+    "AsyncPaymentsWithRawResponse",
     "AsyncPrintJobs",
+    "AsyncPrintJobsWithRawResponse",
     "AsyncQRCodes",
+    "AsyncQRCodesWithRawResponse",
     "AsyncRefunds",
+    "AsyncRefundsWithRawResponse",
     "AsyncTerminals",
+    "AsyncTerminalsWithRawResponse",
 ]
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 
 class AsyncClient:
@@ -158,11 +166,106 @@ class AsyncClient:
         # Opened here from its URL or path: nobody else holds it, so close() closes it.
         self._owns_store = isinstance(store, (str, PathLike))
         self._closed = False
+        self._attach_resources()
+
+    def _attach_resources(self) -> None:
         self.qrcodes = AsyncQRCodes(self)
         self.payments = AsyncPayments(self)
         self.refunds = AsyncRefunds(self)
         self.print_jobs = AsyncPrintJobs(self)
         self.terminals = AsyncTerminals(self)
+
+    def with_options(
+        self,
+        *,
+        timeout: float | httpx.Timeout | httpx2.Timeout | None = None,
+        max_retries: int | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> AsyncClient:
+        """Return a client with these options changed, sharing this one's connections.
+
+        The new client uses the same connection pool (the same ``httpx`` client), the same
+        store and every other setting of this one. Closing it closes neither: the client
+        that owns them (this one, unless they were passed in) closes them, after which the
+        derived one's calls raise ``ClientClosedError``, as they do when derived from a closed
+        client. No connection is opened, so deriving one per request is cheap:
+        ``client.with_options(timeout=2).terminals.list(...)``.
+
+        Args:
+            timeout: Seconds, or an ``httpx.Timeout``, for every request of the new client.
+                ``None``: this client's.
+            max_retries: Retries of the new client; 0 disables them. ``None``: this client's.
+            headers: Headers added to every request (to the ones this client adds, a name
+                set again replaces its value). ``Authorization``, ``Proxy-Authorization``,
+                ``X-Api-Key`` and the body's framing (``Content-Length``,
+                ``Transfer-Encoding``, ``Host``) are refused; the SDK's own headers (``Accept``,
+                ``User-Agent``, ``Content-Type``) win over a header of the same name.
+
+        Returns:
+            A new client of the same class.
+
+        Raises:
+            ConfigurationError: a bad timeout, max_retries or header; the message never
+                holds a header's value.
+        """
+        config = self._config.with_options(
+            timeout=timeout, max_retries=max_retries, headers=headers
+        )
+        derived = copy.copy(self)
+        derived._config = config
+        # Borrowed: the pool and the store stay this client's to close.
+        derived._owns_http = False
+        derived._owns_store = False
+        derived._attach_resources()
+        return derived
+
+    async def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        json: object = None,
+        params: Mapping[str, Any] | None = None,
+        timeout: float | httpx.Timeout | None = None,
+    ) -> Any:
+        """Call an endpoint the SDK has no method for yet: ``{method} {base_url}{path}``.
+
+        The same key, headers, retries, backoff and error classification as every resource
+        method. A POST whose ``json`` object carries a ``"referencia"`` starts an operation,
+        as a payment does: every retry resends the same bytes, any doubt about whether the
+        service took it is an ``OutcomeUnknownError`` with that referencia, and a client with
+        a store journals it before the send (operation kind ``"request"``: ``reconcile``
+        resends it, ``wait`` takes the first final event with its referencia). GET and HEAD
+        are retried freely; any other call (PUT, PATCH, DELETE, a POST without referencia)
+        only when nothing can have reached the service.
+
+        For the status, headers and bytes of the answer, use ``with_raw_response`` on a
+        resource method, or an ``http_client`` event hook.
+
+        Args:
+            method: ``GET``, ``HEAD``, ``POST``, ``PUT``, ``PATCH`` or ``DELETE``.
+            path: Appended to the base URL, such as ``"/v1/new-endpoint"``; no query.
+            json: The JSON body, sent as given (names are not converted to camelCase).
+            params: The query parameters.
+            timeout: Seconds, or an ``httpx.Timeout``, for this call only.
+
+        Returns:
+            The answer's JSON as parsed (``dict``, ``list``...), or ``None`` for an empty body.
+
+        Raises:
+            ValidationError: a bad method, path, params, json, referencia or timeout; nothing
+                was sent.
+            APIError: the service refused it (the same exception classes as the resources).
+            TransportError: nothing reached the service, or a call without referencia failed.
+            OutcomeUnknownError: a POST with a referencia may have been accepted.
+        """
+        call = _core.request_call(self._config, method, path, data=json, params=params)
+        call = _core.timed(self._config, call, timeout)
+        if call.starts_operation and self._store is not None:
+            answer = await self._start(call)
+        else:
+            answer = await self._execute(call)
+        return answer.value
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} base_url={_core.redact_url(self._config.base_url)!r}>"
@@ -337,11 +440,30 @@ async def _sleep(seconds: float) -> None:
     await anyio.sleep(seconds)
 
 
-class _AsyncResource:
-    __slots__ = ("_client",)
+def _raw_method(method: Callable[P, Awaitable[T]]) -> Callable[P, Awaitable[RawResponse[T]]]:
+    """Type a method of a raw resource (``raw=True``) as what it returns: a ``RawResponse``."""
+    return cast("Callable[P, Awaitable[RawResponse[T]]]", method)
 
-    def __init__(self, client: AsyncClient) -> None:
+
+class _AsyncResource:
+    __slots__ = ("_client", "_raw")
+
+    def __init__(self, client: AsyncClient, *, raw: bool = False) -> None:
         self._client = client
+        self._raw = raw
+
+    async def _send(self, call: _core.Call[T], timeout: object, *, journaled: bool = True) -> T:
+        """Send ``call`` with its own ``timeout``; a ``RawResponse`` of it on a raw resource."""
+        client = self._client
+        call = _core.timed(client._config, call, timeout)
+        capture = _raw.Capture(call) if self._raw else None
+        if capture is not None:
+            call = capture.call
+        result = await (client._start(call) if journaled else client._execute(call))
+        if capture is None:
+            return result
+        # with_raw_response types it as RawResponse[T] (``_raw_method``).
+        return cast("T", capture.raw(result))
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__}>"
@@ -350,7 +472,18 @@ class _AsyncResource:
 class AsyncQRCodes(_AsyncResource):
     """QR codes that pair a customer's terminal."""
 
-    async def create(self, *, documento_cliente: str, referencia: str | None = None) -> QRCode:
+    @property
+    def with_raw_response(self) -> AsyncQRCodesWithRawResponse:
+        """The same methods, returning a ``RawResponse``: status, headers, body, ``parse()``."""
+        return AsyncQRCodesWithRawResponse(self)
+
+    async def create(
+        self,
+        *,
+        documento_cliente: str,
+        referencia: str | None = None,
+        timeout: float | httpx.Timeout | None = None,
+    ) -> QRCode:
         """Create a QR code that pairs a terminal with the customer: ``POST /qrcode``.
 
         Show it on screen (``QRCode.to_terminal()``, ``QRCode.save("qr.png")``). When the
@@ -360,6 +493,8 @@ class AsyncQRCodes(_AsyncResource):
         Args:
             documento_cliente: The customer's CPF or CNPJ, masked or not.
             referencia: Echoed back; default a new ``smartpos.new_referencia()``.
+            timeout: Seconds, or an ``httpx.Timeout``, for this call's HTTP request only;
+                default: the client's.
 
         Returns:
             The QR code value, its referencia and its ``expires_at``.
@@ -372,7 +507,7 @@ class AsyncQRCodes(_AsyncResource):
         call = _core.qrcode_call(
             self._client._config, documento_cliente=documento_cliente, referencia=referencia
         )
-        return await self._client._start(call)
+        return await self._send(call, timeout)
 
     async def create_and_wait(
         self,
@@ -381,6 +516,7 @@ class AsyncQRCodes(_AsyncResource):
         referencia: str | None = None,
         show: Callable[[QRCode], object] | None = None,
         timeout: float = 120.0,
+        request_timeout: float | httpx.Timeout | None = None,
     ) -> SmartposIdentificado:
         """Create a pairing QR code and wait until a terminal reads it: ``POST /qrcode``.
 
@@ -392,6 +528,8 @@ class AsyncQRCodes(_AsyncResource):
             referencia: Echoed back; default a new ``smartpos.new_referencia()``.
             show: Called with the ``QRCode`` once it is created, before the wait.
             timeout: Seconds to wait for ``smartpos.identificado`` once the QR code exists.
+            request_timeout: Seconds, or an ``httpx.Timeout``, for the HTTP request only
+                (``timeout`` is the wait's); default: the client's.
 
         Returns:
             The ``smartpos.identificado`` event: save ``dados.smartpos_id`` for the customer.
@@ -406,12 +544,18 @@ class AsyncQRCodes(_AsyncResource):
         call = _core.qrcode_call(
             self._client._config, documento_cliente=documento_cliente, referencia=referencia
         )
+        call = _core.timed(self._client._config, call, request_timeout)
         flow = _outcome_calls.qrcode_and_wait(self._client._store, call, timeout=timeout, show=show)
         return await self._client._run(flow, call.referencia, f"{call.operation}_and_wait")
 
 
 class AsyncPayments(_AsyncResource):
     """Payments on a terminal."""
+
+    @property
+    def with_raw_response(self) -> AsyncPaymentsWithRawResponse:
+        """The same methods, returning a ``RawResponse``: status, headers, body, ``parse()``."""
+        return AsyncPaymentsWithRawResponse(self)
 
     async def create(
         self,
@@ -426,6 +570,7 @@ class AsyncPayments(_AsyncResource):
         modo_execucao: ModoExecucao | str = ModoExecucao.IMEDIATO,
         comanda: Comanda | None = None,
         comprovante: Comprovante | None = None,
+        timeout: float | httpx.Timeout | None = None,
     ) -> Acceptance:
         """Ask a terminal for a payment: ``POST /v1/payments``.
 
@@ -452,6 +597,8 @@ class AsyncPayments(_AsyncResource):
                 queue, which needs ``comanda``).
             comanda: The manual-queue card.
             comprovante: Receipt printing and preview preferences.
+            timeout: Seconds, or an ``httpx.Timeout``, for this call's HTTP request only;
+                default: the client's.
 
         Returns:
             The acceptance: ``referencia``, ``status`` (``processando``) and ``targets``.
@@ -479,7 +626,7 @@ class AsyncPayments(_AsyncResource):
             comanda=comanda,
             comprovante=comprovante,
         )
-        return await self._client._start(call)
+        return await self._send(call, timeout)
 
     async def create_and_wait(
         self,
@@ -495,6 +642,7 @@ class AsyncPayments(_AsyncResource):
         comanda: Comanda | None = None,
         comprovante: Comprovante | None = None,
         timeout: float = 120.0,
+        request_timeout: float | httpx.Timeout | None = None,
     ) -> PagamentoAprovado | PagamentoRecusado:
         """Ask a terminal for a payment and wait for its outcome: ``POST /v1/payments``.
 
@@ -520,6 +668,8 @@ class AsyncPayments(_AsyncResource):
             comanda: The manual-queue card.
             comprovante: Receipt printing and preview preferences.
             timeout: Seconds to wait for the event once the service answered.
+            request_timeout: Seconds, or an ``httpx.Timeout``, for the HTTP request only
+                (``timeout`` is the wait's); default: the client's.
 
         Returns:
             ``PagamentoAprovado`` (finalize the sale; keep ``dados.autorizacao`` for a refund)
@@ -550,12 +700,18 @@ class AsyncPayments(_AsyncResource):
             comanda=comanda,
             comprovante=comprovante,
         )
+        call = _core.timed(self._client._config, call, request_timeout)
         flow = _outcome_calls.payment_and_wait(self._client._store, call, timeout=timeout)
         return await self._client._run(flow, call.referencia, f"{call.operation}_and_wait")
 
 
 class AsyncRefunds(_AsyncResource):
     """Refunds of approved payments."""
+
+    @property
+    def with_raw_response(self) -> AsyncRefundsWithRawResponse:
+        """The same methods, returning a ``RawResponse``: status, headers, body, ``parse()``."""
+        return AsyncRefundsWithRawResponse(self)
 
     async def create(
         self,
@@ -565,6 +721,7 @@ class AsyncRefunds(_AsyncResource):
         valor_centavos: int,
         pagamento_original: PagamentoOriginal,
         referencia: str | None = None,
+        timeout: float | httpx.Timeout | None = None,
     ) -> Refund:
         """Refund an approved payment on the terminal that charged it: ``POST /v1/refunds``.
 
@@ -574,6 +731,8 @@ class AsyncRefunds(_AsyncResource):
             valor_centavos: The amount to refund in cents (total or partial).
             pagamento_original: The authorization data of the ``pagamento.aprovado`` event.
             referencia: The refund's own referencia; default a new one.
+            timeout: Seconds, or an ``httpx.Timeout``, for this call's HTTP request only;
+                default: the client's.
 
         Returns:
             The service's answer; its fields are not specified, see ``Refund.raw``.
@@ -592,7 +751,7 @@ class AsyncRefunds(_AsyncResource):
             pagamento_original=pagamento_original,
             referencia=referencia,
         )
-        return await self._client._start(call)
+        return await self._send(call, timeout)
 
     async def create_for(
         self,
@@ -600,6 +759,7 @@ class AsyncRefunds(_AsyncResource):
         *,
         valor_centavos: int | None = None,
         referencia: str | None = None,
+        timeout: float | httpx.Timeout | None = None,
     ) -> Refund:
         """Refund the payment of a ``pagamento.aprovado`` event: ``POST /v1/refunds``.
 
@@ -614,6 +774,8 @@ class AsyncRefunds(_AsyncResource):
                 never more than the event's approved amount.
             referencia: The refund's own referencia; default a new one. Its first 10
                 characters must differ (ignoring case) from the payment's referencia.
+            timeout: Seconds, or an ``httpx.Timeout``, for this call's HTTP request only;
+                default: the client's.
 
         Returns:
             The service's answer; see ``Refund.raw``.
@@ -629,11 +791,16 @@ class AsyncRefunds(_AsyncResource):
         call = _core.refund_for_call(
             self._client._config, evento, valor_centavos=valor_centavos, referencia=referencia
         )
-        return await self._client._start(call)
+        return await self._send(call, timeout)
 
 
 class AsyncPrintJobs(_AsyncResource):
     """Printing on a terminal."""
+
+    @property
+    def with_raw_response(self) -> AsyncPrintJobsWithRawResponse:
+        """The same methods, returning a ``RawResponse``: status, headers, body, ``parse()``."""
+        return AsyncPrintJobsWithRawResponse(self)
 
     async def create(
         self,
@@ -642,6 +809,7 @@ class AsyncPrintJobs(_AsyncResource):
         smartpos_id: str,
         conteudo: bytes | str,
         referencia: str | None = None,
+        timeout: float | httpx.Timeout | None = None,
     ) -> Acceptance:
         """Print on a terminal: ``POST /v1/print-jobs``.
 
@@ -653,6 +821,8 @@ class AsyncPrintJobs(_AsyncResource):
             smartpos_id: The terminal that prints.
             conteudo: What to print: bytes, or a str (UTF-8 encoded). The SDK Base64-encodes it.
             referencia: One per print job; default a new one.
+            timeout: Seconds, or an ``httpx.Timeout``, for this call's HTTP request only;
+                default: the client's.
 
         Returns:
             The acceptance, with ``referencia`` and ``targets``.
@@ -670,7 +840,7 @@ class AsyncPrintJobs(_AsyncResource):
             conteudo=conteudo,
             referencia=referencia,
         )
-        return await self._client._start(call)
+        return await self._send(call, timeout)
 
     async def create_and_wait(
         self,
@@ -680,6 +850,7 @@ class AsyncPrintJobs(_AsyncResource):
         conteudo: bytes | str,
         referencia: str | None = None,
         timeout: float = 120.0,
+        request_timeout: float | httpx.Timeout | None = None,
     ) -> ImpressaoConcluida | ImpressaoFalhou:
         """Print on a terminal and wait for the outcome: ``POST /v1/print-jobs``.
 
@@ -692,6 +863,8 @@ class AsyncPrintJobs(_AsyncResource):
             conteudo: What to print: bytes, or a str (UTF-8 encoded).
             referencia: One per print job; default a new one.
             timeout: Seconds to wait for the event once the service answered.
+            request_timeout: Seconds, or an ``httpx.Timeout``, for the HTTP request only
+                (``timeout`` is the wait's); default: the client's.
 
         Returns:
             ``ImpressaoConcluida`` or ``ImpressaoFalhou``; neither changes a sale.
@@ -710,6 +883,7 @@ class AsyncPrintJobs(_AsyncResource):
             conteudo=conteudo,
             referencia=referencia,
         )
+        call = _core.timed(self._client._config, call, request_timeout)
         flow = _outcome_calls.print_and_wait(self._client._store, call, timeout=timeout)
         return await self._client._run(flow, call.referencia, f"{call.operation}_and_wait")
 
@@ -717,11 +891,20 @@ class AsyncPrintJobs(_AsyncResource):
 class AsyncTerminals(_AsyncResource):
     """The customer's terminals."""
 
-    async def list(self, *, documento_cliente: str) -> builtins.list[Terminal]:
+    @property
+    def with_raw_response(self) -> AsyncTerminalsWithRawResponse:
+        """The same methods, returning a ``RawResponse``: status, headers, body, ``parse()``."""
+        return AsyncTerminalsWithRawResponse(self)
+
+    async def list(
+        self, *, documento_cliente: str, timeout: float | httpx.Timeout | None = None
+    ) -> builtins.list[Terminal]:
         """List the customer's terminals: ``GET /v1/customers/{documentoCliente}/smartpos``.
 
         Args:
             documento_cliente: The customer's CPF or CNPJ, masked or not.
+            timeout: Seconds, or an ``httpx.Timeout``, for this call's HTTP request only;
+                default: the client's.
 
         Returns:
             The terminals; the listing's fields are not specified, see ``Terminal.raw``.
@@ -732,4 +915,90 @@ class AsyncTerminals(_AsyncResource):
             TransportError: the network failed (safe to call again).
         """
         call = _core.terminals_call(self._client._config, documento_cliente=documento_cliente)
-        return await self._client._execute(call)
+        return await self._send(call, timeout, journaled=False)
+
+
+class AsyncQRCodesWithRawResponse:
+    """``client.qrcodes.with_raw_response``: ``create`` returning a ``RawResponse``.
+
+    Each takes the plain method's arguments and raises its exceptions; ``.parse()`` of what it
+    returns is the plain method's result.
+    """
+
+    __slots__ = ("create",)
+
+    def __init__(self, resource: AsyncQRCodes) -> None:
+        raw = AsyncQRCodes(resource._client, raw=True)
+        self.create = _raw_method(raw.create)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}>"
+
+
+class AsyncPaymentsWithRawResponse:
+    """``client.payments.with_raw_response``: ``create`` returning a ``RawResponse``.
+
+    Each takes the plain method's arguments and raises its exceptions; ``.parse()`` of what it
+    returns is the plain method's result.
+    """
+
+    __slots__ = ("create",)
+
+    def __init__(self, resource: AsyncPayments) -> None:
+        raw = AsyncPayments(resource._client, raw=True)
+        self.create = _raw_method(raw.create)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}>"
+
+
+class AsyncRefundsWithRawResponse:
+    """``client.refunds.with_raw_response``: ``create``, ``create_for`` returning a ``RawResponse``.
+
+    Each takes the plain method's arguments and raises its exceptions; ``.parse()`` of what it
+    returns is the plain method's result.
+    """
+
+    __slots__ = ("create", "create_for")
+
+    def __init__(self, resource: AsyncRefunds) -> None:
+        raw = AsyncRefunds(resource._client, raw=True)
+        self.create = _raw_method(raw.create)
+        self.create_for = _raw_method(raw.create_for)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}>"
+
+
+class AsyncPrintJobsWithRawResponse:
+    """``client.print_jobs.with_raw_response``: ``create`` returning a ``RawResponse``.
+
+    Each takes the plain method's arguments and raises its exceptions; ``.parse()`` of what it
+    returns is the plain method's result.
+    """
+
+    __slots__ = ("create",)
+
+    def __init__(self, resource: AsyncPrintJobs) -> None:
+        raw = AsyncPrintJobs(resource._client, raw=True)
+        self.create = _raw_method(raw.create)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}>"
+
+
+class AsyncTerminalsWithRawResponse:
+    """``client.terminals.with_raw_response``: ``list`` returning a ``RawResponse``.
+
+    Each takes the plain method's arguments and raises its exceptions; ``.parse()`` of what it
+    returns is the plain method's result.
+    """
+
+    __slots__ = ("list",)
+
+    def __init__(self, resource: AsyncTerminals) -> None:
+        raw = AsyncTerminals(resource._client, raw=True)
+        self.list = _raw_method(raw.list)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}>"

@@ -18,9 +18,10 @@ import attrs
 import httpx
 
 from . import _arguments, _wire
-from ._config import Config
+from ._config import Config, timeout_of
 from ._documents import mask_documento
 from ._errors import ValidationError
+from ._logging import mask_path
 from ._messages import message, speaking
 from ._models import (
     Acceptance,
@@ -28,6 +29,7 @@ from ._models import (
     Comprovante,
     FormaPagamento,
     HTTPInfo,
+    JSONAnswer,
     ModoExecucao,
     PagamentoOriginal,
     Parcelamento,
@@ -36,7 +38,7 @@ from ._models import (
     Terminal,
 )
 from ._requests import RefundRequest
-from ._responses import read_acceptance, read_qrcode, read_refund, read_terminals
+from ._responses import read_acceptance, read_json, read_qrcode, read_refund, read_terminals
 
 if TYPE_CHECKING:
     from .webhooks import PagamentoAprovado
@@ -51,7 +53,9 @@ __all__ = [
     "qrcode_call",
     "refund_call",
     "refund_for_call",
+    "request_call",
     "terminals_call",
+    "timed",
 ]
 
 T = TypeVar("T")
@@ -75,6 +79,12 @@ class Call(Generic[T]):
     earlier request, and so prove that *this* call started nothing."""
     operation: str = ""
     """The client method that made it, such as ``"payments.create"`` (telemetry names)."""
+    timeout: httpx.Timeout | None = attrs.field(default=None, repr=False)
+    """This call's own timeout (a per-call ``timeout=``); None: the client's."""
+    repeatable: bool = True
+    """Safe to send again after an attempt that may have reached the service. False only for
+    a ``client.request`` that may change something and carries no referencia: it is retried
+    only when no byte can have reached the service."""
 
 
 #: Marks the SDK's own requests, so that the body reader added to a user's ``http_client``
@@ -100,7 +110,11 @@ def build_request(
     }
     if call.body is not None:
         headers["content-type"] = "application/json"
-    extensions = {"timeout": config.timeout.as_dict()}
+    if config.headers:
+        # The caller's extra headers first: the SDK's own (the key among them) always win.
+        extra = {name: value for name, value in config.headers if name.lower() not in headers}
+        headers = {**extra, **headers}
+    extensions = {"timeout": (call.timeout or config.timeout).as_dict()}
     if http_client is not None:
         return http_client.build_request(
             call.method,
@@ -132,6 +146,19 @@ def _body(request: object) -> bytes:
         ) from None
 
 
+def _json_bytes(data: object) -> bytes:
+    """The caller's own JSON (``client.request``) as compact UTF-8: sent as given, no renaming."""
+    try:
+        text = json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        return text.encode("utf-8")
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise ValidationError(
+            "CAMPO_INVALIDO",
+            message("request.json", cause=f"{type(exc).__name__}: {exc}"),
+            campo="json",
+        ) from None
+
+
 def _unencodable(value: Any, path: str = "") -> str | None:
     """The wire path of the first string that UTF-8 cannot encode (only on the error path)."""
     if isinstance(value, str):
@@ -151,6 +178,22 @@ def _unencodable(value: Any, path: str = "") -> str | None:
             if found is not None:
                 return found
     return None
+
+
+def timed(config: Config, call: Call[T], timeout: object) -> Call[T]:
+    """``call`` with its own timeout (a resource method's ``timeout=``); None: the client's.
+
+    Raises:
+        ValidationError: not positive finite seconds nor an ``httpx.Timeout``; nothing sent.
+    """
+    if timeout is None:
+        return call
+    checked = timeout_of(timeout)
+    if checked is None:
+        raise ValidationError(
+            "CAMPO_INVALIDO", message("config.timeout", lang=config.lang), campo="timeout"
+        )
+    return attrs.evolve(call, timeout=checked)
 
 
 # --- builders ------------------------------------------------------------------------------
@@ -309,7 +352,72 @@ def terminals_call(config: Config, *, documento_cliente: str) -> Call[list[Termi
     )
 
 
+#: Methods ``client.request`` sends; only GET and HEAD are repeated after a doubt.
+REQUEST_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"})
+_SAFE_METHODS = frozenset({"GET", "HEAD"})
+
+
+@_in_client_language
+def request_call(
+    config: Config,
+    method: str,
+    path: str,
+    *,
+    data: object = None,
+    params: Mapping[str, Any] | None = None,
+) -> Call[JSONAnswer]:
+    """Validate and build a ``client.request`` of an endpoint the SDK has no method for.
+
+    A POST whose JSON object carries a ``referencia`` starts an operation: every retry
+    resends the same bytes and any doubt is an unknown outcome, as for a payment. Any other
+    call that changes something (POST, PUT, PATCH, DELETE) is retried only when nothing can
+    have reached the service.
+
+    Raises:
+        ValidationError: a bad method, path, params, JSON or referencia; nothing was sent.
+    """
+    if not isinstance(method, str) or method.upper() not in REQUEST_METHODS:
+        raise ValidationError(
+            "CAMPO_INVALIDO",
+            message("request.method", value=method, allowed=", ".join(sorted(REQUEST_METHODS))),
+            campo="method",
+        )
+    method = method.upper()
+    if (
+        not isinstance(path, str)
+        or not path.startswith("/")
+        or path.startswith("//")
+        or any(c in path for c in "?#\\")
+        or not path.isprintable()
+        or " " in path
+    ):
+        raise ValidationError("CAMPO_INVALIDO", message("request.path"), campo="path")
+    query = ""
+    if params is not None:
+        if not isinstance(params, Mapping):
+            raise ValidationError("CAMPO_INVALIDO", message("request.params"), campo="params")
+        query = str(httpx.QueryParams({str(k): v for k, v in params.items()}))
+    body = None if data is None else _json_bytes(data)
+    referencia = data.get("referencia") if isinstance(data, Mapping) else None
+    starts = method == "POST" and referencia is not None
+    if starts:
+        referencia = _arguments._referencia(config, referencia)
+    return Call(
+        method=method,
+        path=f"{path}?{query}" if query else path,
+        log_path=mask_path(path),
+        operation="request",
+        parse=read_json,
+        body=body,
+        referencia=referencia if starts else None,
+        starts_operation=starts,
+        referencia_supplied=starts,
+        repeatable=starts or method in _SAFE_METHODS,
+    )
+
+
 _READERS: dict[str, Callable[[httpx.Response, Call[Any], HTTPInfo], Any]] = {
+    "request": read_json,
     "payment": read_acceptance,
     "print_job": read_acceptance,
     "refund": read_refund,
@@ -319,11 +427,12 @@ _READERS: dict[str, Callable[[httpx.Response, Call[Any], HTTPInfo], Any]] = {
 
 def journaled_call(
     *, kind: str, method: str, path: str, body: bytes, referencia: str
-) -> Call[Acceptance | Refund | QRCode]:
+) -> Call[Acceptance | Refund | QRCode | JSONAnswer]:
     """Rebuild the call of a journaled request, to resend its exact bytes (``reconcile``).
 
     Args:
-        kind: The operation's kind (``"payment"``, ``"refund"``, ``"print_job"``, ``"qrcode"``).
+        kind: The operation's kind (``"payment"``, ``"refund"``, ``"print_job"``, ``"qrcode"``,
+            ``"request"``).
         method: The journaled HTTP method.
         path: The journaled path.
         body: The journaled body, sent as is.
@@ -343,4 +452,5 @@ def journaled_call(
         referencia=referencia,
         starts_operation=kind != "qrcode",
         referencia_supplied=True,
+        operation="request" if kind == "request" else "",
     )

@@ -19,7 +19,7 @@ from ._logging import redact_url
 from ._messages import language_of, message
 from ._version import __version__
 
-__all__ = ["DEFAULT_TIMEOUT", "Config", "is_seconds"]
+__all__ = ["DEFAULT_TIMEOUT", "RESERVED_HEADERS", "Config", "is_seconds", "timeout_of"]
 
 #: 5 s to connect, 30 s for everything else: an acceptance answer is quick, but a terminal's
 #: gateway can be slow under load, and a read timeout on a payment is an unknown outcome.
@@ -58,6 +58,53 @@ def is_seconds(value: object, *, positive: bool) -> bool:
     return value > 0 if positive else value >= 0
 
 
+def timeout_of(value: object) -> httpx.Timeout | None:
+    """``value`` as an ``httpx.Timeout``: positive finite seconds, or an httpx(2) ``Timeout``.
+
+    Returns ``None`` for anything else: the caller raises its own error (a client's option is
+    a ``ConfigurationError``, a call's argument a ``ValidationError``), with the one message
+    ``config.timeout``.
+    """
+    if isinstance(value, _httpcompat.classes("Timeout")):
+        return _httpcompat.to_httpx_timeout(value)
+    if not is_seconds(value, positive=True):
+        return None
+    return httpx.Timeout(float(value))  # type: ignore[arg-type]
+
+
+#: Headers ``with_options(headers=...)`` may not set: the credentials (the SDK sets the key;
+#: a proxy's credentials belong to the user's ``http_client``), and the framing of the body.
+RESERVED_HEADERS = frozenset(
+    {
+        "authorization",
+        "proxy-authorization",
+        "x-api-key",
+        "content-length",
+        "transfer-encoding",
+        "host",
+    }
+)
+_HEADER_NAME = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+
+
+def _check_headers(headers: object, lang: str | None) -> tuple[tuple[str, str], ...]:
+    from collections.abc import Mapping
+
+    if not isinstance(headers, Mapping):
+        raise ConfigurationError(message("config.headers", lang=lang))
+    checked: dict[str, tuple[str, str]] = {}
+    for name, value in headers.items():
+        if not isinstance(name, str) or not _HEADER_NAME.fullmatch(name):
+            raise ConfigurationError(message("config.headers", lang=lang))
+        if name.lower() in RESERVED_HEADERS:
+            raise ConfigurationError(message("config.header_reserved", lang=lang, name=name))
+        # The value is never echoed: it may be a secret of the caller's.
+        if not isinstance(value, str) or not (value == "" or _HEADER_VALUE.fullmatch(value)):
+            raise ConfigurationError(message("config.header_value", lang=lang, name=name))
+        checked[name.lower()] = (name, value)
+    return tuple(checked.values())
+
+
 def _check_base_url(base_url: str, api_key: str, lang: str | None) -> None:
     # The value is never echoed: with swapped arguments it would be the API key.
     if base_url == api_key:
@@ -88,6 +135,8 @@ class Config:
     user_agent: str = _USER_AGENT
     lang: str | None = None
     """The language of the client's messages (``_messages``); None: ``SMARTPOS_LANG``'s."""
+    headers: tuple[tuple[str, str], ...] = ()
+    """Extra headers sent with every request (``with_options(headers=...)``)."""
 
     @classmethod
     def create(
@@ -124,16 +173,8 @@ class Config:
         if not base_url or not isinstance(base_url, str):
             raise ConfigurationError(message("config.no_base_url", lang=lang))
         _check_base_url(base_url, api_key, lang)
-        if timeout is None:
-            timeout = DEFAULT_TIMEOUT
-        elif isinstance(timeout, _httpcompat.classes("Timeout")):
-            timeout = _httpcompat.to_httpx_timeout(timeout)
-        else:
-            if not is_seconds(timeout, positive=True):
-                raise ConfigurationError(message("config.timeout", lang=lang))
-            timeout = httpx.Timeout(float(timeout))  # type: ignore[arg-type]
-        if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
-            raise ConfigurationError(message("config.max_retries", lang=lang))
+        timeout = DEFAULT_TIMEOUT if timeout is None else _checked_timeout(timeout, lang)
+        _check_max_retries(max_retries, lang)
         if not is_seconds(retry_backoff, positive=False):
             raise ConfigurationError(message("config.retry_backoff", lang=lang))
         return cls(
@@ -146,6 +187,45 @@ class Config:
             lang=lang,
         )
 
+    def with_options(
+        self,
+        *,
+        timeout: float | _httpcompat.AnyTimeout | None = None,
+        max_retries: int | None = None,
+        headers: object = None,
+    ) -> Config:
+        """Return a copy with these options changed (``None``: as it is).
+
+        ``headers`` are added to the ones set before (a name set again replaces its value).
+
+        Raises:
+            ConfigurationError: a bad timeout, max_retries or header (a reserved name such as
+                ``Authorization`` or ``X-Api-Key``, or one that is not a valid header).
+        """
+        changes: dict[str, object] = {}
+        if timeout is not None:
+            changes["timeout"] = _checked_timeout(timeout, self.lang)
+        if max_retries is not None:
+            _check_max_retries(max_retries, self.lang)
+            changes["max_retries"] = max_retries
+        if headers is not None:
+            merged = {name.lower(): (name, value) for name, value in self.headers}
+            merged.update((pair[0].lower(), pair) for pair in _check_headers(headers, self.lang))
+            changes["headers"] = tuple(merged.values())
+        return attrs.evolve(self, **changes)  # type: ignore[arg-type]
+
     def with_timeout(self, timeout: _httpcompat.AnyTimeout) -> Config:
         """Return a copy that uses ``timeout`` (the one of a user's own httpx or httpx2 client)."""
         return attrs.evolve(self, timeout=_httpcompat.to_httpx_timeout(timeout))
+
+
+def _checked_timeout(value: object, lang: str | None) -> httpx.Timeout:
+    timeout = timeout_of(value)
+    if timeout is None:
+        raise ConfigurationError(message("config.timeout", lang=lang))
+    return timeout
+
+
+def _check_max_retries(value: object, lang: str | None) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ConfigurationError(message("config.max_retries", lang=lang))

@@ -48,7 +48,9 @@ from ._calls import (
     qrcode_call,
     refund_call,
     refund_for_call,
+    request_call,
     terminals_call,
+    timed,
 )
 from ._config import DEFAULT_TIMEOUT, Config
 from ._errors import (
@@ -80,14 +82,18 @@ __all__ = [
     "configure_logging_from_env",
     "error_from_response",
     "parse_retry_after",
+    "parse_retry_after_ms",
     "payment_call",
     "print_call",
     "qrcode_call",
     "redact_url",
     "refund_call",
     "refund_for_call",
+    "request_call",
     "request_id_of",
+    "retry_after",
     "terminals_call",
+    "timed",
 ]
 
 T = TypeVar("T")
@@ -141,6 +147,32 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
     if seconds != seconds:  # NaN
         return None
     return max(0.0, seconds)
+
+
+def parse_retry_after_ms(value: str | None) -> float | None:
+    """Read a ``retry-after-ms`` header (milliseconds, as OpenAI's and Anthropic's APIs send
+    it) as seconds to wait, or None when absent or not a finite number >= 0."""
+    if not value:
+        return None
+    try:
+        milliseconds = float(value.strip())
+    except ValueError:
+        return None
+    if not milliseconds >= 0 or milliseconds == float("inf"):  # NaN, negative, infinite
+        return None
+    return milliseconds / 1000
+
+
+def retry_after(headers: httpx.Headers, now: float | None = None) -> float | None:
+    """The wait a response asks for, capped at `MAX_RETRY_AFTER`; None when it asks none.
+
+    ``retry-after-ms`` (finer) wins over ``Retry-After`` (seconds or an HTTP date) when both
+    are readable; an unreadable one is ignored.
+    """
+    after = parse_retry_after_ms(headers.get("retry-after-ms"))
+    if after is None:
+        after = parse_retry_after(headers.get("retry-after"), now)
+    return None if after is None else min(after, MAX_RETRY_AFTER)
 
 
 #: Messages raised while a call is sent are in the language of its client (``lang=``).
@@ -241,6 +273,11 @@ class Attempts(Generic[T]):
 
     def _retries_left(self) -> bool:
         return self.attempt <= self.config.max_retries
+
+    def _may_repeat(self) -> bool:
+        # A call that may change something without a referencia (``client.request``) is
+        # sent again only when no earlier attempt can have reached the service.
+        return self.call.repeatable or not self.maybe_sent
 
     def backoff(self) -> float:
         """Exponential backoff with jitter for the attempt that just failed."""
@@ -379,12 +416,12 @@ class Attempts(Generic[T]):
         if status >= 500:
             # A 5xx may come after the service acted (a gateway timing out behind it).
             self.maybe_sent = True
-        if status in RETRY_STATUSES and self._retries_left():
+        if status in RETRY_STATUSES and self._retries_left() and self._may_repeat():
             delay = self.backoff()
             if status in (429, 503) and self.config.retry_backoff > 0:
-                after = parse_retry_after(response.headers.get("retry-after"))
+                after = retry_after(response.headers)
                 if after is not None:
-                    delay = min(after, MAX_RETRY_AFTER)
+                    delay = after
             return Retry(delay)
         if self.call.starts_operation:
             if status == 409 and (
@@ -420,7 +457,7 @@ class Attempts(Generic[T]):
             exc, _httpcompat.classes("TransportError")
         ):
             raise self._final(exc)
-        if self._retries_left():
+        if self._retries_left() and self._may_repeat():
             return Retry(self.backoff())
         raise self._final(exc)
 

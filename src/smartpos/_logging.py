@@ -21,6 +21,7 @@ __all__ = [
     "configure_logging_from_env",
     "logger",
     "mask_documents_in_httpx_logs",
+    "mask_path",
     "redact_url",
     "set_up",
 ]
@@ -47,10 +48,15 @@ def configure_logging_from_env() -> None:
 
 
 # The listing carries the customer's document in its URL path, and httpx logs every URL at
-# INFO ("HTTP Request: GET .../v1/customers/52998224725/smartpos"). The filter masks that
-# one path in httpx's records (LGPD), and a user:password of the base URL; every other record
-# passes untouched.
-_CUSTOMER_PATH = re.compile(r"(/v1/customers/)([^/?#]+)(/smartpos)")
+# INFO ("HTTP Request: GET .../v1/customers/52998224725/smartpos"). The filter masks the
+# document of any customer path (the listing's, or one ``client.request`` calls) in httpx's
+# records (LGPD), and a user:password of the base URL; every other record passes untouched.
+_CUSTOMER_PATH = re.compile(r"(/v1/customers/)([^/?#]+)(?=[/?#]|$)")
+
+
+def mask_path(path: str) -> str:
+    """``path`` with the customer's document of a ``/v1/customers/{documento}`` path masked."""
+    return _CUSTOMER_PATH.sub(lambda m: m[1] + mask_documento(unquote(m[2])), path)
 
 
 class _MaskCustomerPath(logging.Filter):
@@ -61,14 +67,7 @@ class _MaskCustomerPath(logging.Filter):
         url = _httpcompat.classes("URL")
         if any(isinstance(a, url) for a in args):
             record.args = tuple(
-                redact_url(
-                    _CUSTOMER_PATH.sub(
-                        lambda m: m[1] + mask_documento(unquote(m[2])) + m[3], str(a)
-                    )
-                )
-                if isinstance(a, url)
-                else a
-                for a in args
+                redact_url(mask_path(str(a))) if isinstance(a, url) else a for a in args
             )
         return True
 

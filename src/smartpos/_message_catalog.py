@@ -413,6 +413,28 @@ CATALOG: Final[dict[str, dict[str, str]]] = {
         "en": "timeout must be a positive number of seconds, finite, or an httpx.Timeout",
         "pt_BR": "timeout deve ser um número positivo de segundos, finito, ou um httpx.Timeout",
     },
+    "config.headers": {
+        "en": "headers must be a mapping of header names (str tokens) to str values",
+        "pt_BR": (
+            "headers deve ser um mapeamento de nomes de cabeçalho (tokens str) para valores str"
+        ),
+    },
+    "config.header_reserved": {
+        "en": (
+            "header {name} cannot be set through headers=: the SDK sets the credentials and "
+            "the body's framing itself (pass a different api_key for another key)"
+        ),
+        "pt_BR": (
+            "o cabeçalho {name} não pode ser definido em headers=: o SDK define as credenciais e "
+            "o enquadramento do corpo por conta própria (passe outro api_key para outra chave)"
+        ),
+    },
+    "config.header_value": {
+        "en": "the value of header {name} must be a str of printable ASCII, with no line break",
+        "pt_BR": (
+            "o valor do cabeçalho {name} deve ser um str de ASCII imprimível, sem quebra de linha"
+        ),
+    },
     "config.max_retries": {
         "en": "max_retries must be an integer >= 0 (0 disables retries)",
         "pt_BR": "max_retries deve ser um inteiro >= 0 (0 desliga as novas tentativas)",

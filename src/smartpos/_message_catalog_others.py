@@ -298,6 +298,28 @@ OTHERS: Final[dict[str, dict[str, str]]] = {
             "smartpos.webhooks.SQLiteStore(caminho)); nada foi enviado"
         ),
     },
+    "request.method": {
+        "en": "method must be one of {allowed}, not {value!r}",
+        "pt_BR": "method deve ser um de {allowed}, não {value!r}",
+    },
+    "request.path": {
+        "en": (
+            "path must be a str that starts with a single '/', such as '/v1/new-endpoint', "
+            "without a query or fragment (pass params= for the query)"
+        ),
+        "pt_BR": (
+            "path deve ser um str que começa com uma só '/', como '/v1/novo-endpoint', sem "
+            "query nem fragmento (passe params= para a query)"
+        ),
+    },
+    "request.params": {
+        "en": "params must be a mapping of query parameter names to values",
+        "pt_BR": "params deve ser um mapeamento de nomes de parâmetros da query para valores",
+    },
+    "request.json": {
+        "en": "json cannot be written as JSON ({cause})",
+        "pt_BR": "json não pode ser escrito como JSON ({cause})",
+    },
     "outcomes.timeout": {
         "en": "timeout must be a positive, finite number of seconds, not {value!r}",
         "pt_BR": "timeout deve ser um número de segundos positivo e finito, não {value!r}",

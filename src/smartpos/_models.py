@@ -23,6 +23,7 @@ __all__ = [
     "FormaPagamento",
     "HTTPInfo",
     "ItemComanda",
+    "JSONAnswer",
     "ModoExecucao",
     "PagamentoOriginal",
     "Parcelamento",
@@ -143,6 +144,18 @@ class HTTPInfo:
     """Seconds from sending the request to reading the whole response (last attempt)."""
     attempts: int = 1
     """How many times the request was sent (1 when no retry happened)."""
+
+
+@attrs.frozen(slots=True)
+class JSONAnswer:
+    """The answer of ``client.request`` as its call returns it, before the client unwraps it.
+
+    Internal: it carries the HTTP metadata beside the parsed JSON, so that a journaled
+    ``request`` keeps its status and headers as the other kinds do.
+    """
+
+    value: Any
+    http: HTTPInfo | None = attrs.field(default=None, repr=False, eq=False)
 
 
 _RAW: Any = attrs.field(factory=dict, repr=False, eq=False)

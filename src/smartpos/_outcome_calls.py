@@ -223,6 +223,8 @@ def _check_referencia(referencia: object) -> str:
 def _kind(call: Call[Any]) -> str:
     from .webhooks._outcomes import kind_of_path
 
+    if call.operation == "request":
+        return "request"  # client.request: any path
     return kind_of_path(call.path)
 
 
@@ -552,6 +554,15 @@ class _Again:
     """The journal entry changed under us: read it again and decide again."""
 
 
+def _saved_result(operation: Operation) -> Any:
+    """The result the journaled answer gives, as a call returns it; None: no answer kept."""
+    from .webhooks._outcomes import result_from_answer
+
+    if operation.answer is None:
+        return None
+    return result_from_answer(operation.kind, operation.answer, operation.referencia)
+
+
 def _existing(store: StoreBase, call: Call[T], operation: Operation) -> Flow[T | _Again]:
     """``create`` of a referencia the journal already holds."""
     from .webhooks._outcomes import request_matches
@@ -561,7 +572,7 @@ def _existing(store: StoreBase, call: Call[T], operation: Operation) -> Flow[T |
     if not request_matches(operation, call.method, call.path, call.body):
         raise _different_request(referencia, operation)
     if operation.state in ("accepted", "final"):
-        saved = operation.result
+        saved = _saved_result(operation)
         if saved is None:
             raise _accepted_without_answer(operation)
         logger.info("smartpos: referencia=%s was accepted already: nothing sent", referencia)

@@ -11,7 +11,7 @@ import httpx
 from . import _httpcompat, _wire
 from ._errors import APIError, ResponseError, error_class
 from ._messages import message
-from ._models import Acceptance, HTTPInfo, QRCode, Refund, Terminal
+from ._models import Acceptance, HTTPInfo, JSONAnswer, QRCode, Refund, Terminal
 
 if TYPE_CHECKING:
     from ._calls import Call
@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 __all__ = [
     "error_from_response",
     "read_acceptance",
+    "read_json",
     "read_qrcode",
     "read_refund",
     "read_terminals",
@@ -133,6 +134,12 @@ def read_refund(response: httpx.Response, call: Call[Any], http: HTTPInfo) -> Re
         raw=data,
         http=http,
     )
+
+
+def read_json(response: httpx.Response, call: Call[Any], http: HTTPInfo) -> JSONAnswer:
+    """Read the answer of ``client.request``: its JSON as parsed (``None`` for an empty body)."""
+    value = _json_body(response, call) if response.content else None
+    return JSONAnswer(value, http)
 
 
 def read_terminals(response: httpx.Response, call: Call[Any], http: HTTPInfo) -> list[Terminal]:

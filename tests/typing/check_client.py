@@ -165,6 +165,40 @@ async def check_async_client(
     assert_type(await client.terminals.list(documento_cliente="1"), list[smartpos.Terminal])
 
 
+def check_sync_call_options(client: smartpos.Client, event: webhooks.PagamentoAprovado) -> None:
+    derived = client.with_options(timeout=httpx.Timeout(2.0), max_retries=0, headers={"X-A": "1"})
+    assert_type(derived, smartpos.Client)
+    client.with_options(retries=1)  # type: ignore[call-arg]
+    client.with_options(headers={"X-A": 1})  # type: ignore[dict-item]
+    raw = client.payments.with_raw_response.create(
+        documento_cliente="123.456.789-09", valor_centavos=100, smartpos_id="SP-1", timeout=2.5
+    )
+    assert_type(raw, smartpos.RawResponse[smartpos.Acceptance])
+    assert_type(raw.parse(), smartpos.Acceptance)
+    assert_type(raw.status_code, int)
+    assert_type(raw.content, bytes)
+    assert_type(raw.elapsed, float | None)
+    assert_type(raw.referencia, str | None)
+    refund = client.refunds.with_raw_response.create_for(event, timeout=httpx.Timeout(3.0))
+    assert_type(refund.parse(), smartpos.Refund)
+    terminals = client.terminals.with_raw_response.list(documento_cliente="123.456.789-09")
+    assert_type(terminals.parse(), list[smartpos.Terminal])
+    client.terminals.with_raw_response.list(documento="x")  # type: ignore[call-arg]
+    assert_type(client.request("GET", "/v1/x", params={"a": 1}, timeout=1.0), Any)
+
+
+async def check_async_call_options(client: smartpos.AsyncClient) -> None:
+    assert_type(client.with_options(max_retries=1), smartpos.AsyncClient)
+    raw = await client.qrcodes.with_raw_response.create(documento_cliente="1", timeout=1)
+    assert_type(raw, smartpos.RawResponse[smartpos.QRCode])
+    assert_type(raw.parse(), smartpos.QRCode)
+    job = client.print_jobs.with_raw_response.create(
+        documento_cliente="1", smartpos_id="SP-1", conteudo=b"x"
+    )
+    assert_type(await job, smartpos.RawResponse[smartpos.Acceptance])
+    assert_type(await client.request("POST", "/v1/x", json={"referencia": "r"}), Any)
+
+
 def check_clients_are_context_managers() -> None:
     with smartpos.Client(api_key="k", base_url="http://h", timeout=httpx.Timeout(5.0)) as client:
         assert_type(client, smartpos.Client)

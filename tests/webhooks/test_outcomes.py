@@ -93,6 +93,14 @@ FINAL_TABLE = {
     "print_job": {"impressao.concluida", "impressao.falhou"},
     "qrcode": {"smartpos.identificado"},
     "refund": {"pagamento.aprovado", "pagamento.recusado", "estorno.concluido"},
+    # client.request: an endpoint the SDK does not know ends with what ends the known ones.
+    "request": {
+        "pagamento.aprovado",
+        "pagamento.recusado",
+        "impressao.concluida",
+        "impressao.falhou",
+        "smartpos.identificado",
+    },
 }
 
 
@@ -100,13 +108,14 @@ FINAL_TABLE = {
 @pytest.mark.parametrize("tipo", ALL_TIPOS)
 def test_final_tipos_per_kind(kind: str, tipo: str) -> None:
     """Payments end with pagamento.*, print jobs with impressao.*, QR codes with the
-    identification, refunds with anything but a print outcome or an identification."""
+    identification, refunds with anything but a print outcome or an identification, and a
+    client.request operation with a known final event of any kind."""
     assert (tipo in FINAL_TABLE[kind]) == is_final(kind, tipo)
 
 
 def test_unknown_kind_is_refused() -> None:
-    """A kind outside the four is a ValueError naming the allowed ones."""
-    with pytest.raises(ValueError, match="payment, refund, print_job, qrcode"):
+    """A kind outside the five is a ValueError naming the allowed ones."""
+    with pytest.raises(ValueError, match="payment, refund, print_job, qrcode, request"):
         is_final("sale", "pagamento.aprovado")
 
 

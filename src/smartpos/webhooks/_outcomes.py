@@ -46,7 +46,7 @@ from typing import Any, Final, Literal, NamedTuple, TypeAlias, cast, get_args
 
 import attrs
 
-from smartpos._models import Acceptance, HTTPInfo, QRCode, Refund
+from smartpos._models import Acceptance, HTTPInfo, JSONAnswer, QRCode, Refund
 from smartpos._wire import WireError, structure
 
 from ._events import Event, InvalidEventError, parse_event
@@ -80,8 +80,9 @@ __all__ = [
     "settle",
 ]
 
-Kind: TypeAlias = Literal["payment", "refund", "print_job", "qrcode"]
-"""What an operation started on a terminal."""
+Kind: TypeAlias = Literal["payment", "refund", "print_job", "qrcode", "request"]
+"""What an operation started on a terminal (``request``: a ``client.request`` POST with a
+referencia, to an endpoint the SDK has no method for)."""
 State: TypeAlias = Literal["sending", "accepted", "rejected", "unknown", "final"]
 """Where an operation stands; ``sending`` found after a crash means unknown."""
 AnomalyReason: TypeAlias = Literal[
@@ -149,6 +150,9 @@ def is_final(kind: str, tipo: str) -> bool:
     """
     if kind == "refund":
         return tipo not in _NEVER_ENDS_A_REFUND
+    if kind == "request":
+        # An endpoint the SDK does not know: any tipo that ends some operation of the others.
+        return any(tipo in tipos for tipos in _FINAL_TIPOS.values())
     tipos = _FINAL_TIPOS.get(kind)
     if tipos is None:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
@@ -241,7 +245,7 @@ class Answer:
 
 
 def answer_from_result(
-    result: Acceptance | Refund | QRCode, *, status_code: int | None = None
+    result: Acceptance | Refund | QRCode | JSONAnswer, *, status_code: int | None = None
 ) -> Answer:
     """Reduce a client's result to the ``Answer`` the journal keeps.
 
@@ -253,8 +257,10 @@ def answer_from_result(
     Raises:
         TypeError: ``result`` is not an ``Acceptance``, ``Refund`` or ``QRCode``.
     """
-    if not isinstance(result, (Acceptance, Refund, QRCode)):
+    if not isinstance(result, (Acceptance, Refund, QRCode, JSONAnswer)):
         raise TypeError(f"expected an Acceptance, Refund or QRCode, not {type(result).__name__}")
+    # A request's JSON may be any value: kept under "json" (the body must be an object).
+    body = {"json": result.value} if isinstance(result, JSONAnswer) else dict(result.raw)
     http = result.http
     headers: dict[str, str] = {}
     if http is not None:
@@ -265,12 +271,12 @@ def answer_from_result(
     status = http.status_code if http is not None else status_code
     if status is None:
         status = 201 if isinstance(result, QRCode) else 202
-    return Answer(status_code=status, body=dict(result.raw), headers=headers)
+    return Answer(status_code=status, body=body, headers=headers)
 
 
 def result_from_answer(
     kind: str, answer: Answer, referencia: str
-) -> Acceptance | Refund | QRCode | None:
+) -> Acceptance | Refund | QRCode | JSONAnswer | None:
     """Rebuild the result a client returned from its journaled ``Answer``.
 
     Returns:
@@ -282,6 +288,8 @@ def result_from_answer(
         status_code=answer.status_code, headers=dict(answer.headers), request_id=answer.request_id
     )
     body = answer.body
+    if kind == "request":
+        return JSONAnswer(body.get("json"), http)
     result: Acceptance | Refund | QRCode
     try:
         if kind in ("payment", "print_job"):
@@ -403,11 +411,13 @@ class Operation:
         return result if isinstance(result, Acceptance) else None
 
     @property
-    def result(self) -> Acceptance | Refund | QRCode | None:
-        """The saved result of any kind (``Acceptance``, ``Refund``, ``QRCode``), or ``None``."""
+    def result(self) -> Acceptance | Refund | QRCode | Any:
+        """The saved result: an ``Acceptance``, ``Refund`` or ``QRCode``, or for a ``request``
+        (``client.request``) the JSON it answered; ``None`` without a saved answer."""
         if self.answer is None:
             return None
-        return result_from_answer(self.kind, self.answer, self.referencia)
+        result = result_from_answer(self.kind, self.answer, self.referencia)
+        return result.value if isinstance(result, JSONAnswer) else result
 
 
 class Settlement(NamedTuple):
