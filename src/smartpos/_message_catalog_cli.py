@@ -45,6 +45,10 @@ CLI: Final[dict[str, dict[str, str]]] = {
             "novas tentativas de uma chamada que falhou, sempre com a mesma referencia (padrão: 2)"
         ),
     },
+    "cli.help.smartpos.version": {
+        "en": "show program's version number and exit",
+        "pt_BR": "mostra a versão do programa e sai",
+    },
     "cli.help.smartpos.no_color": {
         "en": "no colours (also: env NO_COLOR set)",
         "pt_BR": "sem cores (também: env NO_COLOR definida)",

@@ -23,7 +23,6 @@ __all__ = [
     "FormaPagamento",
     "HTTPInfo",
     "ItemComanda",
-    "JSONAnswer",
     "ModoExecucao",
     "PagamentoOriginal",
     "Parcelamento",

@@ -104,7 +104,12 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=message("cli.epilog.smartpos"),
         formatter_class=_Formatter,
     )
-    parser.add_argument("--version", action="version", version=f"smartpos {__version__}")
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"smartpos {__version__}",
+        help=message("cli.help.smartpos.version"),  # argparse 3.10 does not translate its own
+    )
     parser.add_argument(
         "--no-color", action="store_true", help=message("cli.help.smartpos.no_color")
     )
