@@ -40,9 +40,9 @@ from smartpos._errors import SmartPOSError
 from smartpos._wire import WireError, parse_datetime, structure
 
 __all__ = [
+    "EVENT_KINDS",
     "MAX_DEPTH",
     "MAX_ID_LENGTH",
-    "EVENT_KINDS",
     "Autorizacao",
     "DadosImpressao",
     "DadosPagamento",
@@ -263,7 +263,6 @@ EventClass: TypeAlias = (
     | type[ImpressaoConcluida]
     | type[ImpressaoFalhou]
 )
-
 
 
 class EventKind(NamedTuple):
