@@ -1226,6 +1226,14 @@ CLI: Final[dict[str, dict[str, str]]] = {
             "reconcile {referencia}"
         ),
     },
+    "cli.sample_unknown_tipo": {
+        "en": "no sample of tipo {tipo!r}: this version of the CLI cannot build one",
+        "pt_BR": "sem exemplo do tipo {tipo!r}: esta versão da CLI não sabe montá-lo",
+    },
+    "cli.sample_unknown_tipo_hint": {
+        "en": "samples exist for {tipos}; trigger the others through a sandbox (--sandbox URL).",
+        "pt_BR": "há exemplos de {tipos}; dispare os outros por um sandbox (--sandbox URL).",
+    },
     "cli.bad_header": {
         "en": "bad header {value!r}",
         "pt_BR": "cabeçalho inválido {value!r}",
