@@ -47,8 +47,7 @@ ENVELOPE_SCHEMA: Final[dict[str, Any]] = {
             "type": "string",
             "minLength": 1,
             "maxLength": 256,
-            "description": f"{', '.join(EVENT_KINDS)}, or a newer one. "
-            "Printable characters only.",
+            "description": f"{', '.join(EVENT_KINDS)}, or a newer one. Printable characters only.",
             "examples": ["pagamento.aprovado"],
         },
         "criadoEm": {
