@@ -577,7 +577,7 @@ CLI: Final[dict[str, dict[str, str]]] = {
     },
     "cli.about.trigger": {
         "en": (
-            "Make an event of any of the five kinds happen in a running sandbox, and send it\n"
+            "Make an event of any kind the SDK knows happen in a running sandbox, and send it\n"
             "to a webhook endpoint (yours, or 'smartpos listen', the default --to): the\n"
             "operation exists in the sandbox, so a triggered pagamento.aprovado can be "
             "refunded.\n"
@@ -587,10 +587,10 @@ CLI: Final[dict[str, dict[str, str]]] = {
             "a correct receiver stores it once and answers 2xx."
         ),
         "pt_BR": (
-            "Faz um evento de qualquer um dos cinco tipos acontecer num sandbox em execução e o\n"
-            "envia a um endpoint de webhook (o seu, ou 'smartpos listen', o --to padrão): a\n"
-            "operação existe no sandbox, então um pagamento.aprovado disparado pode ser "
-            "estornado.\n"
+            "Faz um evento de qualquer tipo que o SDK conhece acontecer num sandbox em\n"
+            "execução e o envia a um endpoint de webhook (o seu, ou 'smartpos listen', o --to\n"
+            "padrão): a operação existe no sandbox, então um pagamento.aprovado disparado pode\n"
+            "ser estornado.\n"
             "Sem sandbox (nenhum responde, ou --no-sandbox) é enviada uma amostra avulsa "
             "realista,\n"
             "com os dados completos da seção 6 da especificação.\n"
