@@ -581,7 +581,7 @@ CLI: Final[dict[str, dict[str, str]]] = {
     },
     "cli.about.trigger": {
         "en": (
-            "Make an event of any of the five kinds happen in a running sandbox, and send it\n"
+            "Make an event of any kind the SDK knows happen in a running sandbox, and send it\n"
             "to a webhook endpoint (yours, or 'smartpos listen', the default --to): the\n"
             "operation exists in the sandbox, so a triggered pagamento.aprovado can be "
             "refunded.\n"
@@ -591,10 +591,10 @@ CLI: Final[dict[str, dict[str, str]]] = {
             "a correct receiver stores it once and answers 2xx."
         ),
         "pt_BR": (
-            "Faz um evento de qualquer um dos cinco tipos acontecer num sandbox em execução e o\n"
-            "envia a um endpoint de webhook (o seu, ou 'smartpos listen', o --to padrão): a\n"
-            "operação existe no sandbox, então um pagamento.aprovado disparado pode ser "
-            "estornado.\n"
+            "Faz um evento de qualquer tipo que o SDK conhece acontecer num sandbox em\n"
+            "execução e o envia a um endpoint de webhook (o seu, ou 'smartpos listen', o --to\n"
+            "padrão): a operação existe no sandbox, então um pagamento.aprovado disparado pode\n"
+            "ser estornado.\n"
             "Sem sandbox (nenhum responde, ou --no-sandbox) é enviada uma amostra avulsa "
             "realista,\n"
             "com os dados completos da seção 6 da especificação.\n"
@@ -1229,6 +1229,14 @@ CLI: Final[dict[str, dict[str, str]]] = {
             "novo mais tarde, ou reconcilie se a resposta dela se perdeu: smartpos operations "
             "reconcile {referencia}"
         ),
+    },
+    "cli.sample_unknown_tipo": {
+        "en": "no sample of tipo {tipo!r}: this version of the CLI cannot build one",
+        "pt_BR": "sem exemplo do tipo {tipo!r}: esta versão da CLI não sabe montá-lo",
+    },
+    "cli.sample_unknown_tipo_hint": {
+        "en": "samples exist for {tipos}; trigger the others through a sandbox (--sandbox URL).",
+        "pt_BR": "há exemplos de {tipos}; dispare os outros por um sandbox (--sandbox URL).",
     },
     "cli.bad_header": {
         "en": "bad header {value!r}",

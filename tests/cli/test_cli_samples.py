@@ -9,6 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from smartpos import _messages
+from smartpos.cli import _samples
+from smartpos.cli._output import CommandError
 from smartpos.cli._samples import new_event_id, sample
 from smartpos.webhooks import (
     ImpressaoConcluida,
@@ -138,7 +141,36 @@ def test_options_change_the_fields() -> None:
     )
 
 
-def test_unknown_tipo_is_refused() -> None:
-    """A tipo outside the five kinds raises ValueError."""
-    with pytest.raises(ValueError, match="unknown tipo"):
-        sample("pagamento.estornado", "x")
+@pytest.mark.parametrize(
+    ("language", "said"),
+    [
+        ("en", "no sample of tipo 'x-teste.evento-futuro'"),
+        ("pt_BR", "sem exemplo do tipo 'x-teste.evento-futuro'"),
+    ],
+)
+def test_a_tipo_without_a_sample_is_a_command_error(
+    monkeypatch: pytest.MonkeyPatch, language: str, said: str
+) -> None:
+    """A tipo the CLI cannot build is a clear error in the catalog (exit 2), never a print event.
+
+    The old builder made a print event of any tipo it did not know as a payment or an
+    identification: a new kind added to ``TIPOS`` would have been sent as ``impressao.*``.
+    """
+    monkeypatch.setenv("SMARTPOS_LANG", language)
+    _messages.reset()
+    try:
+        with pytest.raises(CommandError) as caught:
+            sample("x-teste.evento-futuro", "x")
+    finally:
+        monkeypatch.delenv("SMARTPOS_LANG")
+        _messages.reset()
+    assert (said, 2) == (caught.value.message.partition(":")[0], caught.value.code)
+    assert caught.value.hint is not None
+    assert "impressao.falhou" in caught.value.hint
+
+
+def test_a_new_kind_in_tipos_without_its_sample_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tipo in ``TIPOS`` (so accepted by the parser) whose sample is missing is refused too."""
+    monkeypatch.setattr(_samples, "TIPOS", (*_samples.TIPOS, "x-teste.evento-futuro"))
+    with pytest.raises(CommandError, match=r"x-teste\.evento-futuro"):
+        sample("x-teste.evento-futuro", "x")

@@ -293,7 +293,7 @@ def test_unknown_event_repr_hides_dados() -> None:
     """An UnknownEvent's dados (which may hold a document) is not in its repr."""
     text = repr(parse_event(fixture("unknown")))
     assert "52998224725" not in text
-    assert "estorno.concluido" in text
+    assert "x-teste.evento-futuro" in text
 
 
 def test_equality_ignores_raw() -> None:
@@ -339,7 +339,7 @@ def test_unknown_tipo_is_kept() -> None:
     raw = fixture_json("unknown")
     event = parse_event(fixture("unknown"))
     assert type(event) is UnknownEvent
-    assert event.tipo == "estorno.concluido"
+    assert event.tipo == "x-teste.evento-futuro"
     assert event.id == raw["id"]
     assert event.criado_em == dt.datetime(2026, 5, 4, 13, 49, tzinfo=UTC)
     assert event.dados == raw["dados"]

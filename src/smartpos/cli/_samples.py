@@ -21,7 +21,8 @@ import random
 import secrets
 import time
 import uuid
-from typing import Any, Final
+from collections.abc import Callable, Mapping
+from typing import Any, Final, NamedTuple
 
 from smartpos._messages import message
 
@@ -39,7 +40,9 @@ __all__ = [
 ]
 
 TIPOS: Final = (
-    # The five event kinds of spec section 6.
+    # The event kinds the SDK knows (smartpos.webhooks._events.EVENT_KINDS), written here on
+    # purpose: building the parser must not import the webhook kit (`smartpos --help` stays
+    # fast). tests/test_event_kinds.py compares it with the registry.
     "smartpos.identificado",
     "pagamento.aprovado",
     "pagamento.recusado",
@@ -53,12 +56,6 @@ SAMPLE_SMARTPOS_ID: Final = "SP-SANDBOX-1"
 """The sandbox terminal."""
 _BRT: Final = _dt.timezone(_dt.timedelta(hours=-3), "BRT")
 _ALNUM: Final = "0123456789ABCDEFGHJKLMNPQRSTUVWXYZ"
-_TIPO_PAGAMENTO: Final = {
-    "credito": "CREDITO",
-    "debito": "DEBITO",
-    "pix": "PIX",
-    "voucher": "VOUCHER",
-}
 
 
 def new_event_id(now: float | None = None) -> str:
@@ -91,6 +88,86 @@ def _code(rng: random.Random, alphabet: str, size: int) -> str:
     return "".join(rng.choice(alphabet) for _ in range(size))
 
 
+class _Codes:
+    """The sandbox builders' generated codes, drawn from a sample's own seeded generator."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def alnum(self, size: int) -> str:
+        return _code(self.rng, _ALNUM, size)
+
+    def digits(self, size: int) -> str:
+        return _code(self.rng, "0123456789", size)
+
+
+class _Fields(NamedTuple):
+    codes: _Codes
+    referencia: str
+    documento: str
+    smartpos_id: str
+    valor_centavos: int
+
+
+def _identification(fields: _Fields) -> tuple[str, dict[str, Any]]:
+    from smartpos.testing._terminals import identification_event
+
+    rng = fields.codes.rng
+    return identification_event(
+        qr_code_id=str(uuid.UUID(int=rng.getrandbits(128), version=4)),
+        referencia=fields.referencia,
+        documento=fields.documento,
+        smartpos_id=fields.smartpos_id,
+        numero_serie="SN" + fields.codes.digits(10),
+        adquirente="STONE",
+    )
+
+
+def _payment(approved: bool) -> Callable[[_Fields], tuple[str, dict[str, Any]]]:
+    def build(fields: _Fields) -> tuple[str, dict[str, Any]]:
+        from smartpos.testing import Approve, Refuse
+        from smartpos.testing._terminals import payment_event
+
+        return payment_event(
+            Approve() if approved else Refuse(),
+            fields.codes,
+            referencia=fields.referencia,
+            documento=fields.documento,
+            valor=fields.valor_centavos,
+            forma="credito",
+            parcelas=1,
+            smartpos_id=fields.smartpos_id,
+        )
+
+    return build
+
+
+def _print(done: bool) -> Callable[[_Fields], tuple[str, dict[str, Any]]]:
+    def build(fields: _Fields) -> tuple[str, dict[str, Any]]:
+        from smartpos.testing import PrintDone, PrintFail
+        from smartpos.testing._terminals import print_event
+
+        return print_event(
+            PrintDone() if done else PrintFail(),
+            referencia=fields.referencia,
+            documento=fields.documento,
+            smartpos_id=fields.smartpos_id,
+        )
+
+    return build
+
+
+# What a standalone sample of each tipo is: the sandbox's own builder of that event (one
+# builder per event, smartpos.testing._terminals), fed values drawn from the sample's id.
+_SAMPLES: Final[Mapping[str, Callable[[_Fields], tuple[str, dict[str, Any]]]]] = {
+    "smartpos.identificado": _identification,
+    "pagamento.aprovado": _payment(approved=True),
+    "pagamento.recusado": _payment(approved=False),
+    "impressao.concluida": _print(done=True),
+    "impressao.falhou": _print(done=False),
+}
+
+
 def sample(
     tipo: str,
     event_id: str,
@@ -100,9 +177,10 @@ def sample(
     smartpos_id: str | None = None,
     valor_centavos: int | None = None,
 ) -> dict[str, Any]:
-    """Build a realistic event envelope of any of the five kinds, with every ``dados`` field.
+    """Build a realistic event envelope of a known kind, with every ``dados`` field.
 
-    The same arguments always give the same envelope.
+    The same arguments always give the same envelope. ``dados`` is built by the sandbox's own
+    builder of that event, so a sample and a sandbox's event never drift apart.
 
     Args:
         tipo: One of `TIPOS`.
@@ -116,74 +194,29 @@ def sample(
         The envelope: ``id``, ``tipo``, ``criadoEm`` (ISO 8601, ``-03:00``), ``dados``.
 
     Raises:
-        ValueError: An unknown ``tipo``.
+        CommandError: A ``tipo`` the CLI cannot build a sample of (an unknown one, or a kind
+            newer than its samples): trigger it through a sandbox instead.
     """
     from smartpos._documents import normalize_documento
 
-    if tipo not in TIPOS:
-        raise ValueError(f"unknown tipo {tipo!r}; one of: {', '.join(TIPOS)}")
+    build = _SAMPLES.get(tipo)
+    if build is None:
+        raise CommandError(
+            message("cli.sample_unknown_tipo", tipo=tipo),
+            hint=message("cli.sample_unknown_tipo_hint", tipos=", ".join(_SAMPLES)),
+            code=2,
+        )
     rng = random.Random(f"smartpos-sample:{event_id}")
     documento = documento or SAMPLE_DOCUMENTO
     documento = normalize_documento(documento) or documento
-    referencia = referencia or str(uuid.UUID(int=rng.getrandbits(128), version=4))
-    smartpos_id = smartpos_id or SAMPLE_SMARTPOS_ID
-    dados: dict[str, Any]
-    if tipo == "smartpos.identificado":
-        dados = {
-            "qrCodeId": str(uuid.UUID(int=rng.getrandbits(128), version=4)),
-            "referencia": referencia,
-            "documentoCliente": documento,
-            "smartposId": smartpos_id,
-            "numeroSerieTerminal": "SN" + _code(rng, "0123456789", 10),
-            "adquirente": "STONE",
-        }
-    elif tipo.startswith("pagamento."):
-        valor = valor_centavos if valor_centavos is not None else 1990
-        aprovado = tipo == "pagamento.aprovado"
-        dados = {
-            "referencia": referencia,
-            "documentoCliente": documento,
-            "status": "aprovado" if aprovado else "recusado",
-            "valorCentavos": valor,
-            "valorFormatado": f"{valor // 100}.{valor % 100:02d}",
-            "formaPagamento": "credito",
-            "parcelas": 1,
-            "smartposId": smartpos_id,
-        }
-        if aprovado:
-            dados["autorizacao"] = {
-                "codigo": _code(rng, _ALNUM, 6),
-                "numeroTransacao": _code(rng, "0123456789", 12),
-                "dadosFinalizacao": (
-                    f"{_code(rng, '0123456789', 6)}|{_code(rng, _ALNUM, 12)}|"
-                    f"{_code(rng, '0123456789', 4)}"
-                ),
-                "tipoPagamento": _TIPO_PAGAMENTO["credito"],
-            }
-            dados["resultadoSmartPOS"] = {
-                "executado": True,
-                "codigoStatus": "00",
-                "mensagemOperador": "TRANSACAO APROVADA",
-            }
-        else:
-            dados["resultadoSmartPOS"] = {
-                "executado": True,
-                "codigoStatus": "05",
-                "mensagemOperador": "TRANSACAO NEGADA",
-            }
-    else:
-        concluida = tipo == "impressao.concluida"
-        dados = {
-            "referencia": referencia,
-            "documentoCliente": documento,
-            "status": "concluida" if concluida else "falhou",
-            "smartposId": smartpos_id,
-            "resultadoSmartPOS": {
-                "executado": concluida,
-                "codigoStatus": "00" if concluida else "E01",
-                "mensagemOperador": "IMPRESSAO CONCLUIDA" if concluida else "SEM PAPEL",
-            },
-        }
+    fields = _Fields(
+        _Codes(rng),
+        referencia or str(uuid.UUID(int=rng.getrandbits(128), version=4)),
+        documento,
+        smartpos_id or SAMPLE_SMARTPOS_ID,
+        valor_centavos if valor_centavos is not None else 1990,
+    )
+    tipo, dados = build(fields)
     return {
         "id": event_id,
         "tipo": tipo,

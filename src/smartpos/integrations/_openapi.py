@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from smartpos.webhooks._events import EVENT_KINDS
+
 __all__ = ["ENVELOPE_EXAMPLE", "ENVELOPE_SCHEMA", "RESPONSE_DESCRIPTIONS", "WEBHOOK_DESCRIPTION"]
 
 ENVELOPE_EXAMPLE: Final[dict[str, Any]] = {
@@ -45,8 +47,7 @@ ENVELOPE_SCHEMA: Final[dict[str, Any]] = {
             "type": "string",
             "minLength": 1,
             "maxLength": 256,
-            "description": "smartpos.identificado, pagamento.aprovado, pagamento.recusado, "
-            "impressao.concluida, impressao.falhou, or a newer one. Printable characters only.",
+            "description": f"{', '.join(EVENT_KINDS)}, or a newer one. Printable characters only.",
             "examples": ["pagamento.aprovado"],
         },
         "criadoEm": {

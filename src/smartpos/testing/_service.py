@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 import attrs
 
@@ -27,7 +27,7 @@ from ._rules import Reject
 from ._terminals import Terminals
 from ._world import PaymentState, PrintJobState, TerminalState, World
 
-__all__ = ["ROUTES", "Route", "Service", "endpoint_of"]
+__all__ = ["ROUTES", "TRIGGER_TIPOS", "Route", "Service", "endpoint_of"]
 
 
 @attrs.frozen(slots=True)
@@ -402,8 +402,7 @@ class Service:
                 _, qr = self._create_qrcode(partner, body)
                 envelope = self._terminals.scan(qr["qrCode"], smartpos_id, to=to, flush=False)
             else:
-                known = ", ".join([*_PAYMENT_TIPOS, *_PRINT_TIPOS, "smartpos.identificado"])
-                raise SandboxError(f"cannot trigger {tipo!r}; one of: {known}")
+                raise SandboxError(f"cannot trigger {tipo!r}; one of: {', '.join(TRIGGER_TIPOS)}")
         except Reject as reject:
             raise SandboxError(f"{reject.codigo}: {reject.mensagem}") from None
         assert envelope is not None
@@ -418,3 +417,7 @@ _PRINT_TIPOS: dict[str, PrintOutcome] = {
     "impressao.concluida": PrintDone(),
     "impressao.falhou": PrintFail(),
 }
+#: Every tipo ``trigger`` makes happen, written here from the spec on purpose (the simulator
+#: never imports the SDK's converter, hence not its event classes either);
+#: tests/test_event_kinds.py compares it with the SDK's EVENT_KINDS.
+TRIGGER_TIPOS: Final[tuple[str, ...]] = (*_PAYMENT_TIPOS, *_PRINT_TIPOS, "smartpos.identificado")

@@ -9,7 +9,7 @@ here into the base outcome and the outbox's delivery `Plan`.
 from __future__ import annotations
 
 import collections
-from typing import Any
+from typing import Any, Protocol
 
 from ._documents import normalize_documento
 from ._errors import QRCodeExpiredError, SandboxError
@@ -33,7 +33,16 @@ from ._outcomes import (
 from ._records import Card
 from ._world import PaymentState, PrintJobState, TerminalState, World
 
-__all__ = ["Resolved", "Terminals", "resolve", "valor_formatado"]
+__all__ = [
+    "Codes",
+    "Resolved",
+    "Terminals",
+    "identification_event",
+    "payment_event",
+    "print_event",
+    "resolve",
+    "valor_formatado",
+]
 
 _TIPO_PAGAMENTO = {"credito": "CREDITO", "debito": "DEBITO", "pix": "PIX", "voucher": "VOUCHER"}
 
@@ -48,6 +57,131 @@ def valor_formatado(centavos: int) -> str:
         The formatted amount.
     """
     return f"{centavos // 100}.{centavos % 100:02d}"
+
+
+class Codes(Protocol):
+    """Where an event's generated codes come from: the world's seeded generator, or another."""
+
+    def alnum(self, size: int) -> str:
+        """Return ``size`` random upper-case letters and digits (no I or O)."""
+        ...  # pragma: no cover
+
+    def digits(self, size: int) -> str:
+        """Return ``size`` random digits."""
+        ...  # pragma: no cover
+
+
+# The events a terminal emits, as raw ``(tipo, dados)`` from the spec (section 6): the one
+# builder of each, used by the sandbox and by ``smartpos trigger``'s standalone samples.
+
+
+def payment_event(
+    outcome: Approve | Refuse,
+    codes: Codes,
+    *,
+    referencia: str,
+    documento: str,
+    valor: int,
+    forma: str | None,
+    parcelas: int | None,
+    smartpos_id: str,
+) -> tuple[str, dict[str, Any]]:
+    """``pagamento.aprovado`` or ``pagamento.recusado`` for a payment, every field in order.
+
+    Args:
+        outcome: What the terminal did; its codes, when set, replace generated ones.
+        codes: Where the authorization's generated codes come from (in a fixed order).
+        referencia: ``dados.referencia``.
+        documento: ``dados.documentoCliente``.
+        valor: ``dados.valorCentavos``.
+        forma: ``dados.formaPagamento`` (absent when ``None``).
+        parcelas: ``dados.parcelas`` (default 1).
+        smartpos_id: ``dados.smartposId``.
+
+    Returns:
+        The ``tipo`` and ``dados``.
+    """
+    dados: dict[str, Any] = {
+        "referencia": referencia,
+        "documentoCliente": documento,
+        "status": "aprovado" if isinstance(outcome, Approve) else outcome.status,
+        "valorCentavos": valor,
+        "valorFormatado": valor_formatado(valor),
+    }
+    if forma is not None:
+        dados["formaPagamento"] = forma
+    dados["parcelas"] = parcelas or 1
+    dados["smartposId"] = smartpos_id
+    if isinstance(outcome, Approve):
+        dados["autorizacao"] = {
+            "codigo": outcome.codigo or codes.alnum(6),
+            "numeroTransacao": outcome.numero_transacao or codes.digits(12),
+            "dadosFinalizacao": outcome.dados_finalizacao
+            or f"{codes.digits(6)}|{codes.alnum(12)}|{codes.digits(4)}",
+            "tipoPagamento": outcome.tipo_pagamento
+            or _TIPO_PAGAMENTO.get(forma or "credito", "CREDITO"),
+        }
+        executado = True
+        tipo = "pagamento.aprovado"
+    else:
+        executado = outcome.executado
+        tipo = "pagamento.recusado"
+    dados["resultadoSmartPOS"] = {
+        "executado": executado,
+        "codigoStatus": outcome.codigo_status,
+        "mensagemOperador": outcome.mensagem_operador,
+    }
+    return tipo, dados
+
+
+def print_event(
+    outcome: PrintDone | PrintFail, *, referencia: str, documento: str, smartpos_id: str
+) -> tuple[str, dict[str, Any]]:
+    """``impressao.concluida`` or ``impressao.falhou`` for a print job.
+
+    Returns:
+        The ``tipo`` and ``dados``.
+    """
+    if isinstance(outcome, PrintDone):
+        status, executado, tipo = "concluida", True, "impressao.concluida"
+    else:
+        status, executado, tipo = outcome.status, outcome.executado, "impressao.falhou"
+    dados = {
+        "referencia": referencia,
+        "documentoCliente": documento,
+        "status": status,
+        "smartposId": smartpos_id,
+        "resultadoSmartPOS": {
+            "executado": executado,
+            "codigoStatus": outcome.codigo_status,
+            "mensagemOperador": outcome.mensagem_operador,
+        },
+    }
+    return tipo, dados
+
+
+def identification_event(
+    *,
+    qr_code_id: str,
+    referencia: str,
+    documento: str,
+    smartpos_id: str,
+    numero_serie: str,
+    adquirente: str,
+) -> tuple[str, dict[str, Any]]:
+    """``smartpos.identificado``: a QR code read on a terminal.
+
+    Returns:
+        The ``tipo`` and ``dados``.
+    """
+    return "smartpos.identificado", {
+        "qrCodeId": qr_code_id,
+        "referencia": referencia,
+        "documentoCliente": documento,
+        "smartposId": smartpos_id,
+        "numeroSerieTerminal": numero_serie,
+        "adquirente": adquirente,
+    }
 
 
 class Resolved:
@@ -223,38 +357,16 @@ class Terminals:
     def _payment_event(
         self, payment: PaymentState, terminal: TerminalState, outcome: Approve | Refuse
     ) -> tuple[str, dict[str, Any]]:
-        world = self._world
-        dados: dict[str, Any] = {
-            "referencia": payment.referencia,
-            "documentoCliente": payment.documento,
-            "status": "aprovado" if isinstance(outcome, Approve) else outcome.status,
-            "valorCentavos": payment.valor,
-            "valorFormatado": valor_formatado(payment.valor),
-        }
-        if payment.forma is not None:
-            dados["formaPagamento"] = payment.forma
-        dados["parcelas"] = payment.parcelas or 1
-        dados["smartposId"] = terminal.smartpos_id
-        if isinstance(outcome, Approve):
-            dados["autorizacao"] = {
-                "codigo": outcome.codigo or world.alnum(6),
-                "numeroTransacao": outcome.numero_transacao or world.digits(12),
-                "dadosFinalizacao": outcome.dados_finalizacao
-                or f"{world.digits(6)}|{world.alnum(12)}|{world.digits(4)}",
-                "tipoPagamento": outcome.tipo_pagamento
-                or _TIPO_PAGAMENTO.get(payment.forma or "credito", "CREDITO"),
-            }
-            executado = True
-            tipo = "pagamento.aprovado"
-        else:
-            executado = outcome.executado
-            tipo = "pagamento.recusado"
-        dados["resultadoSmartPOS"] = {
-            "executado": executado,
-            "codigoStatus": outcome.codigo_status,
-            "mensagemOperador": outcome.mensagem_operador,
-        }
-        return tipo, dados
+        return payment_event(
+            outcome,
+            self._world,
+            referencia=payment.referencia,
+            documento=payment.documento,
+            valor=payment.valor,
+            forma=payment.forma,
+            parcelas=payment.parcelas,
+            smartpos_id=terminal.smartpos_id,
+        )
 
     def run_print(
         self,
@@ -286,22 +398,12 @@ class Terminals:
     def _print_event(
         job: PrintJobState, terminal: TerminalState, outcome: PrintDone | PrintFail
     ) -> tuple[str, dict[str, Any]]:
-        if isinstance(outcome, PrintDone):
-            status, executado, tipo = "concluida", True, "impressao.concluida"
-        else:
-            status, executado, tipo = outcome.status, outcome.executado, "impressao.falhou"
-        dados = {
-            "referencia": job.referencia,
-            "documentoCliente": job.documento,
-            "status": status,
-            "smartposId": terminal.smartpos_id,
-            "resultadoSmartPOS": {
-                "executado": executado,
-                "codigoStatus": outcome.codigo_status,
-                "mensagemOperador": outcome.mensagem_operador,
-            },
-        }
-        return tipo, dados
+        return print_event(
+            outcome,
+            referencia=job.referencia,
+            documento=job.documento,
+            smartpos_id=terminal.smartpos_id,
+        )
 
     # ------------------------------------------------------------------ pairing
 
@@ -331,19 +433,15 @@ class Terminals:
                 terminal = TerminalState(smartpos_id, world.serial_number(), "STONE", None)
                 world.terminals[smartpos_id] = terminal
             terminal.documento = qr.documento_cliente
-            envelope = self._outbox.emit(
-                world.customers[qr.documento_cliente],
-                "smartpos.identificado",
-                {
-                    "qrCodeId": qr.qr_code_id,
-                    "referencia": qr.referencia,
-                    "documentoCliente": qr.documento_cliente,
-                    "smartposId": smartpos_id,
-                    "numeroSerieTerminal": terminal.numero_serie,
-                    "adquirente": terminal.adquirente,
-                },
-                to,
+            tipo, dados = identification_event(
+                qr_code_id=qr.qr_code_id,
+                referencia=qr.referencia,
+                documento=qr.documento_cliente,
+                smartpos_id=smartpos_id,
+                numero_serie=terminal.numero_serie,
+                adquirente=terminal.adquirente,
             )
+            envelope = self._outbox.emit(world.customers[qr.documento_cliente], tipo, dados, to)
         if flush:
             self._outbox.flush()
         return envelope

@@ -31,7 +31,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Mapping
 from itertools import accumulate
-from typing import Any, ClassVar, Final, TypeAlias, cast
+from typing import Any, ClassVar, Final, NamedTuple, TypeAlias, cast
 
 import attrs
 
@@ -40,6 +40,7 @@ from smartpos._errors import SmartPOSError
 from smartpos._wire import WireError, parse_datetime, structure
 
 __all__ = [
+    "EVENT_KINDS",
     "MAX_DEPTH",
     "MAX_ID_LENGTH",
     "Autorizacao",
@@ -49,6 +50,7 @@ __all__ = [
     "Envelope",
     "Event",
     "EventClass",
+    "EventKind",
     "ImpressaoConcluida",
     "ImpressaoFalhou",
     "InvalidEventError",
@@ -262,16 +264,37 @@ EventClass: TypeAlias = (
     | type[ImpressaoFalhou]
 )
 
-_BY_TIPO: Final[dict[str, EventClass]] = {
-    cls.TIPO: cls
-    for cls in (
-        SmartposIdentificado,
-        PagamentoAprovado,
-        PagamentoRecusado,
-        ImpressaoConcluida,
-        ImpressaoFalhou,
-    )
+
+class EventKind(NamedTuple):
+    """One event kind of the spec (section 6): its class and the operation it ends.
+
+    Attributes:
+        cls: The event class ``parse_event`` returns for its ``tipo``.
+        ends: The operation kind it is final for (``"payment"``, ``"print_job"``,
+            ``"qrcode"``), or ``None`` for an event that ends no operation (progress, say).
+        ends_a_refund: Whether it may end a refund. Refund events are not specified yet, so
+            any event may, except a print outcome (spec 6: never used to refund a sale) and
+            an identification (no outcome at all).
+    """
+
+    cls: EventClass
+    ends: str | None
+    ends_a_refund: bool
+
+
+#: Every event kind the SDK knows, by ``tipo``: the one list of them (STYLE.md section 8).
+#: The outcome rules, the CLI and the OpenAPI description derive from it; the lists kept on
+#: purpose elsewhere (the sandbox's triggers, the CLI's samples and colours, the fixtures) are
+#: compared with it by ``tests/test_event_kinds.py``, which names the list left behind.
+EVENT_KINDS: Final[Mapping[str, EventKind]] = {
+    SmartposIdentificado.TIPO: EventKind(SmartposIdentificado, "qrcode", ends_a_refund=False),
+    PagamentoAprovado.TIPO: EventKind(PagamentoAprovado, "payment", ends_a_refund=True),
+    PagamentoRecusado.TIPO: EventKind(PagamentoRecusado, "payment", ends_a_refund=True),
+    ImpressaoConcluida.TIPO: EventKind(ImpressaoConcluida, "print_job", ends_a_refund=False),
+    ImpressaoFalhou.TIPO: EventKind(ImpressaoFalhou, "print_job", ends_a_refund=False),
 }
+
+_BY_TIPO: Final[dict[str, EventClass]] = {tipo: kind.cls for tipo, kind in EVENT_KINDS.items()}
 
 
 @attrs.frozen(slots=True)

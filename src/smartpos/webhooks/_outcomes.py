@@ -49,7 +49,7 @@ import attrs
 from smartpos._models import Acceptance, HTTPInfo, JSONAnswer, QRCode, Refund
 from smartpos._wire import WireError, structure
 
-from ._events import Event, InvalidEventError, parse_event
+from ._events import EVENT_KINDS, Event, InvalidEventError, parse_event
 
 __all__ = [
     "ALLOWED_FROM",
@@ -99,15 +99,15 @@ ENDED_STATES: Final[tuple[State, ...]] = ("final", "rejected")
 #: States a client records after the journal entry was written.
 RECORDABLE_STATES: Final[tuple[State, ...]] = ("accepted", "rejected", "unknown")
 
+# Derived from the one list of event kinds (EVENT_KINDS): which tipos end which kind.
 _FINAL_TIPOS: Final[Mapping[str, frozenset[str]]] = {
-    "payment": frozenset({"pagamento.aprovado", "pagamento.recusado"}),
-    "print_job": frozenset({"impressao.concluida", "impressao.falhou"}),
-    "qrcode": frozenset({"smartpos.identificado"}),
+    kind: frozenset(tipo for tipo, known in EVENT_KINDS.items() if known.ends == kind)
+    for kind in dict.fromkeys(known.ends for known in EVENT_KINDS.values() if known.ends)
 }
 # Refund events are not specified: any event ends a refund, except these (spec §6: print
 # outcomes must not be used to refund a sale; an identification is no outcome).
 _NEVER_ENDS_A_REFUND: Final = frozenset(
-    {"impressao.concluida", "impressao.falhou", "smartpos.identificado"}
+    tipo for tipo, known in EVENT_KINDS.items() if not known.ends_a_refund
 )
 _PATH_KINDS: Final[Mapping[str, Kind]] = {
     "/v1/payments": "payment",
