@@ -464,3 +464,16 @@ def test_a_cycle_is_reported_by_its_edges() -> None:
         "\n    smartpos.webhooks._receiver -> smartpos.webhooks._adapters  (r.py:390, deferred "
         "(in a function))"
     ] == import_cycles(edges)
+
+
+def test_the_core_re_exports_nothing() -> None:
+    """Each piece is imported from its own module: ``_core`` exports only what it defines."""
+    import importlib
+
+    core = importlib.import_module("smartpos._core")
+    foreign = [
+        name
+        for name in core.__all__
+        if getattr(getattr(core, name), "__module__", "smartpos._core") != "smartpos._core"
+    ]
+    assert [] == foreign

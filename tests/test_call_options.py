@@ -22,7 +22,7 @@ import pytest
 
 import smartpos
 from client_cases import API_KEY, SDK, in_the_tests_loop
-from smartpos import _core
+from smartpos import _calls, _config, _core
 from smartpos.testing import Sandbox
 from smartpos.webhooks import MemoryStore, WebhookReceiver, parse_event
 
@@ -704,7 +704,7 @@ def test_retry_after_prefers_milliseconds_and_caps_both(
 
 
 def _attempts(retry_backoff: float) -> _core.Attempts[Any]:
-    config = _core.Config.create(
+    config = _config.Config.create(
         api_key=API_KEY,
         base_url="https://api.smartpos.test",
         timeout=None,
@@ -712,7 +712,7 @@ def _attempts(retry_backoff: float) -> _core.Attempts[Any]:
         retry_backoff=retry_backoff,
         strict_referencia=True,
     )
-    call = _core.terminals_call(config, documento_cliente=DOC)
+    call = _calls.terminals_call(config, documento_cliente=DOC)
     attempts = _core.Attempts(config, call, rng=random.Random(0))
     attempts.sending()
     return attempts

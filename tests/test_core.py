@@ -28,12 +28,12 @@ from client_cases import (
     Endpoint,
     Invalid,
 )
-from smartpos import _core, _transports
+from smartpos import _calls, _config, _core, _responses, _transports
 
 # --- configuration -------------------------------------------------------------------------
 
 
-def make_config(**kwargs: Any) -> _core.Config:
+def make_config(**kwargs: Any) -> _config.Config:
     """A Config from explicit arguments, with the clients' defaults for what is not given."""
     options: dict[str, Any] = {
         "api_key": API_KEY,
@@ -44,7 +44,7 @@ def make_config(**kwargs: Any) -> _core.Config:
         "strict_referencia": True,
     }
     options.update(kwargs)
-    return _core.Config.create(**options)
+    return _config.Config.create(**options)
 
 
 @pytest.mark.usefixtures("no_env")
@@ -59,7 +59,7 @@ def test_config_from_arguments() -> None:
         config.retry_backoff,
         config.strict_referencia,
     )
-    assert _core.DEFAULT_TIMEOUT == config.timeout
+    assert _config.DEFAULT_TIMEOUT == config.timeout
     assert httpx.Timeout(30.0, connect=5.0) == config.timeout
     assert isinstance(config.retry_backoff, float)
 
@@ -149,7 +149,7 @@ def test_config_with_timeout() -> None:
 
     other = config.with_timeout(httpx.Timeout(9.0))
 
-    assert (httpx.Timeout(9.0), _core.DEFAULT_TIMEOUT) == (other.timeout, config.timeout)
+    assert (httpx.Timeout(9.0), _config.DEFAULT_TIMEOUT) == (other.timeout, config.timeout)
     assert config.api_key == other.api_key
 
 
@@ -161,10 +161,10 @@ def test_shared_ssl_context_is_built_once() -> None:
 # --- request building ----------------------------------------------------------------------
 
 #: Each resource method's builder, with the defaults the clients give to omitted arguments.
-BUILDERS: dict[tuple[str, str], tuple[Callable[..., _core.Call[Any]], dict[str, Any]]] = {
-    ("qrcodes", "create"): (_core.qrcode_call, {"referencia": None}),
+BUILDERS: dict[tuple[str, str], tuple[Callable[..., _calls.Call[Any]], dict[str, Any]]] = {
+    ("qrcodes", "create"): (_calls.qrcode_call, {"referencia": None}),
     ("payments", "create"): (
-        _core.payment_call,
+        _calls.payment_call,
         {
             "smartpos_id": None,
             "referencia": None,
@@ -176,13 +176,13 @@ BUILDERS: dict[tuple[str, str], tuple[Callable[..., _core.Call[Any]], dict[str, 
             "comprovante": None,
         },
     ),
-    ("refunds", "create"): (_core.refund_call, {"referencia": None}),
-    ("print_jobs", "create"): (_core.print_call, {"referencia": None}),
-    ("terminals", "list"): (_core.terminals_call, {}),
+    ("refunds", "create"): (_calls.refund_call, {"referencia": None}),
+    ("print_jobs", "create"): (_calls.print_call, {"referencia": None}),
+    ("terminals", "list"): (_calls.terminals_call, {}),
 }
 
 
-def build(resource: str, method: str, kwargs: dict[str, Any], **config: Any) -> _core.Call[Any]:
+def build(resource: str, method: str, kwargs: dict[str, Any], **config: Any) -> _calls.Call[Any]:
     """Run the builder of ``client.<resource>.<method>(**kwargs)`` without any client."""
     builder, defaults = BUILDERS[resource, method]
     return builder(make_config(**config), **{**defaults, **kwargs})
@@ -228,7 +228,7 @@ def test_builder_marks_operations_on_a_terminal(
 def test_call_is_built_by_keyword_only() -> None:
     """A Call names every field: a positional argument is refused."""
     with pytest.raises(TypeError):
-        _core.Call("GET", "/v1/x", None)  # type: ignore[misc]
+        _calls.Call("GET", "/v1/x", None)  # type: ignore[misc]
 
 
 def test_body_is_compact_utf8_json() -> None:
@@ -256,7 +256,7 @@ def test_build_request() -> None:
     config = make_config(timeout=4.0)
     call = build("qrcodes", "create", {"documento_cliente": CPF, "referencia": REF})
 
-    request = _core.build_request(config, call)
+    request = _calls.build_request(config, call)
 
     assert ("POST", f"{BASE_URL}/qrcode") == (request.method, str(request.url))
     assert call.body == request.content
@@ -275,7 +275,7 @@ def test_build_request_without_body() -> None:
     """A GET carries no body, no content-type and no content-length."""
     call = build("terminals", "list", {"documento_cliente": CPF})
 
-    request = _core.build_request(make_config(), call)
+    request = _calls.build_request(make_config(), call)
 
     assert b"" == request.content
     assert "content-type" not in request.headers
@@ -460,9 +460,9 @@ def drive(
     """
     config = make_config(max_retries=max_retries, retry_backoff=retry_backoff)
     call = (
-        _core.payment_call(config, **BUILDERS["payments", "create"][1] | PAYMENT)
+        _calls.payment_call(config, **BUILDERS["payments", "create"][1] | PAYMENT)
         if kind == "payment"
-        else _core.qrcode_call(config, **QRCODE)
+        else _calls.qrcode_call(config, **QRCODE)
     )
     attempts = _core.Attempts(config, call, rng=rng)
     delays: list[float] = []
@@ -855,4 +855,4 @@ def test_parse_retry_after(value: str | None, expected: float | None) -> None:
 )
 def test_request_id_of(headers: dict[str, str], expected: str | None) -> None:
     """The request id comes from x-request-id first, then the other usual headers."""
-    assert expected == _core.request_id_of(httpx.Headers(headers))
+    assert expected == _responses.request_id_of(httpx.Headers(headers))

@@ -26,7 +26,7 @@ from client_cases import (
     SDK,
     Endpoint,
 )
-from smartpos import _core
+from smartpos import _responses
 
 HTTP_CLASSES = {
     400: smartpos.BadRequestError,
@@ -113,7 +113,7 @@ def test_error_from_response_per_codigo(
         status, erro(codigo, campo="valorCentavos"), headers={"x-request-id": "req-9"}
     )
 
-    error = _core.error_from_response(answer)
+    error = _responses.error_from_response(answer)
 
     assert getattr(smartpos, name) is type(error)
     assert (status, codigo, f"mensagem de {codigo}", f"acao de {codigo}", "valorCentavos") == (
@@ -180,7 +180,7 @@ async def test_clients_raise_the_codigo_class(
 )
 def test_unknown_codigo_gives_the_http_class(status: int, expected: type[Exception]) -> None:
     """An unknown codigo gives the class of the HTTP status, with .codigo filled in."""
-    error = _core.error_from_response(response(status, erro("CODIGO_NOVO_DO_SERVICO")))
+    error = _responses.error_from_response(response(status, erro("CODIGO_NOVO_DO_SERVICO")))
 
     assert type(error) is expected
     assert ("CODIGO_NOVO_DO_SERVICO", "mensagem de CODIGO_NOVO_DO_SERVICO") == (
@@ -208,7 +208,7 @@ def test_known_codigo_with_another_status(
     status: int, codigo: str, expected: type[Exception]
 ) -> None:
     """A known codigo with an unexpected status never gives a class that contradicts the status."""
-    error = _core.error_from_response(response(status, erro(codigo)))
+    error = _responses.error_from_response(response(status, erro(codigo)))
 
     assert (expected, status, codigo) == (type(error), error.status_code, error.codigo)
 
@@ -233,7 +233,7 @@ NOT_ERRO_SHAPE = [
 @pytest.mark.parametrize(("status", "body"), NOT_ERRO_SHAPE)
 def test_body_without_erro_shape_gives_the_http_class(status: int, body: Any) -> None:
     """An HTML page, an empty body or JSON of another shape still gives the HTTP class."""
-    error = _core.error_from_response(response(status, body))
+    error = _responses.error_from_response(response(status, body))
 
     assert type(error) is HTTP_CLASSES[status]
     assert (status, None, None, None, None) == (
@@ -273,12 +273,12 @@ async def test_clients_map_bodies_without_erro_shape(
 )
 def test_default_messages(status: int, message: str) -> None:
     """An error without a body still says what happened."""
-    assert message == str(_core.error_from_response(response(status)))
+    assert message == str(_responses.error_from_response(response(status)))
 
 
 def test_api_error_pickles() -> None:
     """An APIError survives pickling (multiprocessing, task queues) with its fields."""
-    error = _core.error_from_response(
+    error = _responses.error_from_response(
         response(
             409, erro("REFERENCIA_DUPLICADA", campo="referencia"), headers={"x-request-id": "r"}
         )

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 import smartpos
 import smartpos.testing
 from client_cases import API_KEY, BASE_URL, CPF
-from smartpos import _core, _referencia
+from smartpos import _calls, _config, _referencia
 
 CLIENTS = [
     pytest.param(smartpos.Client, id="sync"),
@@ -191,7 +191,7 @@ def test_the_inactive_store_message_reads_well() -> None:
 @pytest.mark.parametrize("parcelas", [0, -1, 2.0, "3", True])
 def test_the_parcelas_error_does_not_mention_cents(parcelas: Any) -> None:
     """A bad parcelas is refused with a message about installments, not cents."""
-    config = _core.Config.create(
+    config = _config.Config.create(
         api_key=API_KEY,
         base_url=BASE_URL,
         timeout=None,
@@ -200,7 +200,7 @@ def test_the_parcelas_error_does_not_mention_cents(parcelas: Any) -> None:
         strict_referencia=True,
     )
     with pytest.raises(smartpos.ValidationError) as info:
-        _core.payment_call(
+        _calls.payment_call(
             config,
             documento_cliente=CPF,
             valor_centavos=100,
@@ -329,8 +329,8 @@ def test_new_referencia_is_still_uuid4() -> None:
 def test_the_referencia_message_names_the_accepted_versions() -> None:
     """The refusal of a uuid7 referencia says which versions pass and what to use."""
     with pytest.raises(smartpos.ValidationError) as info:
-        _core.qrcode_call(
-            _core.Config.create(
+        _calls.qrcode_call(
+            _config.Config.create(
                 api_key=API_KEY,
                 base_url=BASE_URL,
                 timeout=None,

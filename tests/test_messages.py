@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 
 import smartpos
 from client_cases import ACCEPTANCE_JSON, API_KEY, BASE_URL, CPF, INVALID, REF, SDK, Invalid
-from smartpos import _core, _messages, webhooks
+from smartpos import _calls, _config, _core, _messages, webhooks
 from smartpos._message_catalog import CATALOG
 from smartpos.integrations import _receive
 from smartpos.webhooks import _open as _stores
@@ -759,7 +759,7 @@ def test_an_interruption_note_is_portuguese_and_the_log_line_english(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     """The note added to Ctrl-C follows the client's language; the log line stays English."""
-    config = _core.Config.create(
+    config = _config.Config.create(
         api_key=API_KEY,
         base_url=BASE_URL,
         timeout=None,
@@ -768,7 +768,7 @@ def test_an_interruption_note_is_portuguese_and_the_log_line_english(
         strict_referencia=True,
         lang="pt_BR",
     )
-    call = _core.payment_call(
+    call = _calls.payment_call(
         config,
         referencia=REF,
         forma_pagamento=None,

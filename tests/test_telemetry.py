@@ -146,8 +146,8 @@ def test_nobody_observes_by_default() -> None:
 def test_outcome_classes() -> None:
     """accepted for a result, unknown for OutcomeUnknownError, rejected for other SDK errors;
     an interruption is unknown only for an operation that may have been sent."""
-    payment = smartpos._core.payment_call(
-        smartpos._core.Config.create(
+    payment = smartpos._calls.payment_call(
+        smartpos._config.Config.create(
             api_key="k-123456",
             base_url="http://h",
             timeout=None,

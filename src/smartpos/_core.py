@@ -17,8 +17,7 @@ Where each piece lives:
 - this module: the retry and outcome state machine (`Attempts`).
 
 Process-wide set-up is not here: logging in ``_logging``, the shared SSL context in
-``_transports``. (``configure_logging_from_env`` is still importable from here: the webhooks
-package calls it under that name.)
+``_transports``. Each piece is imported from its own module: this one re-exports nothing.
 
 Money safety is decided here. A retry always resends the same bytes, hence the same
 referencia. For operations that start something on a terminal, any doubt about whether the
@@ -39,20 +38,8 @@ import attrs
 import httpx
 
 from . import _httpcompat, _telemetry
-from ._calls import (
-    OWN_REQUEST,
-    Call,
-    build_request,
-    payment_call,
-    print_call,
-    qrcode_call,
-    refund_call,
-    refund_for_call,
-    request_call,
-    terminals_call,
-    timed,
-)
-from ._config import DEFAULT_TIMEOUT, Config
+from ._calls import Call, build_request
+from ._config import Config
 from ._errors import (
     APIError,
     ClientClosedError,
@@ -62,38 +49,21 @@ from ._errors import (
     TimeoutError,
     TransportError,
 )
-from ._logging import configure_logging_from_env, logger, redact_url
+from ._logging import logger
 from ._messages import message, speaking
 from ._models import HTTPInfo
 from ._responses import error_from_response, request_id_of
 
 __all__ = [
-    "DEFAULT_TIMEOUT",
     "MAX_BACKOFF",
     "MAX_RETRY_AFTER",
-    "OWN_REQUEST",
     "RETRY_STATUSES",
     "Attempts",
-    "Call",
-    "Config",
     "Retry",
     "add_note",
-    "build_request",
-    "configure_logging_from_env",
-    "error_from_response",
     "parse_retry_after",
     "parse_retry_after_ms",
-    "payment_call",
-    "print_call",
-    "qrcode_call",
-    "redact_url",
-    "refund_call",
-    "refund_for_call",
-    "request_call",
-    "request_id_of",
     "retry_after",
-    "terminals_call",
-    "timed",
 ]
 
 T = TypeVar("T")

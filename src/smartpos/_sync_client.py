@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast
 
 import httpx
 
-from . import _core, _httpcompat, _logging, _outcome_calls, _raw, _transports
+from . import _calls, _config, _core, _httpcompat, _logging, _outcome_calls, _raw, _transports
 from ._errors import ConfigurationError
 from ._messages import message
 from ._models import (
@@ -122,7 +122,7 @@ class Client:
         lang: str | None = None,
     ) -> None:
         _logging.set_up()
-        self._config = _core.Config.create(
+        self._config = _config.Config.create(
             api_key=api_key,
             base_url=base_url,
             timeout=timeout,
@@ -259,8 +259,8 @@ class Client:
             TransportError: nothing reached the service, or a call without referencia failed.
             OutcomeUnknownError: a POST with a referencia may have been accepted.
         """
-        call = _core.request_call(self._config, method, path, data=json, params=params)
-        call = _core.timed(self._config, call, timeout)
+        call = _calls.request_call(self._config, method, path, data=json, params=params)
+        call = _calls.timed(self._config, call, timeout)
         if call.starts_operation and self._store is not None:
             answer = self._start(call)
         else:
@@ -268,7 +268,7 @@ class Client:
         return answer.value
 
     def __repr__(self) -> str:
-        return f"<{type(self).__name__} base_url={_core.redact_url(self._config.base_url)!r}>"
+        return f"<{type(self).__name__} base_url={_logging.redact_url(self._config.base_url)!r}>"
 
     @property
     def base_url(self) -> str:
@@ -330,7 +330,7 @@ class Client:
         flow = _outcome_calls.reconcile(self._store, referencia)
         return self._run(flow, _text(referencia), "client.reconcile")
 
-    def _start(self, call: _core.Call[T]) -> T:
+    def _start(self, call: _calls.Call[T]) -> T:
         """Send an operation: journaled before it is sent when the client has a store."""
         if self._store is None:
             return self._execute(call)
@@ -375,7 +375,7 @@ class Client:
         assert self._store is not None
         return OutcomeWaiter(self._store).wait(step.referencia, step.timeout)
 
-    def _execute(self, call: _core.Call[T], *, resend: bool = False) -> T:
+    def _execute(self, call: _calls.Call[T], *, resend: bool = False) -> T:
         _transports.warn_if_in_event_loop()
         attempts = _core.Attempts(self._config, call, http_client=self._builder, resend=resend)
         request = attempts.request
@@ -447,10 +447,10 @@ class _Resource:
         self._client = client
         self._raw = raw
 
-    def _send(self, call: _core.Call[T], timeout: object, *, journaled: bool = True) -> T:
+    def _send(self, call: _calls.Call[T], timeout: object, *, journaled: bool = True) -> T:
         """Send ``call`` with its own ``timeout``; a ``RawResponse`` of it on a raw resource."""
         client = self._client
-        call = _core.timed(client._config, call, timeout)
+        call = _calls.timed(client._config, call, timeout)
         capture = _raw.Capture(call) if self._raw else None
         if capture is not None:
             call = capture.call
@@ -499,7 +499,7 @@ class QRCodes(_Resource):
             APIError: the service refused it.
             TransportError: the network failed (safe to call again).
         """
-        call = _core.qrcode_call(
+        call = _calls.qrcode_call(
             self._client._config, documento_cliente=documento_cliente, referencia=referencia
         )
         return self._send(call, timeout)
@@ -536,10 +536,10 @@ class QRCodes(_Resource):
             TransportError: the network failed.
             OutcomePendingError: no terminal read it within ``timeout``.
         """
-        call = _core.qrcode_call(
+        call = _calls.qrcode_call(
             self._client._config, documento_cliente=documento_cliente, referencia=referencia
         )
-        call = _core.timed(self._client._config, call, request_timeout)
+        call = _calls.timed(self._client._config, call, request_timeout)
         flow = _outcome_calls.qrcode_and_wait(self._client._store, call, timeout=timeout, show=show)
         return self._client._run(flow, call.referencia, f"{call.operation}_and_wait")
 
@@ -608,7 +608,7 @@ class Payments(_Resource):
             OutcomeUnknownError: the service may have accepted it; do not charge again, wait
                 for the event carrying ``error.referencia``.
         """
-        call = _core.payment_call(
+        call = _calls.payment_call(
             self._client._config,
             documento_cliente=documento_cliente,
             valor_centavos=valor_centavos,
@@ -682,7 +682,7 @@ class Payments(_Resource):
                 could not be confirmed: resume with ``referencia=error.referencia``.
             StoreError: the store proved nothing was journaled; nothing was sent.
         """
-        call = _core.payment_call(
+        call = _calls.payment_call(
             self._client._config,
             documento_cliente=documento_cliente,
             valor_centavos=valor_centavos,
@@ -695,7 +695,7 @@ class Payments(_Resource):
             comanda=comanda,
             comprovante=comprovante,
         )
-        call = _core.timed(self._client._config, call, request_timeout)
+        call = _calls.timed(self._client._config, call, request_timeout)
         flow = _outcome_calls.payment_and_wait(self._client._store, call, timeout=timeout)
         return self._client._run(flow, call.referencia, f"{call.operation}_and_wait")
 
@@ -738,7 +738,7 @@ class Refunds(_Resource):
             TransportError: nothing reached the service; retry with a new referencia.
             OutcomeUnknownError: the service may have accepted it; do not refund again.
         """
-        call = _core.refund_call(
+        call = _calls.refund_call(
             self._client._config,
             documento_cliente=documento_cliente,
             smartpos_id=smartpos_id,
@@ -783,7 +783,7 @@ class Refunds(_Resource):
             TransportError: nothing reached the service; retry with a new referencia.
             OutcomeUnknownError: the service may have accepted it; do not refund again.
         """
-        call = _core.refund_for_call(
+        call = _calls.refund_for_call(
             self._client._config, evento, valor_centavos=valor_centavos, referencia=referencia
         )
         return self._send(call, timeout)
@@ -828,7 +828,7 @@ class PrintJobs(_Resource):
             TransportError: nothing reached the service; retry with a new referencia.
             OutcomeUnknownError: the service may have accepted it; wait for the event.
         """
-        call = _core.print_call(
+        call = _calls.print_call(
             self._client._config,
             documento_cliente=documento_cliente,
             smartpos_id=smartpos_id,
@@ -871,14 +871,14 @@ class PrintJobs(_Resource):
             TransportError: nothing reached the service; retry with a new referencia.
             OutcomePendingError: no outcome within ``timeout``; wait again later.
         """
-        call = _core.print_call(
+        call = _calls.print_call(
             self._client._config,
             documento_cliente=documento_cliente,
             smartpos_id=smartpos_id,
             conteudo=conteudo,
             referencia=referencia,
         )
-        call = _core.timed(self._client._config, call, request_timeout)
+        call = _calls.timed(self._client._config, call, request_timeout)
         flow = _outcome_calls.print_and_wait(self._client._store, call, timeout=timeout)
         return self._client._run(flow, call.referencia, f"{call.operation}_and_wait")
 
@@ -909,7 +909,7 @@ class Terminals(_Resource):
             APIError: the service refused it.
             TransportError: the network failed (safe to call again).
         """
-        call = _core.terminals_call(self._client._config, documento_cliente=documento_cliente)
+        call = _calls.terminals_call(self._client._config, documento_cliente=documento_cliente)
         return self._send(call, timeout, journaled=False)
 
 

@@ -41,6 +41,6 @@ def configure_logging() -> None:
     so that ``SMARTPOS_LOG=info`` works wherever smartpos is used. Imported late: the switch
     lives beside the clients' code, which this package does not otherwise need.
     """
-    from smartpos._core import configure_logging_from_env
+    from smartpos._logging import configure_logging_from_env
 
     configure_logging_from_env()
