@@ -110,6 +110,18 @@ def test_qrcode_body(documento: str, referencia: str) -> None:
     )
 
 
+@pytest.mark.parametrize(("documento", "normalized"), sorted(DOCUMENTS.items()))
+def test_terminal_listing_request(documento: str, normalized: str) -> None:
+    """GET /v1/customers/{documentoCliente}/smartpos: the document normalized, no body."""
+    call = _calls.terminals_call(CONFIG, documento_cliente=documento)
+
+    assert ("GET", f"/v1/customers/{normalized}/smartpos", None) == (
+        call.method,
+        call.path,
+        call.body,
+    )
+
+
 @settings(max_examples=500, deadline=None)
 @given(
     documento=documents,
