@@ -856,3 +856,15 @@ def test_parse_retry_after(value: str | None, expected: float | None) -> None:
 def test_request_id_of(headers: dict[str, str], expected: str | None) -> None:
     """The request id comes from x-request-id first, then the other usual headers."""
     assert expected == _responses.request_id_of(httpx.Headers(headers))
+
+
+def test_one_tolerant_reader_serves_records_the_spec_does_not_describe() -> None:
+    """Strings are kept, other types become None, unknown keys stay in raw: never an error."""
+    from smartpos._models import Refund, Terminal
+    from smartpos._responses import read_tolerant
+
+    data = {"smartposId": 7, "extra": {"a": 1}}
+    terminal = read_tolerant(Terminal, data)
+    refund = read_tolerant(Refund, {"status": "ok", "mensagem": ["x"]}, referencia="r")
+    assert (None, data) == (terminal.smartpos_id, terminal.raw)
+    assert ("r", "ok", None) == (refund.referencia, refund.status, refund.mensagem)

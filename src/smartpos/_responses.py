@@ -6,6 +6,7 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
+import attrs
 import httpx
 
 from . import _httpcompat, _wire
@@ -23,6 +24,7 @@ __all__ = [
     "read_qrcode",
     "read_refund",
     "read_terminals",
+    "read_tolerant",
     "request_id_of",
 ]
 
@@ -105,9 +107,27 @@ def read_qrcode(response: httpx.Response, call: Call[Any], http: HTTPInfo) -> QR
 # The refund answer and the listing are read key by key: their shapes are not specified, and
 # a key of an unexpected type is ignored rather than refused.
 _REFUND_REFERENCIA = _wire.path(Refund, "referencia")
-_REFUND_STATUS = _wire.path(Refund, "status")
-_REFUND_MENSAGEM = _wire.path(Refund, "mensagem")
 _SMARTPOS_ID = _wire.path(Terminal, "smartpos_id")
+
+_R = TypeVar("_R")
+
+
+def read_tolerant(cls: type[_R], data: Mapping[str, Any], **known: Any) -> _R:
+    """Build a record the spec does not describe, keeping whatever it can read.
+
+    Each optional ``str`` field of ``cls`` takes its wire key's value when that is a string,
+    and ``None`` otherwise (never an error: the service's shape may grow or differ); every
+    key stays readable in ``raw``. ``known`` sets fields the caller already knows (the
+    referencia sent, the HTTP metadata). One reader for the refund answer, the terminal
+    listing and any status record to come.
+    """
+    values: dict[str, Any] = {}
+    for field in attrs.fields(cls):  # type: ignore[arg-type]
+        if field.name in known or field.name in ("raw", "http"):
+            continue
+        value = data.get(_wire.path(cls, field.name))
+        values[field.name] = value if isinstance(value, str) else None
+    return cls(**values, **known, raw=data)  # type: ignore[call-arg]
 
 
 def read_refund(response: httpx.Response, call: Call[Any], http: HTTPInfo) -> Refund:
@@ -125,15 +145,7 @@ def read_refund(response: httpx.Response, call: Call[Any], http: HTTPInfo) -> Re
     # string that names another referencia is not.
     if isinstance(referencia, str) and referencia:
         _check_echo(referencia, response, call)
-    status = data.get(_REFUND_STATUS)
-    mensagem = data.get(_REFUND_MENSAGEM)
-    return Refund(
-        referencia=call.referencia,
-        status=status if isinstance(status, str) else None,
-        mensagem=mensagem if isinstance(mensagem, str) else None,
-        raw=data,
-        http=http,
-    )
+    return read_tolerant(Refund, data, referencia=call.referencia, http=http)
 
 
 def read_json(response: httpx.Response, call: Call[Any], http: HTTPInfo) -> JSONAnswer:
@@ -165,11 +177,7 @@ def read_terminals(response: httpx.Response, call: Call[Any], http: HTTPInfo) ->
             message("response.no_terminals", path=call.log_path, status=response.status_code),
             response=response,
         )
-    terminals = []
-    for item in items:
-        ident = item.get(_SMARTPOS_ID)
-        terminals.append(Terminal(smartpos_id=ident if isinstance(ident, str) else None, raw=item))
-    return terminals
+    return [read_tolerant(Terminal, item) for item in items]
 
 
 def request_id_of(headers: httpx.Headers) -> str | None:
