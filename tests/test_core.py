@@ -868,3 +868,33 @@ def test_one_tolerant_reader_serves_records_the_spec_does_not_describe() -> None
     refund = read_tolerant(Refund, {"status": "ok", "mensagem": ["x"]}, referencia="r")
     assert (None, data) == (terminal.smartpos_id, terminal.raw)
     assert ("r", "ok", None) == (refund.referencia, refund.status, refund.mensagem)
+
+
+@pytest.mark.parametrize(
+    ("value", "kwargs", "codigo"),
+    [
+        (None, {}, "CAMPO_OBRIGATORIO"),
+        ("   ", {}, "CAMPO_OBRIGATORIO"),
+        (5, {}, "CAMPO_INVALIDO"),
+        ("x" * 101, {"max_length": 100}, "CAMPO_INVALIDO"),
+    ],
+)
+def test_one_text_checker_refuses_with_the_services_codes(
+    value: object, kwargs: dict[str, Any], codigo: str
+) -> None:
+    """Missing, blank, not a str, too long: a ValidationError naming the campo."""
+    from smartpos._arguments import text
+
+    with pytest.raises(smartpos.ValidationError) as caught:
+        text(value, "descricao", **kwargs)
+    assert (codigo, "descricao") == (caught.value.codigo, caught.value.campo)
+
+
+def test_the_text_checker_keeps_what_it_accepts() -> None:
+    """An optional None stays None; a bounded text at its limit passes unchanged."""
+    from smartpos._arguments import text
+
+    assert (None, "x" * 100) == (
+        text(None, "descricao", required=False),
+        text("x" * 100, "descricao", max_length=100),
+    )

@@ -46,6 +46,7 @@ __all__ = [
     "qrcode_request",
     "refund_request",
     "refund_request_for",
+    "text",
 ]
 
 T = TypeVar("T")
@@ -89,22 +90,46 @@ def _not_a_string(value: object, campo: str) -> ValidationError:
     )
 
 
-def _require_str(value: object, campo: str) -> str:
-    if value is None or value == "":
-        raise _missing(campo)
-    if not isinstance(value, str):
-        raise _not_a_string(value, campo)
-    if not value.strip():
-        raise _missing(campo)
-    return value
+def text(
+    value: object, campo: str, *, required: bool = True, max_length: int | None = None
+) -> str | None:
+    """The one checker of a text argument: a ``str``, non-blank when required, bounded.
 
+    Args:
+        value: What the caller passed.
+        campo: The field's name in the messages (``ValidationError.campo``).
+        required: ``None``, ``""`` or a blank string is ``CAMPO_OBRIGATORIO``; otherwise
+            ``None`` is returned as is.
+        max_length: At most this many characters (``CAMPO_INVALIDO`` beyond).
 
-def _optional_str(value: object, campo: str) -> str | None:
+    Raises:
+        ValidationError: ``CAMPO_OBRIGATORIO`` or ``CAMPO_INVALIDO``, naming ``campo``.
+    """
     if value is None:
+        if required:
+            raise _missing(campo)
         return None
     if not isinstance(value, str):
         raise _not_a_string(value, campo)
+    if required and not value.strip():
+        raise _missing(campo)
+    if max_length is not None and len(value) > max_length:
+        raise ValidationError(
+            "CAMPO_INVALIDO",
+            message("argument.too_long", campo=campo, max=max_length, length=len(value)),
+            campo=campo,
+        )
     return value
+
+
+def _require_str(value: object, campo: str) -> str:
+    checked = text(value, campo)
+    assert checked is not None
+    return checked
+
+
+def _optional_str(value: object, campo: str) -> str | None:
+    return text(value, campo, required=False)
 
 
 def documento(value: object) -> str:

@@ -48,6 +48,10 @@ _TRANSPORT_PT: Final = "transport= de {client} deve ser um {wanted}; {type}"
 
 CATALOG: Final[dict[str, dict[str, str]]] = {
     # --- _arguments: the caller's arguments ------------------------------------------------
+    "argument.too_long": {
+        "en": "{campo} has {length} characters; at most {max} are accepted",
+        "pt_BR": "{campo} tem {length} caracteres; são aceitos no máximo {max}",
+    },
     "argument.required": {
         "en": "{campo} is required and cannot be empty",
         "pt_BR": "{campo} é obrigatório e não pode ser vazio",

@@ -205,19 +205,11 @@ def _check_timeout(timeout: object) -> float:
 
 
 def _check_referencia(referencia: object) -> str:
-    if not isinstance(referencia, str):
-        raise ValidationError(
-            "CAMPO_INVALIDO",
-            message("argument.not_a_string", campo="referencia", type=type(referencia).__name__),
-            campo="referencia",
-        )
-    if not referencia.strip():
-        raise ValidationError(
-            "CAMPO_OBRIGATORIO",
-            message("argument.required", campo="referencia"),
-            campo="referencia",
-        )
-    return referencia
+    from ._arguments import text
+
+    checked = text(referencia, "referencia")
+    assert checked is not None
+    return checked
 
 
 def _kind(call: Call[Any]) -> str:
