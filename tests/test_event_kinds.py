@@ -87,3 +87,20 @@ def test_the_outcome_rules_derive_from_the_registry() -> None:
         expected = {kind.ends} if kind.ends else set()
         assert expected | ({"refund"} if kind.ends_a_refund else set()) == ended, tipo
         assert (kind.ends is not None) == _outcomes.is_final("request", tipo), tipo
+
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+#: The pages that list every event kind for users, in both languages.
+PAGES_LISTING_KINDS = ("webhooks.md", "cli.md")
+
+
+def test_the_pages_that_list_the_kinds_name_every_one() -> None:
+    """A kind added to the registry is documented where users look for the kinds."""
+    missing = [
+        f"docs/{lang}/{page} misses {tipo}"
+        for lang in ("en", "pt-BR")
+        for page in PAGES_LISTING_KINDS
+        for tipo in _events.EVENT_KINDS
+        if tipo not in (DOCS / lang / page).read_text(encoding="utf-8")
+    ]
+    assert [] == missing

@@ -36,6 +36,7 @@ from smartpos.testing import (
     RemoteSandbox,
     Sandbox,
     SandboxError,
+    _service,
 )
 from smartpos.testing._control import PREFIX, ROUTES, twins
 
@@ -551,7 +552,7 @@ def test_trigger_makes_a_refundable_approval(rig: Rig) -> None:
 
 @pytest.mark.parametrize(
     "tipo",
-    ["pagamento.recusado", "impressao.concluida", "impressao.falhou", "smartpos.identificado"],
+    sorted(set(_service.TRIGGER_TIPOS) - {"pagamento.aprovado"}),  # approved: above
 )
 def test_trigger_every_kind(rig: Rig, tipo: str) -> None:
     """Every event kind can be triggered, delivered like any other event."""
