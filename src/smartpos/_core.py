@@ -61,6 +61,7 @@ __all__ = [
     "Attempts",
     "Retry",
     "add_note",
+    "note_interrupted",
     "parse_retry_after",
     "parse_retry_after_ms",
     "retry_after",
@@ -308,13 +309,8 @@ class Attempts(Generic[T]):
         if not (call.starts_operation and call.referencia and self.attempt):
             return
         where = f"{call.method} {call.log_path or call.path}"
-        add_note(exc, message("call.interrupted", where=where, referencia=call.referencia))
-        logger.warning(
-            "smartpos: outcome unknown for %s referencia=%s: interrupted by %s after %d attempt(s)",
-            where,
-            call.referencia,
-            type(exc).__name__,
-            self.attempt,
+        note_interrupted(
+            exc, where=where, referencia=call.referencia, after=f" after {self.attempt} attempt(s)"
         )
 
     def _end(self, exc: BaseException) -> None:
@@ -496,6 +492,26 @@ def _describe(exc: BaseException) -> str:
     if len(text) > 300:
         text = text[:300] + " (cut)"
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def note_interrupted(exc: BaseException, *, where: str, referencia: str, after: str = "") -> None:
+    """Give an exception that cut a call the referencia's note (once), and log it.
+
+    The one annotation of every interruption: of a send (`Attempts.interrupted`) and of a
+    journaled call's other steps (``_outcome_calls.interrupted``). A note naming the
+    referencia already (the send's, inside a ``create_and_wait``) is not added twice.
+    """
+    notes = getattr(exc, "__notes__", None)
+    if isinstance(notes, list) and any(referencia in str(note) for note in notes):
+        return
+    add_note(exc, message("call.interrupted", where=where, referencia=referencia))
+    logger.warning(
+        "smartpos: outcome unknown for %s referencia=%s: interrupted by %s%s",
+        where,
+        referencia,
+        type(exc).__name__,
+        after,
+    )
 
 
 def add_note(exc: BaseException, note: str) -> None:

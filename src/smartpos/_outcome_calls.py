@@ -239,18 +239,9 @@ def interrupted(exc: BaseException, referencia: str | None, what: str) -> None:
     """
     if referencia is None or isinstance(exc, (SmartPOSError, GeneratorExit)):
         return
-    notes = getattr(exc, "__notes__", None)
-    if isinstance(notes, list) and any(referencia in str(note) for note in notes):
-        return
-    from ._core import add_note
+    from ._core import note_interrupted
 
-    add_note(exc, message("call.interrupted", where=what, referencia=referencia))
-    logger.warning(
-        "smartpos: outcome unknown for %s referencia=%s: interrupted by %s",
-        what,
-        referencia,
-        type(exc).__name__,
-    )
+    note_interrupted(exc, where=what, referencia=referencia)
 
 
 def state_after(call: Call[Any], error: Exception) -> RecordedState:
