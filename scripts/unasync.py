@@ -58,6 +58,7 @@ SUBS = [
     (r"\bhttpx\.AsyncClient\b", "httpx.Client"),
     (r"\bAsyncClient\b", "Client"),
     (r"\b_AsyncResource\b", "_Resource"),
+    (r"\b_AsyncRawResource\b", "_RawResource"),
     (r"\bAsync([A-Z]\w*)", r"\1"),
     (r"\basync def __aenter__\b", "def __enter__"),
     (r"\basync def __aexit__\b", "def __exit__"),

@@ -918,7 +918,16 @@ class AsyncTerminals(_AsyncResource):
         return await self._send(call, timeout, journaled=False)
 
 
-class AsyncQRCodesWithRawResponse:
+class _AsyncRawResource:
+    """What every ``with_raw_response`` view shares: a ``RawResponse`` per method, its name."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}>"
+
+
+class AsyncQRCodesWithRawResponse(_AsyncRawResource):
     """``client.qrcodes.with_raw_response``: ``create`` returning a ``RawResponse``.
 
     Each takes the plain method's arguments and raises its exceptions; ``.parse()`` of what it
@@ -931,11 +940,8 @@ class AsyncQRCodesWithRawResponse:
         raw = AsyncQRCodes(resource._client, raw=True)
         self.create = _raw_method(raw.create)
 
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__}>"
 
-
-class AsyncPaymentsWithRawResponse:
+class AsyncPaymentsWithRawResponse(_AsyncRawResource):
     """``client.payments.with_raw_response``: ``create`` returning a ``RawResponse``.
 
     Each takes the plain method's arguments and raises its exceptions; ``.parse()`` of what it
@@ -948,11 +954,8 @@ class AsyncPaymentsWithRawResponse:
         raw = AsyncPayments(resource._client, raw=True)
         self.create = _raw_method(raw.create)
 
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__}>"
 
-
-class AsyncRefundsWithRawResponse:
+class AsyncRefundsWithRawResponse(_AsyncRawResource):
     """``client.refunds.with_raw_response``: ``create``, ``create_for`` returning a ``RawResponse``.
 
     Each takes the plain method's arguments and raises its exceptions; ``.parse()`` of what it
@@ -966,11 +969,8 @@ class AsyncRefundsWithRawResponse:
         self.create = _raw_method(raw.create)
         self.create_for = _raw_method(raw.create_for)
 
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__}>"
 
-
-class AsyncPrintJobsWithRawResponse:
+class AsyncPrintJobsWithRawResponse(_AsyncRawResource):
     """``client.print_jobs.with_raw_response``: ``create`` returning a ``RawResponse``.
 
     Each takes the plain method's arguments and raises its exceptions; ``.parse()`` of what it
@@ -983,11 +983,8 @@ class AsyncPrintJobsWithRawResponse:
         raw = AsyncPrintJobs(resource._client, raw=True)
         self.create = _raw_method(raw.create)
 
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__}>"
 
-
-class AsyncTerminalsWithRawResponse:
+class AsyncTerminalsWithRawResponse(_AsyncRawResource):
     """``client.terminals.with_raw_response``: ``list`` returning a ``RawResponse``.
 
     Each takes the plain method's arguments and raises its exceptions; ``.parse()`` of what it
@@ -999,6 +996,3 @@ class AsyncTerminalsWithRawResponse:
     def __init__(self, resource: AsyncTerminals) -> None:
         raw = AsyncTerminals(resource._client, raw=True)
         self.list = _raw_method(raw.list)
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__}>"

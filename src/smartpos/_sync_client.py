@@ -913,7 +913,16 @@ class Terminals(_Resource):
         return self._send(call, timeout, journaled=False)
 
 
-class QRCodesWithRawResponse:
+class _RawResource:
+    """What every ``with_raw_response`` view shares: a ``RawResponse`` per method, its name."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}>"
+
+
+class QRCodesWithRawResponse(_RawResource):
     """``client.qrcodes.with_raw_response``: ``create`` returning a ``RawResponse``.
 
     Each takes the plain method's arguments and raises its exceptions; ``.parse()`` of what it
@@ -926,11 +935,8 @@ class QRCodesWithRawResponse:
         raw = QRCodes(resource._client, raw=True)
         self.create = _raw_method(raw.create)
 
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__}>"
 
-
-class PaymentsWithRawResponse:
+class PaymentsWithRawResponse(_RawResource):
     """``client.payments.with_raw_response``: ``create`` returning a ``RawResponse``.
 
     Each takes the plain method's arguments and raises its exceptions; ``.parse()`` of what it
@@ -943,11 +949,8 @@ class PaymentsWithRawResponse:
         raw = Payments(resource._client, raw=True)
         self.create = _raw_method(raw.create)
 
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__}>"
 
-
-class RefundsWithRawResponse:
+class RefundsWithRawResponse(_RawResource):
     """``client.refunds.with_raw_response``: ``create``, ``create_for`` returning a ``RawResponse``.
 
     Each takes the plain method's arguments and raises its exceptions; ``.parse()`` of what it
@@ -961,11 +964,8 @@ class RefundsWithRawResponse:
         self.create = _raw_method(raw.create)
         self.create_for = _raw_method(raw.create_for)
 
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__}>"
 
-
-class PrintJobsWithRawResponse:
+class PrintJobsWithRawResponse(_RawResource):
     """``client.print_jobs.with_raw_response``: ``create`` returning a ``RawResponse``.
 
     Each takes the plain method's arguments and raises its exceptions; ``.parse()`` of what it
@@ -978,11 +978,8 @@ class PrintJobsWithRawResponse:
         raw = PrintJobs(resource._client, raw=True)
         self.create = _raw_method(raw.create)
 
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__}>"
 
-
-class TerminalsWithRawResponse:
+class TerminalsWithRawResponse(_RawResource):
     """``client.terminals.with_raw_response``: ``list`` returning a ``RawResponse``.
 
     Each takes the plain method's arguments and raises its exceptions; ``.parse()`` of what it
@@ -994,6 +991,3 @@ class TerminalsWithRawResponse:
     def __init__(self, resource: Terminals) -> None:
         raw = Terminals(resource._client, raw=True)
         self.list = _raw_method(raw.list)
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__}>"
