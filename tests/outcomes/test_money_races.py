@@ -54,36 +54,6 @@ def charges(sandbox: Sandbox) -> list[str]:
     return [p.referencia for p in sandbox.payments]
 
 
-async def careful_checkout(sdk: SDK, *, timeout: float = 3.0, referencia: str | None = None) -> Any:
-    """One sale, charged as the README says, including the "surely not accepted" outcomes.
-
-    ``TransportError`` / ``APIError`` (not a 409) / ``StoreError`` / ``OperationRejectedError``:
-    surely not accepted, start over under a new referencia. ``OutcomeUnknownError``: resume
-    under its referencia. ``OutcomePendingError``: wait again. A 409 is not handled (its docs
-    say: wait for the earlier request's event): the test fails loudly if one comes.
-    """
-    for _ in range(6):
-        kwargs: dict[str, Any] = {**PAYMENT, "timeout": timeout}
-        if referencia is not None:
-            kwargs["referencia"] = referencia
-        try:
-            return await sdk.call("payments", "create_and_wait", **kwargs)
-        except smartpos.OutcomePendingError as exc:
-            return await on_client(sdk, "wait", exc.referencia, timeout=timeout)
-        except smartpos.OutcomeUnknownError as exc:
-            referencia = exc.referencia
-        except smartpos.ReferenciaDuplicadaError:
-            raise
-        except (
-            StoreError,
-            smartpos.TransportError,
-            smartpos.APIError,
-            smartpos.OperationRejectedError,
-        ):
-            referencia = None  # "surely not accepted": a new attempt, a new referencia
-    raise AssertionError("the checkout never ended")
-
-
 # --- 1. a "rejected" record that fails leaves "sending": reconcile then charges again -------
 
 
@@ -108,7 +78,7 @@ async def test_a_rejection_whose_record_fails_is_not_resent_by_reconcile(
     faults.record = 1  # the "rejected" record after the refused send fails
 
     try:
-        event = await careful_checkout(sdk)
+        event = await documented_checkout(sdk, timeout=3.0)
     except smartpos.OutcomePendingError as exc:  # still pending: the start-up loop, then wait
         await startup_reconcile(sdk, store)
         event = await on_client(sdk, "wait", exc.referencia, timeout=3.0)
@@ -272,9 +242,9 @@ async def test_a_resume_whose_journal_read_fails_is_not_nothing_journaled(
             await sdk.call("payments", "create", **PAYMENT, referencia=first)
         sandbox.wait_for_deliveries()
         calls["begin"] = 2  # the next begin (the third) is the resume
-        event = await careful_checkout(sdk, referencia=first)
+        event = await documented_checkout(sdk, timeout=3.0, referencia=first)
     else:
-        event = await documented_checkout(sdk)
+        event = await documented_checkout(sdk, timeout=3.0)
     await startup_reconcile(sdk, store)
 
     assert isinstance(event, PagamentoAprovado)

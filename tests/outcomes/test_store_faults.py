@@ -111,13 +111,17 @@ def _refused() -> StoreError:
     return error
 
 
-async def documented_checkout(sdk: SDK, *, timeout: float = 5.0) -> Any:
+async def documented_checkout(
+    sdk: SDK, *, timeout: float = 5.0, referencia: str | None = None
+) -> Any:
     """Charge one sale as the README says to: the final event, whatever the store does.
 
-    StoreError: nothing was sent, start over (a new referencia). OutcomeUnknownError: resume
-    under its referencia, never a new one. OutcomePendingError: wait again later.
+    Surely not accepted (``StoreError``, ``TransportError``, ``APIError`` but a 409,
+    ``OperationRejectedError``): start over under a new referencia. ``OutcomeUnknownError``:
+    resume under its referencia, never a new one. ``OutcomePendingError``: wait again later.
+    A 409 is not handled (its docs say: wait for the earlier request's event): a test fails
+    loudly if one comes.
     """
-    referencia: str | None = None
     for _ in range(6):
         kwargs: dict[str, Any] = {**PAYMENT, "timeout": timeout}
         if referencia is not None:
@@ -128,8 +132,15 @@ async def documented_checkout(sdk: SDK, *, timeout: float = 5.0) -> Any:
             return await on_client(sdk, "wait", exc.referencia, timeout=timeout)
         except smartpos.OutcomeUnknownError as exc:
             referencia = exc.referencia
-        except StoreError:
-            referencia = None
+        except smartpos.ReferenciaDuplicadaError:
+            raise
+        except (
+            StoreError,
+            smartpos.TransportError,
+            smartpos.APIError,
+            smartpos.OperationRejectedError,
+        ):
+            referencia = None  # "surely not accepted": a new attempt, a new referencia
     raise AssertionError("the checkout never ended")
 
 
