@@ -69,6 +69,13 @@ def _describe_member(cls: type[Any], name: str, value: Any) -> str:
 
 
 def _describe(qualname: str, obj: Any) -> list[str]:
+    if isinstance(obj, type) and hasattr(obj, "__required_keys__"):  # a TypedDict
+        lines = [f"typeddict {qualname}"]
+        for key, hint in obj.__annotations__.items():
+            text = getattr(hint, "__forward_arg__", hint)
+            required = "required" if key in obj.__required_keys__ else "optional"
+            lines.append(f"    {key}: {text!r}  # {required}")
+        return lines
     if isinstance(obj, type):
         bases = ", ".join(b.__qualname__ for b in obj.__bases__ if b is not object)
         kind = "exception" if issubclass(obj, BaseException) else "class"

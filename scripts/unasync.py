@@ -8,6 +8,9 @@ Every rule must match something: a rule that matched nothing means the async cli
 under it (a renamed name now copied unconverted), so the script refuses to write or check
 anything and exits 2, naming the dead rules.
 
+Before that, the ``Args:`` of each method taking ``**params: Unpack[X]`` get the documentation of
+``X``'s keys from ``src/smartpos/_params.py`` (``scripts/params_docs.py``).
+
     python scripts/unasync.py          # rewrite the sync client
     python scripts/unasync.py --check  # fail if it is out of date
 """
@@ -124,6 +127,20 @@ def generate() -> str:
 
 
 def main(argv: list[str]) -> int:
+    # First the Args: of each ``**params`` method, copied from ``_params.py`` (the one text).
+    from params_docs import fill_args
+
+    source = SOURCE.read_text(encoding="utf-8")
+    filled = fill_args(source)
+    if filled != source:
+        if "--check" in argv:
+            print(
+                f"{SOURCE.relative_to(ROOT)}: an Args: section differs from src/smartpos/"
+                "_params.py: run python scripts/unasync.py"
+            )
+            return 1
+        SOURCE.write_text(filled, encoding="utf-8")
+        print(f"filled the Args: sections of {SOURCE.relative_to(ROOT)} from _params.py")
     try:
         out = generate()
     except UnusedRuleError as exc:

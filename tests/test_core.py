@@ -160,32 +160,19 @@ def test_shared_ssl_context_is_built_once() -> None:
 
 # --- request building ----------------------------------------------------------------------
 
-#: Each resource method's builder, with the defaults the clients give to omitted arguments.
-BUILDERS: dict[tuple[str, str], tuple[Callable[..., _calls.Call[Any]], dict[str, Any]]] = {
-    ("qrcodes", "create"): (_calls.qrcode_call, {"referencia": None}),
-    ("payments", "create"): (
-        _calls.payment_call,
-        {
-            "smartpos_id": None,
-            "referencia": None,
-            "forma_pagamento": None,
-            "parcelas": None,
-            "parcelamento": None,
-            "modo_execucao": smartpos.ModoExecucao.IMEDIATO,
-            "comanda": None,
-            "comprovante": None,
-        },
-    ),
-    ("refunds", "create"): (_calls.refund_call, {"referencia": None}),
-    ("print_jobs", "create"): (_calls.print_call, {"referencia": None}),
-    ("terminals", "list"): (_calls.terminals_call, {}),
+#: Each resource method's builder: it takes the method's keywords as one dict (``_params``).
+BUILDERS: dict[tuple[str, str], Callable[..., _calls.Call[Any]]] = {
+    ("qrcodes", "create"): _calls.qrcode_call,
+    ("payments", "create"): _calls.payment_call,
+    ("refunds", "create"): _calls.refund_call,
+    ("print_jobs", "create"): _calls.print_call,
+    ("terminals", "list"): lambda config, kwargs: _calls.terminals_call(config, **kwargs),
 }
 
 
 def build(resource: str, method: str, kwargs: dict[str, Any], **config: Any) -> _calls.Call[Any]:
     """Run the builder of ``client.<resource>.<method>(**kwargs)`` without any client."""
-    builder, defaults = BUILDERS[resource, method]
-    return builder(make_config(**config), **{**defaults, **kwargs})
+    return BUILDERS[resource, method](make_config(**config), kwargs)
 
 
 @pytest.mark.parametrize("endpoint", [e.param for e in ENDPOINTS])
@@ -460,9 +447,9 @@ def drive(
     """
     config = make_config(max_retries=max_retries, retry_backoff=retry_backoff)
     call = (
-        _calls.payment_call(config, **BUILDERS["payments", "create"][1] | PAYMENT)
+        _calls.payment_call(config, dict(PAYMENT))
         if kind == "payment"
-        else _calls.qrcode_call(config, **QRCODE)
+        else _calls.qrcode_call(config, dict(**QRCODE))
     )
     attempts = _core.Attempts(config, call, rng=rng)
     delays: list[float] = []

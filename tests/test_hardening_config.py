@@ -202,16 +202,18 @@ def test_the_parcelas_error_does_not_mention_cents(parcelas: Any) -> None:
     with pytest.raises(smartpos.ValidationError) as info:
         _calls.payment_call(
             config,
-            documento_cliente=CPF,
-            valor_centavos=100,
-            smartpos_id="SP-1",
-            referencia=None,
-            forma_pagamento="credito",
-            parcelas=parcelas,
-            parcelamento="administradora",
-            modo_execucao="imediato",
-            comanda=None,
-            comprovante=None,
+            {
+                "documento_cliente": CPF,
+                "valor_centavos": 100,
+                "smartpos_id": "SP-1",
+                "referencia": None,
+                "forma_pagamento": "credito",
+                "parcelas": parcelas,
+                "parcelamento": "administradora",
+                "modo_execucao": "imediato",
+                "comanda": None,
+                "comprovante": None,
+            },
         )
 
     assert ("VALOR_INVALIDO", "parcelas") == (info.value.codigo, info.value.campo)
@@ -338,8 +340,7 @@ def test_the_referencia_message_names_the_accepted_versions() -> None:
                 retry_backoff=0,
                 strict_referencia=True,
             ),
-            documento_cliente=CPF,
-            referencia="01912d68-783e-7a03-8467-5661c1243ad4",
+            {"documento_cliente": CPF, "referencia": "01912d68-783e-7a03-8467-5661c1243ad4"},
         )
 
     assert re.search(r"version 4 or 5", str(info.value))

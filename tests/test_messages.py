@@ -770,14 +770,16 @@ def test_an_interruption_note_is_portuguese_and_the_log_line_english(
     )
     call = _calls.payment_call(
         config,
-        referencia=REF,
-        forma_pagamento=None,
-        parcelas=None,
-        parcelamento=None,
-        modo_execucao="imediato",
-        comanda=None,
-        comprovante=None,
-        **PAYMENT,
+        dict(
+            referencia=REF,
+            forma_pagamento=None,
+            parcelas=None,
+            parcelamento=None,
+            modo_execucao="imediato",
+            comanda=None,
+            comprovante=None,
+            **PAYMENT,
+        ),
     )
     attempts = _core.Attempts(config, call)
     attempts.sending()

@@ -155,14 +155,16 @@ def test_outcome_classes() -> None:
             retry_backoff=0,
             strict_referencia=True,
         ),
-        **PAYMENT,
-        referencia=None,
-        forma_pagamento=None,
-        parcelas=None,
-        parcelamento=None,
-        modo_execucao="imediato",
-        comanda=None,
-        comprovante=None,
+        dict(
+            **PAYMENT,
+            referencia=None,
+            forma_pagamento=None,
+            parcelas=None,
+            parcelamento=None,
+            modo_execucao="imediato",
+            comanda=None,
+            comprovante=None,
+        ),
     )
     unknown = smartpos.OutcomeUnknownError("r", RuntimeError("x"), attempts=1)
 

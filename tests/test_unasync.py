@@ -88,8 +88,10 @@ def test_the_script_exits_2_and_writes_nothing_on_a_dead_rule(
     """Run on a copy of the project whose async client lacks most converted names: exit 2."""
     (tmp_path / "scripts").mkdir()
     shutil.copy(SCRIPT, tmp_path / "scripts" / "unasync.py")
+    shutil.copy(SCRIPT.parent / "params_docs.py", tmp_path / "scripts" / "params_docs.py")
     package = tmp_path / "src" / "smartpos"
     package.mkdir(parents=True)
+    shutil.copy(SCRIPT.parent.parent / "src" / "smartpos" / "_params.py", package / "_params.py")
     (package / "_async_client.py").write_text(
         '"""Async client."""\n\nimport builtins\n\n\nasync def f() -> None:\n    await g()\n',
         encoding="utf-8",

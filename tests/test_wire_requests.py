@@ -103,7 +103,7 @@ def spec_comprovante(receipt: smartpos.Comprovante) -> dict[str, Any]:
 @given(documents, referencias)
 def test_qrcode_body(documento: str, referencia: str) -> None:
     """POST /qrcode sends referencia then documentoCliente."""
-    call = _calls.qrcode_call(CONFIG, documento_cliente=documento, referencia=referencia)
+    call = _calls.qrcode_call(CONFIG, {"documento_cliente": documento, "referencia": referencia})
 
     assert (
         spec_json({"referencia": referencia, "documentoCliente": DOCUMENTS[documento]}) == call.body
@@ -160,16 +160,18 @@ def test_payment_body(
 
     call = _calls.payment_call(
         CONFIG,
-        documento_cliente=documento,
-        valor_centavos=valor,
-        smartpos_id=terminal,
-        referencia=referencia,
-        forma_pagamento=forma,
-        parcelas=parcelas,
-        parcelamento=parcelamento,
-        modo_execucao=modo,
-        comanda=comanda,
-        comprovante=comprovante,
+        {
+            "documento_cliente": documento,
+            "valor_centavos": valor,
+            "smartpos_id": terminal,
+            "referencia": referencia,
+            "forma_pagamento": forma,
+            "parcelas": parcelas,
+            "parcelamento": parcelamento,
+            "modo_execucao": modo,
+            "comanda": comanda,
+            "comprovante": comprovante,
+        },
     )
 
     body: dict[str, Any] = {
@@ -208,11 +210,13 @@ def test_refund_body(
     """POST /v1/refunds sends the refund and the four keys of pagamentoOriginal."""
     call = _calls.refund_call(
         CONFIG,
-        documento_cliente=documento,
-        smartpos_id=terminal,
-        valor_centavos=valor,
-        pagamento_original=original,
-        referencia=referencia,
+        {
+            "documento_cliente": documento,
+            "smartpos_id": terminal,
+            "valor_centavos": valor,
+            "pagamento_original": original,
+            "referencia": referencia,
+        },
     )
 
     assert (
@@ -244,10 +248,12 @@ def test_print_job_body(
 
     call = _calls.print_call(
         CONFIG,
-        documento_cliente=documento,
-        smartpos_id=terminal,
-        conteudo=conteudo,
-        referencia=referencia,
+        {
+            "documento_cliente": documento,
+            "smartpos_id": terminal,
+            "conteudo": conteudo,
+            "referencia": referencia,
+        },
     )
 
     assert (
@@ -365,11 +371,11 @@ def test_writing_a_payment_does_not_import_cattrs() -> None:
         "from smartpos import _calls, _config\n"
         "config = _config.Config.create(api_key='k', base_url='http://h', timeout=None,\n"
         "    max_retries=0, retry_backoff=0, strict_referencia=True)\n"
-        "_calls.payment_call(config, documento_cliente='12345678909', valor_centavos=1,\n"
+        "_calls.payment_call(config, dict(documento_cliente='12345678909', valor_centavos=1,\n"
         "    smartpos_id=None, referencia=None, forma_pagamento=None, parcelas=None,\n"
         "    parcelamento=None, modo_execucao='manual',\n"
         "    comanda=smartpos.Comanda('M', [smartpos.ItemComanda('t')]),\n"
-        "    comprovante=smartpos.Comprovante(True))\n"
+        "    comprovante=smartpos.Comprovante(True)))\n"
         "print('cattrs' in sys.modules)\n"
     )
     out = subprocess.run(

@@ -59,6 +59,7 @@ from ._models import (
     Terminal,
 )
 from ._money import format_reais, to_centavos, to_reais
+from ._params import PaymentParams, PrintJobParams, QRCodeParams, RefundParams
 from ._referencia import is_valid_referencia, new_referencia, referencia_for
 from ._version import __version__
 
@@ -99,12 +100,16 @@ __all__ = [
     "OutcomeUnknownError",
     "PagamentoOriginal",
     "Parcelamento",
+    "PaymentParams",
     "PermissionDeniedError",
+    "PrintJobParams",
     "QRCode",
+    "QRCodeParams",
     "RateLimitError",
     "RawResponse",
     "ReferenciaDuplicadaError",
     "Refund",
+    "RefundParams",
     "ResponseError",
     "SmartPOSError",
     "SmartposNaoEncontradoError",

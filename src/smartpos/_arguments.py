@@ -9,6 +9,7 @@ applies them. Messages name a document only masked, and never the API key.
 from __future__ import annotations
 
 import base64
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, TypeVar
 
 import attrs
@@ -27,6 +28,7 @@ from ._models import (
     PagamentoOriginal,
     Parcelamento,
 )
+from ._params import PaymentParams, PrintJobParams, QRCodeParams, RefundParams, complete
 from ._referencia import is_valid_referencia, new_referencia, same_first_characters
 from ._requests import (
     Conteudo,
@@ -281,28 +283,14 @@ def _combination(
 # --- one request per endpoint --------------------------------------------------------------
 
 
-def qrcode_request(
-    config: Config, *, documento_cliente: object, referencia: object
-) -> QRCodeRequest:
+def qrcode_request(config: Config, params: Mapping[str, object]) -> QRCodeRequest:
     """Check the arguments of ``POST /qrcode``."""
-    ref = _referencia(config, referencia)
-    return QRCodeRequest(referencia=ref, documento_cliente=documento(documento_cliente))
+    p = complete(QRCodeParams, params)
+    ref = _referencia(config, p["referencia"])
+    return QRCodeRequest(referencia=ref, documento_cliente=documento(p["documento_cliente"]))
 
 
-def payment_request(
-    config: Config,
-    *,
-    documento_cliente: object,
-    valor_centavos: object,
-    smartpos_id: object,
-    referencia: object,
-    forma_pagamento: object,
-    parcelas: object,
-    parcelamento: object,
-    modo_execucao: object,
-    comanda: object,
-    comprovante: object,
-) -> PaymentRequest:
+def payment_request(config: Config, params: Mapping[str, object]) -> PaymentRequest:
     """Check the arguments of ``POST /v1/payments``.
 
     The checks run in the order the service applies them, so that a request with several
@@ -310,24 +298,30 @@ def payment_request(
     required fields, referencia, amounts, enumerated values, their combination, the
     mode's requirements, and last the document's check digits.
     """
+    p = complete(PaymentParams, params)
+    referencia, documento_cliente, modo_execucao = (
+        p["referencia"],
+        p["documento_cliente"],
+        p["modo_execucao"],
+    )
     if isinstance(referencia, str) and not referencia.strip():
         raise _missing(_REFERENCIA)
     if documento_cliente is None or documento_cliente == "":
         raise _missing(_DOCUMENTO)
-    if valor_centavos is None:
+    if p["valor_centavos"] is None:
         raise _missing(_VALOR)
     if modo_execucao is None or modo_execucao == "":
         raise _missing(_MODO)
     ref = _referencia(config, referencia)
-    valor = _positive_int(valor_centavos, _VALOR)
+    valor = _positive_int(p["valor_centavos"], _VALOR)
     modo = _enum(ModoExecucao, modo_execucao, _MODO, "CAMPO_INVALIDO")
-    terminal = _optional_str(smartpos_id, _SMARTPOS_ID)
-    n_parcelas = _optional_positive_int(parcelas, _PARCELAS)
-    forma = _enum(FormaPagamento, forma_pagamento, _FORMA, "FORMA_PAGAMENTO_INVALIDA")
-    financing = _enum(Parcelamento, parcelamento, _PARCELAMENTO, "FORMA_PAGAMENTO_INVALIDA")
+    terminal = _optional_str(p["smartpos_id"], _SMARTPOS_ID)
+    n_parcelas = _optional_positive_int(p["parcelas"], _PARCELAS)
+    forma = _enum(FormaPagamento, p["forma_pagamento"], _FORMA, "FORMA_PAGAMENTO_INVALIDA")
+    financing = _enum(Parcelamento, p["parcelamento"], _PARCELAMENTO, "FORMA_PAGAMENTO_INVALIDA")
     _combination(forma, n_parcelas, financing)
-    card = _instance(comanda, Comanda, _COMANDA)
-    receipt = _instance(comprovante, Comprovante, _COMPROVANTE)
+    card = _instance(p["comanda"], Comanda, _COMANDA)
+    receipt = _instance(p["comprovante"], Comprovante, _COMPROVANTE)
     if card is not None:
         _check_comanda(card)
     if receipt is not None:
@@ -375,24 +369,23 @@ def payment_request(
 
 
 def refund_request(
-    config: Config,
-    *,
-    documento_cliente: object,
-    smartpos_id: object,
-    valor_centavos: object,
-    pagamento_original: object,
-    referencia: object,
-    payment_referencia: str | None = None,
+    config: Config, params: Mapping[str, object], *, payment_referencia: str | None = None
 ) -> RefundRequest:
     """Check the arguments of ``POST /v1/refunds``.
 
     ``payment_referencia`` is the refunded payment's referencia when it is known (``create_for``
     reads it from the event): the refund's must not share its first 10 characters.
     """
+    p = complete(RefundParams, params)
+    documento_cliente, pagamento_original, referencia = (
+        p["documento_cliente"],
+        p["pagamento_original"],
+        p["referencia"],
+    )
     if documento_cliente is None or documento_cliente == "":
         raise _missing(_DOCUMENTO)
-    terminal = _require_str(smartpos_id, _SMARTPOS_ID)
-    valor = _positive_int(valor_centavos, _VALOR)
+    terminal = _require_str(p["smartpos_id"], _SMARTPOS_ID)
+    valor = _positive_int(p["valor_centavos"], _VALOR)
     if pagamento_original is None:
         raise _missing(_ORIGINAL)
     original = _instance(pagamento_original, PagamentoOriginal, _ORIGINAL)
@@ -496,29 +489,23 @@ def refund_request_for(
             campo=_VALOR,
         )
     payment_referencia = dados.referencia if isinstance(dados.referencia, str) else None
-    return refund_request(
-        config,
-        documento_cliente=dados.documento_cliente,
-        smartpos_id=dados.smartpos_id,
-        valor_centavos=valor_centavos,
-        pagamento_original=PagamentoOriginal(**values),
-        referencia=referencia,
-        payment_referencia=payment_referencia,
-    )
+    params = {
+        "documento_cliente": dados.documento_cliente,
+        "smartpos_id": dados.smartpos_id,
+        "valor_centavos": valor_centavos,
+        "pagamento_original": PagamentoOriginal(**values),
+        "referencia": referencia,
+    }
+    return refund_request(config, params, payment_referencia=payment_referencia)
 
 
-def print_job_request(
-    config: Config,
-    *,
-    documento_cliente: object,
-    smartpos_id: object,
-    conteudo: object,
-    referencia: object,
-) -> PrintJobRequest:
+def print_job_request(config: Config, params: Mapping[str, object]) -> PrintJobRequest:
     """Check the arguments of ``POST /v1/print-jobs``; the content is Base64-encoded here."""
+    p = complete(PrintJobParams, params)
+    documento_cliente, conteudo = p["documento_cliente"], p["conteudo"]
     if documento_cliente is None or documento_cliente == "":
         raise _missing(_DOCUMENTO)
-    terminal = _require_str(smartpos_id, _SMARTPOS_ID)
+    terminal = _require_str(p["smartpos_id"], _SMARTPOS_ID)
     if conteudo is None or (hasattr(conteudo, "__len__") and len(conteudo) == 0):
         raise _missing(_CONTEUDO)
     if isinstance(conteudo, str):
@@ -538,7 +525,7 @@ def print_job_request(
             message("argument.conteudo_type", type=type(conteudo).__name__),
             campo=_CONTEUDO,
         )
-    ref = _referencia(config, referencia)
+    ref = _referencia(config, p["referencia"])
     return PrintJobRequest(
         referencia=ref,
         documento_cliente=documento(documento_cliente),

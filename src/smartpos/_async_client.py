@@ -15,25 +15,31 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast
 
 import httpx
 
-from . import _calls, _config, _core, _httpcompat, _logging, _outcome_calls, _raw, _transports
+from . import (
+    _calls,
+    _config,
+    _core,
+    _httpcompat,
+    _logging,
+    _outcome_calls,
+    _params,
+    _raw,
+    _transports,
+)
 from ._errors import ConfigurationError
 from ._messages import message
 from ._models import (
     Acceptance,
-    Comanda,
-    Comprovante,
-    FormaPagamento,
-    ModoExecucao,
-    PagamentoOriginal,
-    Parcelamento,
     QRCode,
     Refund,
     Terminal,
 )
+from ._params import PaymentParams, PrintJobParams, QRCodeParams, RefundParams
 from ._raw import RawResponse
 
 if TYPE_CHECKING:
     import httpx2
+    from typing_extensions import Unpack
 
     from .webhooks import (
         Event,
@@ -477,12 +483,12 @@ class AsyncQRCodes(_AsyncResource):
         """The same methods, returning a ``RawResponse``: status, headers, body, ``parse()``."""
         return AsyncQRCodesWithRawResponse(self)
 
+    @_params.takes(QRCodeParams)
     async def create(
         self,
         *,
-        documento_cliente: str,
-        referencia: str | None = None,
         timeout: float | httpx.Timeout | None = None,
+        **params: Unpack[QRCodeParams],
     ) -> QRCode:
         """Create a QR code that pairs a terminal with the customer: ``POST /qrcode``.
 
@@ -504,19 +510,17 @@ class AsyncQRCodes(_AsyncResource):
             APIError: the service refused it.
             TransportError: the network failed (safe to call again).
         """
-        call = _calls.qrcode_call(
-            self._client._config, documento_cliente=documento_cliente, referencia=referencia
-        )
+        call = _calls.qrcode_call(self._client._config, params)
         return await self._send(call, timeout)
 
+    @_params.takes(QRCodeParams)
     async def create_and_wait(
         self,
         *,
-        documento_cliente: str,
-        referencia: str | None = None,
         show: Callable[[QRCode], object] | None = None,
         timeout: float = 120.0,
         request_timeout: float | httpx.Timeout | None = None,
+        **params: Unpack[QRCodeParams],
     ) -> SmartposIdentificado:
         """Create a pairing QR code and wait until a terminal reads it: ``POST /qrcode``.
 
@@ -541,9 +545,7 @@ class AsyncQRCodes(_AsyncResource):
             TransportError: the network failed.
             OutcomePendingError: no terminal read it within ``timeout``.
         """
-        call = _calls.qrcode_call(
-            self._client._config, documento_cliente=documento_cliente, referencia=referencia
-        )
+        call = _calls.qrcode_call(self._client._config, params)
         call = _calls.timed(self._client._config, call, request_timeout)
         flow = _outcome_calls.qrcode_and_wait(self._client._store, call, timeout=timeout, show=show)
         return await self._client._run(flow, call.referencia, f"{call.operation}_and_wait")
@@ -557,20 +559,12 @@ class AsyncPayments(_AsyncResource):
         """The same methods, returning a ``RawResponse``: status, headers, body, ``parse()``."""
         return AsyncPaymentsWithRawResponse(self)
 
+    @_params.takes(PaymentParams)
     async def create(
         self,
         *,
-        documento_cliente: str,
-        valor_centavos: int,
-        smartpos_id: str | None = None,
-        referencia: str | None = None,
-        forma_pagamento: FormaPagamento | str | None = None,
-        parcelas: int | None = None,
-        parcelamento: Parcelamento | str | None = None,
-        modo_execucao: ModoExecucao | str = ModoExecucao.IMEDIATO,
-        comanda: Comanda | None = None,
-        comprovante: Comprovante | None = None,
         timeout: float | httpx.Timeout | None = None,
+        **params: Unpack[PaymentParams],
     ) -> Acceptance:
         """Ask a terminal for a payment: ``POST /v1/payments``.
 
@@ -613,36 +607,16 @@ class AsyncPayments(_AsyncResource):
             OutcomeUnknownError: the service may have accepted it; do not charge again, wait
                 for the event carrying ``error.referencia``.
         """
-        call = _calls.payment_call(
-            self._client._config,
-            documento_cliente=documento_cliente,
-            valor_centavos=valor_centavos,
-            smartpos_id=smartpos_id,
-            referencia=referencia,
-            forma_pagamento=forma_pagamento,
-            parcelas=parcelas,
-            parcelamento=parcelamento,
-            modo_execucao=modo_execucao,
-            comanda=comanda,
-            comprovante=comprovante,
-        )
+        call = _calls.payment_call(self._client._config, params)
         return await self._send(call, timeout)
 
+    @_params.takes(PaymentParams)
     async def create_and_wait(
         self,
         *,
-        documento_cliente: str,
-        valor_centavos: int,
-        smartpos_id: str | None = None,
-        referencia: str | None = None,
-        forma_pagamento: FormaPagamento | str | None = None,
-        parcelas: int | None = None,
-        parcelamento: Parcelamento | str | None = None,
-        modo_execucao: ModoExecucao | str = ModoExecucao.IMEDIATO,
-        comanda: Comanda | None = None,
-        comprovante: Comprovante | None = None,
         timeout: float = 120.0,
         request_timeout: float | httpx.Timeout | None = None,
+        **params: Unpack[PaymentParams],
     ) -> PagamentoAprovado | PagamentoRecusado:
         """Ask a terminal for a payment and wait for its outcome: ``POST /v1/payments``.
 
@@ -661,10 +635,13 @@ class AsyncPayments(_AsyncResource):
             valor_centavos: The amount in cents, a positive ``int``.
             smartpos_id: The terminal that charges; required in ``imediato`` mode.
             referencia: One per attempt; default a new ``smartpos.new_referencia()``.
-            forma_pagamento: ``credito``, ``debito``, ``pix`` or ``voucher``.
-            parcelas: Installments (credito only).
-            parcelamento: ``estabelecimento`` or ``administradora``.
-            modo_execucao: ``imediato`` or ``manual`` (needs ``comanda``).
+            forma_pagamento: ``credito``, ``debito``, ``pix`` or ``voucher``; default: the
+                terminal's own flow.
+            parcelas: Installments (credito only); 1 or omitted for a single payment.
+            parcelamento: ``estabelecimento`` or ``administradora``; required for credito
+                with ``parcelas > 1``.
+            modo_execucao: ``imediato`` (charge now) or ``manual`` (a card in the operator's
+                queue, which needs ``comanda``).
             comanda: The manual-queue card.
             comprovante: Receipt printing and preview preferences.
             timeout: Seconds to wait for the event once the service answered.
@@ -687,19 +664,7 @@ class AsyncPayments(_AsyncResource):
                 could not be confirmed: resume with ``referencia=error.referencia``.
             StoreError: the store proved nothing was journaled; nothing was sent.
         """
-        call = _calls.payment_call(
-            self._client._config,
-            documento_cliente=documento_cliente,
-            valor_centavos=valor_centavos,
-            smartpos_id=smartpos_id,
-            referencia=referencia,
-            forma_pagamento=forma_pagamento,
-            parcelas=parcelas,
-            parcelamento=parcelamento,
-            modo_execucao=modo_execucao,
-            comanda=comanda,
-            comprovante=comprovante,
-        )
+        call = _calls.payment_call(self._client._config, params)
         call = _calls.timed(self._client._config, call, request_timeout)
         flow = _outcome_calls.payment_and_wait(self._client._store, call, timeout=timeout)
         return await self._client._run(flow, call.referencia, f"{call.operation}_and_wait")
@@ -713,15 +678,12 @@ class AsyncRefunds(_AsyncResource):
         """The same methods, returning a ``RawResponse``: status, headers, body, ``parse()``."""
         return AsyncRefundsWithRawResponse(self)
 
+    @_params.takes(RefundParams)
     async def create(
         self,
         *,
-        documento_cliente: str,
-        smartpos_id: str,
-        valor_centavos: int,
-        pagamento_original: PagamentoOriginal,
-        referencia: str | None = None,
         timeout: float | httpx.Timeout | None = None,
+        **params: Unpack[RefundParams],
     ) -> Refund:
         """Refund an approved payment on the terminal that charged it: ``POST /v1/refunds``.
 
@@ -743,14 +705,7 @@ class AsyncRefunds(_AsyncResource):
             TransportError: nothing reached the service; retry with a new referencia.
             OutcomeUnknownError: the service may have accepted it; do not refund again.
         """
-        call = _calls.refund_call(
-            self._client._config,
-            documento_cliente=documento_cliente,
-            smartpos_id=smartpos_id,
-            valor_centavos=valor_centavos,
-            pagamento_original=pagamento_original,
-            referencia=referencia,
-        )
+        call = _calls.refund_call(self._client._config, params)
         return await self._send(call, timeout)
 
     async def create_for(
@@ -802,14 +757,12 @@ class AsyncPrintJobs(_AsyncResource):
         """The same methods, returning a ``RawResponse``: status, headers, body, ``parse()``."""
         return AsyncPrintJobsWithRawResponse(self)
 
+    @_params.takes(PrintJobParams)
     async def create(
         self,
         *,
-        documento_cliente: str,
-        smartpos_id: str,
-        conteudo: bytes | str,
-        referencia: str | None = None,
         timeout: float | httpx.Timeout | None = None,
+        **params: Unpack[PrintJobParams],
     ) -> Acceptance:
         """Print on a terminal: ``POST /v1/print-jobs``.
 
@@ -833,24 +786,16 @@ class AsyncPrintJobs(_AsyncResource):
             TransportError: nothing reached the service; retry with a new referencia.
             OutcomeUnknownError: the service may have accepted it; wait for the event.
         """
-        call = _calls.print_call(
-            self._client._config,
-            documento_cliente=documento_cliente,
-            smartpos_id=smartpos_id,
-            conteudo=conteudo,
-            referencia=referencia,
-        )
+        call = _calls.print_call(self._client._config, params)
         return await self._send(call, timeout)
 
+    @_params.takes(PrintJobParams)
     async def create_and_wait(
         self,
         *,
-        documento_cliente: str,
-        smartpos_id: str,
-        conteudo: bytes | str,
-        referencia: str | None = None,
         timeout: float = 120.0,
         request_timeout: float | httpx.Timeout | None = None,
+        **params: Unpack[PrintJobParams],
     ) -> ImpressaoConcluida | ImpressaoFalhou:
         """Print on a terminal and wait for the outcome: ``POST /v1/print-jobs``.
 
@@ -860,7 +805,7 @@ class AsyncPrintJobs(_AsyncResource):
         Args:
             documento_cliente: The customer linked to the terminal.
             smartpos_id: The terminal that prints.
-            conteudo: What to print: bytes, or a str (UTF-8 encoded).
+            conteudo: What to print: bytes, or a str (UTF-8 encoded). The SDK Base64-encodes it.
             referencia: One per print job; default a new one.
             timeout: Seconds to wait for the event once the service answered.
             request_timeout: Seconds, or an ``httpx.Timeout``, for the HTTP request only
@@ -876,13 +821,7 @@ class AsyncPrintJobs(_AsyncResource):
             TransportError: nothing reached the service; retry with a new referencia.
             OutcomePendingError: no outcome within ``timeout``; wait again later.
         """
-        call = _calls.print_call(
-            self._client._config,
-            documento_cliente=documento_cliente,
-            smartpos_id=smartpos_id,
-            conteudo=conteudo,
-            referencia=referencia,
-        )
+        call = _calls.print_call(self._client._config, params)
         call = _calls.timed(self._client._config, call, request_timeout)
         flow = _outcome_calls.print_and_wait(self._client._store, call, timeout=timeout)
         return await self._client._run(flow, call.referencia, f"{call.operation}_and_wait")

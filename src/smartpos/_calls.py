@@ -23,24 +23,12 @@ from ._documents import mask_documento
 from ._errors import ValidationError
 from ._logging import mask_path
 from ._messages import message, speaking
-from ._models import (
-    Acceptance,
-    Comanda,
-    Comprovante,
-    FormaPagamento,
-    HTTPInfo,
-    JSONAnswer,
-    ModoExecucao,
-    PagamentoOriginal,
-    Parcelamento,
-    QRCode,
-    Refund,
-    Terminal,
-)
+from ._models import Acceptance, HTTPInfo, JSONAnswer, QRCode, Refund, Terminal
 from ._requests import RefundRequest
 from ._responses import read_acceptance, read_json, read_qrcode, read_refund, read_terminals
 
 if TYPE_CHECKING:
+    from ._params import PaymentParams, PrintJobParams, QRCodeParams, RefundParams
     from .webhooks import PagamentoAprovado
 
 __all__ = [
@@ -203,11 +191,9 @@ _in_client_language = speaking(attrgetter("lang"))
 
 
 @_in_client_language
-def qrcode_call(config: Config, *, documento_cliente: str, referencia: str | None) -> Call[QRCode]:
+def qrcode_call(config: Config, params: QRCodeParams) -> Call[QRCode]:
     """Validate and build ``POST /qrcode``."""
-    request = _arguments.qrcode_request(
-        config, documento_cliente=documento_cliente, referencia=referencia
-    )
+    request = _arguments.qrcode_request(config, params)
     return Call(
         method="POST",
         path="/qrcode",
@@ -215,39 +201,14 @@ def qrcode_call(config: Config, *, documento_cliente: str, referencia: str | Non
         parse=read_qrcode,
         body=_body(request),
         referencia=request.referencia,
-        referencia_supplied=referencia is not None,
+        referencia_supplied=params.get("referencia") is not None,
     )
 
 
 @_in_client_language
-def payment_call(
-    config: Config,
-    *,
-    documento_cliente: str,
-    valor_centavos: int,
-    smartpos_id: str | None,
-    referencia: str | None,
-    forma_pagamento: FormaPagamento | str | None,
-    parcelas: int | None,
-    parcelamento: Parcelamento | str | None,
-    modo_execucao: ModoExecucao | str,
-    comanda: Comanda | None,
-    comprovante: Comprovante | None,
-) -> Call[Acceptance]:
+def payment_call(config: Config, params: PaymentParams) -> Call[Acceptance]:
     """Validate and build ``POST /v1/payments``."""
-    request = _arguments.payment_request(
-        config,
-        documento_cliente=documento_cliente,
-        valor_centavos=valor_centavos,
-        smartpos_id=smartpos_id,
-        referencia=referencia,
-        forma_pagamento=forma_pagamento,
-        parcelas=parcelas,
-        parcelamento=parcelamento,
-        modo_execucao=modo_execucao,
-        comanda=comanda,
-        comprovante=comprovante,
-    )
+    request = _arguments.payment_request(config, params)
     return Call(
         method="POST",
         path="/v1/payments",
@@ -256,30 +217,16 @@ def payment_call(
         body=_body(request),
         referencia=request.referencia,
         starts_operation=True,
-        referencia_supplied=referencia is not None,
+        referencia_supplied=params.get("referencia") is not None,
     )
 
 
 @_in_client_language
-def refund_call(
-    config: Config,
-    *,
-    documento_cliente: str,
-    smartpos_id: str,
-    valor_centavos: int,
-    pagamento_original: PagamentoOriginal,
-    referencia: str | None,
-) -> Call[Refund]:
+def refund_call(config: Config, params: RefundParams) -> Call[Refund]:
     """Validate and build ``POST /v1/refunds``."""
-    request = _arguments.refund_request(
-        config,
-        documento_cliente=documento_cliente,
-        smartpos_id=smartpos_id,
-        valor_centavos=valor_centavos,
-        pagamento_original=pagamento_original,
-        referencia=referencia,
-    )
-    return _refund(request, "refunds.create", referencia_supplied=referencia is not None)
+    request = _arguments.refund_request(config, params)
+    supplied = params.get("referencia") is not None
+    return _refund(request, "refunds.create", referencia_supplied=supplied)
 
 
 @_in_client_language
@@ -311,22 +258,9 @@ def _refund(request: RefundRequest, operation: str, *, referencia_supplied: bool
 
 
 @_in_client_language
-def print_call(
-    config: Config,
-    *,
-    documento_cliente: str,
-    smartpos_id: str,
-    conteudo: bytes | str,
-    referencia: str | None,
-) -> Call[Acceptance]:
+def print_call(config: Config, params: PrintJobParams) -> Call[Acceptance]:
     """Validate and build ``POST /v1/print-jobs``; the content is Base64-encoded."""
-    request = _arguments.print_job_request(
-        config,
-        documento_cliente=documento_cliente,
-        smartpos_id=smartpos_id,
-        conteudo=conteudo,
-        referencia=referencia,
-    )
+    request = _arguments.print_job_request(config, params)
     return Call(
         method="POST",
         path="/v1/print-jobs",
@@ -335,7 +269,7 @@ def print_call(
         body=_body(request),
         referencia=request.referencia,
         starts_operation=True,
-        referencia_supplied=referencia is not None,
+        referencia_supplied=params.get("referencia") is not None,
     )
 
 

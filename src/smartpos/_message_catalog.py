@@ -52,6 +52,18 @@ CATALOG: Final[dict[str, dict[str, str]]] = {
         "en": "{campo} has {length} characters; at most {max} are accepted",
         "pt_BR": "{campo} tem {length} caracteres; são aceitos no máximo {max}",
     },
+    "argument.unknown_keyword": {
+        "en": "unexpected keyword argument {name!r}: {params} has {names}",
+        "pt_BR": "argumento nomeado inesperado {name!r}: {params} tem {names}",
+    },
+    "argument.unknown_keyword_close": {
+        "en": "unexpected keyword argument {name!r}: did you mean {close!r}?",
+        "pt_BR": "argumento nomeado inesperado {name!r}: você quis dizer {close!r}?",
+    },
+    "argument.missing_keyword": {
+        "en": "missing required keyword argument {name!r} (see {params})",
+        "pt_BR": "falta o argumento nomeado obrigatório {name!r} (veja {params})",
+    },
     "argument.required": {
         "en": "{campo} is required and cannot be empty",
         "pt_BR": "{campo} é obrigatório e não pode ser vazio",

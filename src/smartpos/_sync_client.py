@@ -15,25 +15,31 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast
 
 import httpx
 
-from . import _calls, _config, _core, _httpcompat, _logging, _outcome_calls, _raw, _transports
+from . import (
+    _calls,
+    _config,
+    _core,
+    _httpcompat,
+    _logging,
+    _outcome_calls,
+    _params,
+    _raw,
+    _transports,
+)
 from ._errors import ConfigurationError
 from ._messages import message
 from ._models import (
     Acceptance,
-    Comanda,
-    Comprovante,
-    FormaPagamento,
-    ModoExecucao,
-    PagamentoOriginal,
-    Parcelamento,
     QRCode,
     Refund,
     Terminal,
 )
+from ._params import PaymentParams, PrintJobParams, QRCodeParams, RefundParams
 from ._raw import RawResponse
 
 if TYPE_CHECKING:
     import httpx2
+    from typing_extensions import Unpack
 
     from .webhooks import (
         Event,
@@ -472,12 +478,12 @@ class QRCodes(_Resource):
         """The same methods, returning a ``RawResponse``: status, headers, body, ``parse()``."""
         return QRCodesWithRawResponse(self)
 
+    @_params.takes(QRCodeParams)
     def create(
         self,
         *,
-        documento_cliente: str,
-        referencia: str | None = None,
         timeout: float | httpx.Timeout | None = None,
+        **params: Unpack[QRCodeParams],
     ) -> QRCode:
         """Create a QR code that pairs a terminal with the customer: ``POST /qrcode``.
 
@@ -499,19 +505,17 @@ class QRCodes(_Resource):
             APIError: the service refused it.
             TransportError: the network failed (safe to call again).
         """
-        call = _calls.qrcode_call(
-            self._client._config, documento_cliente=documento_cliente, referencia=referencia
-        )
+        call = _calls.qrcode_call(self._client._config, params)
         return self._send(call, timeout)
 
+    @_params.takes(QRCodeParams)
     def create_and_wait(
         self,
         *,
-        documento_cliente: str,
-        referencia: str | None = None,
         show: Callable[[QRCode], object] | None = None,
         timeout: float = 120.0,
         request_timeout: float | httpx.Timeout | None = None,
+        **params: Unpack[QRCodeParams],
     ) -> SmartposIdentificado:
         """Create a pairing QR code and wait until a terminal reads it: ``POST /qrcode``.
 
@@ -536,9 +540,7 @@ class QRCodes(_Resource):
             TransportError: the network failed.
             OutcomePendingError: no terminal read it within ``timeout``.
         """
-        call = _calls.qrcode_call(
-            self._client._config, documento_cliente=documento_cliente, referencia=referencia
-        )
+        call = _calls.qrcode_call(self._client._config, params)
         call = _calls.timed(self._client._config, call, request_timeout)
         flow = _outcome_calls.qrcode_and_wait(self._client._store, call, timeout=timeout, show=show)
         return self._client._run(flow, call.referencia, f"{call.operation}_and_wait")
@@ -552,20 +554,12 @@ class Payments(_Resource):
         """The same methods, returning a ``RawResponse``: status, headers, body, ``parse()``."""
         return PaymentsWithRawResponse(self)
 
+    @_params.takes(PaymentParams)
     def create(
         self,
         *,
-        documento_cliente: str,
-        valor_centavos: int,
-        smartpos_id: str | None = None,
-        referencia: str | None = None,
-        forma_pagamento: FormaPagamento | str | None = None,
-        parcelas: int | None = None,
-        parcelamento: Parcelamento | str | None = None,
-        modo_execucao: ModoExecucao | str = ModoExecucao.IMEDIATO,
-        comanda: Comanda | None = None,
-        comprovante: Comprovante | None = None,
         timeout: float | httpx.Timeout | None = None,
+        **params: Unpack[PaymentParams],
     ) -> Acceptance:
         """Ask a terminal for a payment: ``POST /v1/payments``.
 
@@ -608,36 +602,16 @@ class Payments(_Resource):
             OutcomeUnknownError: the service may have accepted it; do not charge again, wait
                 for the event carrying ``error.referencia``.
         """
-        call = _calls.payment_call(
-            self._client._config,
-            documento_cliente=documento_cliente,
-            valor_centavos=valor_centavos,
-            smartpos_id=smartpos_id,
-            referencia=referencia,
-            forma_pagamento=forma_pagamento,
-            parcelas=parcelas,
-            parcelamento=parcelamento,
-            modo_execucao=modo_execucao,
-            comanda=comanda,
-            comprovante=comprovante,
-        )
+        call = _calls.payment_call(self._client._config, params)
         return self._send(call, timeout)
 
+    @_params.takes(PaymentParams)
     def create_and_wait(
         self,
         *,
-        documento_cliente: str,
-        valor_centavos: int,
-        smartpos_id: str | None = None,
-        referencia: str | None = None,
-        forma_pagamento: FormaPagamento | str | None = None,
-        parcelas: int | None = None,
-        parcelamento: Parcelamento | str | None = None,
-        modo_execucao: ModoExecucao | str = ModoExecucao.IMEDIATO,
-        comanda: Comanda | None = None,
-        comprovante: Comprovante | None = None,
         timeout: float = 120.0,
         request_timeout: float | httpx.Timeout | None = None,
+        **params: Unpack[PaymentParams],
     ) -> PagamentoAprovado | PagamentoRecusado:
         """Ask a terminal for a payment and wait for its outcome: ``POST /v1/payments``.
 
@@ -656,10 +630,13 @@ class Payments(_Resource):
             valor_centavos: The amount in cents, a positive ``int``.
             smartpos_id: The terminal that charges; required in ``imediato`` mode.
             referencia: One per attempt; default a new ``smartpos.new_referencia()``.
-            forma_pagamento: ``credito``, ``debito``, ``pix`` or ``voucher``.
-            parcelas: Installments (credito only).
-            parcelamento: ``estabelecimento`` or ``administradora``.
-            modo_execucao: ``imediato`` or ``manual`` (needs ``comanda``).
+            forma_pagamento: ``credito``, ``debito``, ``pix`` or ``voucher``; default: the
+                terminal's own flow.
+            parcelas: Installments (credito only); 1 or omitted for a single payment.
+            parcelamento: ``estabelecimento`` or ``administradora``; required for credito
+                with ``parcelas > 1``.
+            modo_execucao: ``imediato`` (charge now) or ``manual`` (a card in the operator's
+                queue, which needs ``comanda``).
             comanda: The manual-queue card.
             comprovante: Receipt printing and preview preferences.
             timeout: Seconds to wait for the event once the service answered.
@@ -682,19 +659,7 @@ class Payments(_Resource):
                 could not be confirmed: resume with ``referencia=error.referencia``.
             StoreError: the store proved nothing was journaled; nothing was sent.
         """
-        call = _calls.payment_call(
-            self._client._config,
-            documento_cliente=documento_cliente,
-            valor_centavos=valor_centavos,
-            smartpos_id=smartpos_id,
-            referencia=referencia,
-            forma_pagamento=forma_pagamento,
-            parcelas=parcelas,
-            parcelamento=parcelamento,
-            modo_execucao=modo_execucao,
-            comanda=comanda,
-            comprovante=comprovante,
-        )
+        call = _calls.payment_call(self._client._config, params)
         call = _calls.timed(self._client._config, call, request_timeout)
         flow = _outcome_calls.payment_and_wait(self._client._store, call, timeout=timeout)
         return self._client._run(flow, call.referencia, f"{call.operation}_and_wait")
@@ -708,15 +673,12 @@ class Refunds(_Resource):
         """The same methods, returning a ``RawResponse``: status, headers, body, ``parse()``."""
         return RefundsWithRawResponse(self)
 
+    @_params.takes(RefundParams)
     def create(
         self,
         *,
-        documento_cliente: str,
-        smartpos_id: str,
-        valor_centavos: int,
-        pagamento_original: PagamentoOriginal,
-        referencia: str | None = None,
         timeout: float | httpx.Timeout | None = None,
+        **params: Unpack[RefundParams],
     ) -> Refund:
         """Refund an approved payment on the terminal that charged it: ``POST /v1/refunds``.
 
@@ -738,14 +700,7 @@ class Refunds(_Resource):
             TransportError: nothing reached the service; retry with a new referencia.
             OutcomeUnknownError: the service may have accepted it; do not refund again.
         """
-        call = _calls.refund_call(
-            self._client._config,
-            documento_cliente=documento_cliente,
-            smartpos_id=smartpos_id,
-            valor_centavos=valor_centavos,
-            pagamento_original=pagamento_original,
-            referencia=referencia,
-        )
+        call = _calls.refund_call(self._client._config, params)
         return self._send(call, timeout)
 
     def create_for(
@@ -797,14 +752,12 @@ class PrintJobs(_Resource):
         """The same methods, returning a ``RawResponse``: status, headers, body, ``parse()``."""
         return PrintJobsWithRawResponse(self)
 
+    @_params.takes(PrintJobParams)
     def create(
         self,
         *,
-        documento_cliente: str,
-        smartpos_id: str,
-        conteudo: bytes | str,
-        referencia: str | None = None,
         timeout: float | httpx.Timeout | None = None,
+        **params: Unpack[PrintJobParams],
     ) -> Acceptance:
         """Print on a terminal: ``POST /v1/print-jobs``.
 
@@ -828,24 +781,16 @@ class PrintJobs(_Resource):
             TransportError: nothing reached the service; retry with a new referencia.
             OutcomeUnknownError: the service may have accepted it; wait for the event.
         """
-        call = _calls.print_call(
-            self._client._config,
-            documento_cliente=documento_cliente,
-            smartpos_id=smartpos_id,
-            conteudo=conteudo,
-            referencia=referencia,
-        )
+        call = _calls.print_call(self._client._config, params)
         return self._send(call, timeout)
 
+    @_params.takes(PrintJobParams)
     def create_and_wait(
         self,
         *,
-        documento_cliente: str,
-        smartpos_id: str,
-        conteudo: bytes | str,
-        referencia: str | None = None,
         timeout: float = 120.0,
         request_timeout: float | httpx.Timeout | None = None,
+        **params: Unpack[PrintJobParams],
     ) -> ImpressaoConcluida | ImpressaoFalhou:
         """Print on a terminal and wait for the outcome: ``POST /v1/print-jobs``.
 
@@ -855,7 +800,7 @@ class PrintJobs(_Resource):
         Args:
             documento_cliente: The customer linked to the terminal.
             smartpos_id: The terminal that prints.
-            conteudo: What to print: bytes, or a str (UTF-8 encoded).
+            conteudo: What to print: bytes, or a str (UTF-8 encoded). The SDK Base64-encodes it.
             referencia: One per print job; default a new one.
             timeout: Seconds to wait for the event once the service answered.
             request_timeout: Seconds, or an ``httpx.Timeout``, for the HTTP request only
@@ -871,13 +816,7 @@ class PrintJobs(_Resource):
             TransportError: nothing reached the service; retry with a new referencia.
             OutcomePendingError: no outcome within ``timeout``; wait again later.
         """
-        call = _calls.print_call(
-            self._client._config,
-            documento_cliente=documento_cliente,
-            smartpos_id=smartpos_id,
-            conteudo=conteudo,
-            referencia=referencia,
-        )
+        call = _calls.print_call(self._client._config, params)
         call = _calls.timed(self._client._config, call, request_timeout)
         flow = _outcome_calls.print_and_wait(self._client._store, call, timeout=timeout)
         return self._client._run(flow, call.referencia, f"{call.operation}_and_wait")

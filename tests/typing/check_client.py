@@ -81,6 +81,27 @@ def check_sync_client(client: smartpos.Client, event: webhooks.PagamentoAprovado
     client.terminals.list("123.456.789-09")  # type: ignore[call-arg]
     client.payments.create(documento_cliente="1", valor_centavos=15.9)  # type: ignore[arg-type]
 
+    # One parameter list per endpoint (a TypedDict, ``**params: Unpack[...]``): every keyword
+    # is still checked, in create, create_and_wait and with_raw_response alike.
+    client.payments.create(documento_cliente="1", valr_centavos=1)  # type: ignore[call-arg]
+    client.payments.create(valor_centavos=1590)  # type: ignore[call-arg]
+    client.payments.create_and_wait(documento_cliente="1", valor=1)  # type: ignore[call-arg]
+    client.print_jobs.create(documento_cliente="1", smartpos_id="S", conteudo=1)  # type: ignore[arg-type]
+    client.payments.with_raw_response.create(documento_cliente="1")  # type: ignore[call-arg]
+    params: smartpos.PaymentParams = {"documento_cliente": "1", "valor_centavos": 1590}
+    params["smartpos_id"] = "SP-1"
+    assert_type(client.payments.create(**params, timeout=5.0), smartpos.Acceptance)
+    assert_type(
+        client.refunds.create(
+            documento_cliente="1",
+            smartpos_id="SP-1",
+            valor_centavos=1,
+            pagamento_original=smartpos.PagamentoOriginal("c", "n", "d", "t"),
+        ),
+        smartpos.Refund,
+    )
+    client.qrcodes.create_and_wait(documento_cliente="1", show=print, timeout=1.0)
+
 
 def check_sync_outcomes(client: smartpos.Client, store: webhooks.SQLiteStore) -> None:
     smartpos.Client(api_key="k", base_url="http://h", store=store)
