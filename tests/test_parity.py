@@ -135,10 +135,11 @@ def test_constructor_and_client_methods_match() -> None:
 
     assert sync_init == [tuple(_unasync(part) for part in row) for row in async_init]
     assert sorted(public_methods(smartpos.Client)) == sorted(public_methods(smartpos.AsyncClient))
-    assert ["base_url", "close", "reconcile", "request", "wait", "with_options"] == sorted(
+    methods = ["abandon", "compensate", "reconcile", "request", "wait", "with_options"]
+    assert sorted(["base_url", "close", *methods]) == sorted(
         n for n in dir(smartpos.Client) if not n.startswith("_")
     )
-    for name in ("reconcile", "request", "wait", "with_options"):
+    for name in methods:
         async_signature = describe(inspect.signature(getattr(smartpos.AsyncClient, name)))
         assert describe(inspect.signature(getattr(smartpos.Client, name))) == [
             tuple(_unasync(part) for part in row) for row in async_signature

@@ -40,6 +40,7 @@ from ._requests import (
 
 if TYPE_CHECKING:
     from .webhooks import PagamentoAprovado
+    from .webhooks._sales import SaleTerms
 
 __all__ = [
     "documento",
@@ -48,6 +49,7 @@ __all__ = [
     "qrcode_request",
     "refund_request",
     "refund_request_for",
+    "sale_terms",
     "text",
 ]
 
@@ -74,6 +76,10 @@ _ORIGINAL_FIELDS = [
     for field in attrs.fields(PagamentoOriginal)
 ]
 _CONTEUDO = _wire.path(PrintJobRequest, "conteudo", "base64")
+# Not sent: a sale is the SDK's own (the journal's), so its campo is the argument's name.
+_SALE = "sale"
+_SALE_MAX = 100
+_TOTAL = "total_centavos"
 
 # --- one value -----------------------------------------------------------------------------
 
@@ -365,6 +371,36 @@ def payment_request(config: Config, params: Mapping[str, object]) -> PaymentRequ
         parcelamento=financing,
         comanda=card,
         comprovante=receipt,
+    )
+
+
+def sale_terms(
+    config: Config, params: Mapping[str, object], request: PaymentRequest
+) -> SaleTerms | None:
+    """Check ``sale`` and ``total_centavos`` of a payment; the sale's terms, or ``None``."""
+    sale, total = params.get("sale"), params.get("total_centavos")
+    if sale is None:
+        if total is not None:
+            raise ValidationError(
+                "CAMPO_INVALIDO", message("sale.total_without_sale"), campo="total_centavos"
+            )
+        return None
+    if not isinstance(sale, str) or not sale.strip() or len(sale) > _SALE_MAX:
+        raise ValidationError(
+            "CAMPO_INVALIDO", message("argument.sale", max=_SALE_MAX), campo=_SALE
+        )
+    if total is not None:
+        total = _positive_int(total, _TOTAL)
+    from .webhooks._sales import SaleTerms
+
+    return SaleTerms(
+        sale_id=sale,
+        total_centavos=total,
+        valor_centavos=request.valor_centavos,
+        smartpos_id=request.smartpos_id,
+        imediato=request.modo_execucao is ModoExecucao.IMEDIATO,
+        terminal_hold=config.terminal_hold,
+        pending_after=config.pending_after,
     )
 
 

@@ -30,6 +30,7 @@ from ._responses import read_acceptance, read_json, read_qrcode, read_refund, re
 if TYPE_CHECKING:
     from ._params import PaymentParams, PrintJobParams, QRCodeParams, RefundParams
     from .webhooks import PagamentoAprovado
+    from .webhooks._sales import SaleTerms
 
 __all__ = [
     "OWN_REQUEST",
@@ -69,6 +70,8 @@ class Call(Generic[T]):
     """The client method that made it, such as ``"payments.create"`` (telemetry names)."""
     timeout: httpx.Timeout | None = attrs.field(default=None, repr=False)
     """This call's own timeout (a per-call ``timeout=``); None: the client's."""
+    sale: SaleTerms | None = None
+    """The sale this call journals under (a payment attempt, or a compensation refund)."""
     repeatable: bool = True
     """Safe to send again after an attempt that may have reached the service. False only for
     a ``client.request`` that may change something and carries no referencia: it is retried
@@ -210,6 +213,7 @@ def payment_call(config: Config, params: PaymentParams) -> Call[Acceptance]:
     """Validate and build ``POST /v1/payments``."""
     request = _arguments.payment_request(config, params)
     return Call(
+        sale=_arguments.sale_terms(config, params, request),
         method="POST",
         path="/v1/payments",
         operation="payments.create",

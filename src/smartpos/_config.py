@@ -137,6 +137,10 @@ class Config:
     """The language of the client's messages (``_messages``); None: ``SMARTPOS_LANG``'s."""
     headers: tuple[tuple[str, str], ...] = ()
     """Extra headers sent with every request (``with_options(headers=...)``)."""
+    terminal_hold: float = 300.0
+    """Seconds an ``imediato`` attempt of a sale holds its terminal at most (0: no hold)."""
+    pending_after: float = 600.0
+    """Seconds after which an attempt of a sale without outcome is a ``no_outcome`` pendência."""
 
     @classmethod
     def create(
@@ -149,6 +153,8 @@ class Config:
         retry_backoff: float,
         strict_referencia: bool,
         lang: str | None = None,
+        terminal_hold: float = 300.0,
+        pending_after: float = 600.0,
     ) -> Config:
         """Read arguments, fall back on ``SMARTPOS_API_KEY``/``SMARTPOS_BASE_URL``, validate.
 
@@ -177,6 +183,7 @@ class Config:
         _check_max_retries(max_retries, lang)
         if not is_seconds(retry_backoff, positive=False):
             raise ConfigurationError(message("config.retry_backoff", lang=lang))
+        _check_sale_seconds(terminal_hold, pending_after, lang)
         return cls(
             api_key=api_key,
             base_url=base_url.rstrip("/"),
@@ -185,6 +192,8 @@ class Config:
             retry_backoff=float(retry_backoff),
             strict_referencia=bool(strict_referencia),
             lang=lang,
+            terminal_hold=float(terminal_hold),
+            pending_after=float(pending_after),
         )
 
     def with_options(
@@ -193,6 +202,8 @@ class Config:
         timeout: float | _httpcompat.AnyTimeout | None = None,
         max_retries: int | None = None,
         headers: object = None,
+        terminal_hold: float | None = None,
+        pending_after: float | None = None,
     ) -> Config:
         """Return a copy with these options changed (``None``: as it is).
 
@@ -208,6 +219,11 @@ class Config:
         if max_retries is not None:
             _check_max_retries(max_retries, self.lang)
             changes["max_retries"] = max_retries
+        if terminal_hold is not None or pending_after is not None:
+            hold = self.terminal_hold if terminal_hold is None else terminal_hold
+            after = self.pending_after if pending_after is None else pending_after
+            _check_sale_seconds(hold, after, self.lang)
+            changes["terminal_hold"], changes["pending_after"] = float(hold), float(after)
         if headers is not None:
             merged = {name.lower(): (name, value) for name, value in self.headers}
             merged.update((pair[0].lower(), pair) for pair in _check_headers(headers, self.lang))
@@ -224,6 +240,12 @@ def _checked_timeout(value: object, lang: str | None) -> httpx.Timeout:
     if timeout is None:
         raise ConfigurationError(message("config.timeout", lang=lang))
     return timeout
+
+
+def _check_sale_seconds(terminal_hold: object, pending_after: object, lang: str | None) -> None:
+    for name, value in (("terminal_hold", terminal_hold), ("pending_after", pending_after)):
+        if not is_seconds(value, positive=False):
+            raise ConfigurationError(message("config.seconds", lang=lang, name=name))
 
 
 def _check_max_retries(value: object, lang: str | None) -> None:

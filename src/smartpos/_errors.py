@@ -5,6 +5,9 @@
     SmartPOSError                      base of everything the SDK raises on purpose
     ├── ConfigurationError             no api key / base url, bad options      (also ValueError)
     ├── ValidationError                rejected locally before sending         (also ValueError)
+    │   ├── SaleInProgressError        a sale's attempt is open: wait for it or abandon it
+    │   ├── SalePaidError              the sale is paid already
+    │   └── TerminalBusyError          another sale's attempt holds the terminal
     ├── TransportError                 network failure; for operations on a terminal it means
     │   │                              nothing reached the service
     │   ├── TimeoutError               (also builtins.TimeoutError)
@@ -68,10 +71,13 @@ __all__ = [
     "RateLimitError",
     "ReferenciaDuplicadaError",
     "ResponseError",
+    "SaleInProgressError",
+    "SalePaidError",
     "SmartPOSError",
     "SmartposNaoEncontradoError",
     "SmartposObrigatorioModoImediatoError",
     "SyncClientInEventLoopWarning",
+    "TerminalBusyError",
     "TimeoutError",
     "TransportError",
     "ValidationError",
@@ -106,6 +112,74 @@ class ValidationError(SmartPOSError, ValueError):
         # Exceptions cross process boundaries (multiprocessing, task queues): keep them
         # rebuildable from their own arguments, not from the formatted message.
         return (_rebuild, (type(self), (self.codigo, self.mensagem), {"campo": self.campo}))
+
+
+class SaleInProgressError(ValidationError):
+    """A charge of a sale while one of its attempts is still open; nothing was sent.
+
+    Wait for that attempt's outcome (``client.wait(error.referencia, ...)``), or give it up
+    (``client.abandon(sale_id, motivo=...)``) and charge again.
+
+    Attributes:
+        referencia: The open attempt's referencia.
+        sale_id: The sale's key.
+    """
+
+    def __init__(self, referencia: str, *, sale_id: str) -> None:
+        from ._messages import message
+
+        self.referencia = referencia
+        self.sale_id = sale_id
+        text = message("error.sale_in_progress", sale=sale_id, referencia=referencia)
+        super().__init__("VENDA_EM_ANDAMENTO", text, campo="sale")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        kw = {"sale_id": self.sale_id}
+        return (_rebuild, (type(self), (self.referencia,), kw, str(self)))
+
+
+class SalePaidError(ValidationError):
+    """A charge of a sale that is paid already; nothing was sent.
+
+    Attributes:
+        sale: The ``Sale`` (``smartpos.webhooks.Sale``) as it stood.
+        sale_id: Its key.
+    """
+
+    def __init__(self, sale: Any) -> None:
+        from ._messages import message
+
+        self.sale = sale
+        self.sale_id: str = sale.sale_id
+        text = message("error.sale_paid", sale=sale.sale_id, approved=sale.approved_centavos)
+        super().__init__("VENDA_PAGA", text, campo="sale")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild, (type(self), (self.sale,), {}, str(self)))
+
+
+class TerminalBusyError(ValidationError):
+    """An ``imediato`` charge of a sale to a terminal another open attempt holds; nothing sent.
+
+    The hold ends with that attempt's final event, its abandon, or its ``terminal_hold``
+    seconds after it was sent.
+
+    Attributes:
+        referencia: The attempt that holds the terminal.
+        smartpos_id: The terminal.
+    """
+
+    def __init__(self, referencia: str, *, smartpos_id: str) -> None:
+        from ._messages import message
+
+        self.referencia = referencia
+        self.smartpos_id = smartpos_id
+        text = message("error.terminal_busy", smartpos_id=smartpos_id, referencia=referencia)
+        super().__init__("TERMINAL_OCUPADO", text, campo="smartposId")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        kw = {"smartpos_id": self.smartpos_id}
+        return (_rebuild, (type(self), (self.referencia,), kw, str(self)))
 
 
 class TransportError(SmartPOSError):

@@ -64,6 +64,16 @@ CATALOG: Final[dict[str, dict[str, str]]] = {
         "en": "missing required keyword argument {name!r} (see {params})",
         "pt_BR": "falta o argumento nomeado obrigatório {name!r} (veja {params})",
     },
+    "argument.sale": {
+        "en": "sale must be a non-empty str of at most {max} characters: your key of the sale",
+        "pt_BR": (
+            "sale deve ser um str não vazio de no máximo {max} caracteres: a sua chave da venda"
+        ),
+    },
+    "argument.motivo": {
+        "en": "{campo} must be a non-empty str of at most {max} characters",
+        "pt_BR": "{campo} deve ser um str não vazio de no máximo {max} caracteres",
+    },
     "argument.required": {
         "en": "{campo} is required and cannot be empty",
         "pt_BR": "{campo} é obrigatório e não pode ser vazio",
@@ -455,6 +465,10 @@ CATALOG: Final[dict[str, dict[str, str]]] = {
         "en": "max_retries must be an integer >= 0 (0 disables retries)",
         "pt_BR": "max_retries deve ser um inteiro >= 0 (0 desliga as novas tentativas)",
     },
+    "config.seconds": {
+        "en": "{name} must be a finite number of seconds >= 0",
+        "pt_BR": "{name} deve ser um número finito de segundos >= 0",
+    },
     "config.retry_backoff": {
         "en": "retry_backoff must be a finite number of seconds >= 0",
         "pt_BR": "retry_backoff deve ser um número finito de segundos >= 0",
@@ -568,6 +582,71 @@ CATALOG: Final[dict[str, dict[str, str]]] = {
             "o resultado da referencia {referencia} é desconhecido após {attempts} tentativa(s) "
             "(último erro: {last}). O serviço pode tê-la aceitado: não tente de novo com uma "
             "nova referencia; espere o evento de webhook com esta referencia."
+        ),
+    },
+    "sale.above_remaining": {
+        "en": (
+            "valor_centavos {valor} is above what remains of the sale ({remaining} centavos); "
+            "charge at most what remains; nothing was sent"
+        ),
+        "pt_BR": (
+            "valor_centavos {valor} é maior que o restante da venda ({remaining} centavos); "
+            "cobre no máximo o restante; nada foi enviado"
+        ),
+    },
+    "sale.other_total": {
+        "en": (
+            "total_centavos {wanted} differs from the total of sale {sale!r} ({total}), fixed "
+            "by its first attempt: leave total_centavos out or pass {total}; nothing was sent"
+        ),
+        "pt_BR": (
+            "total_centavos {wanted} difere do total da venda {sale!r} ({total}), fixado pela "
+            "primeira tentativa: omita total_centavos ou passe {total}; nada foi enviado"
+        ),
+    },
+    "sale.unknown": {
+        "en": "the store knows no sale {sale!r}: check the sale key",
+        "pt_BR": "o store não conhece a venda {sale!r}: confira a chave da venda",
+    },
+    "sale.total_without_sale": {
+        "en": "total_centavos needs sale=: it is the total of a sale paid by several attempts",
+        "pt_BR": (
+            "total_centavos precisa de sale=: é o total de uma venda paga por várias tentativas"
+        ),
+    },
+    "sale.needs_store": {
+        "en": (
+            "sale= needs a client with a store (Client(store=...)): the sale's attempts are "
+            "journaled there; nothing was sent"
+        ),
+        "pt_BR": (
+            "sale= precisa de um cliente com store (Client(store=...)): as tentativas da venda "
+            "são registradas nele; nada foi enviado"
+        ),
+    },
+    "error.sale_in_progress": {
+        "en": (
+            "sale {sale!r} has an open attempt, referencia {referencia}: wait for its outcome "
+            "(client.wait) or abandon it (client.abandon) before charging again; nothing was sent"
+        ),
+        "pt_BR": (
+            "a venda {sale!r} tem uma tentativa em aberto, referencia {referencia}: espere o "
+            "desfecho dela (client.wait) ou abandone-a (client.abandon) antes de cobrar de novo; "
+            "nada foi enviado"
+        ),
+    },
+    "error.sale_paid": {
+        "en": "sale {sale!r} is paid ({approved} centavos approved): nothing was sent",
+        "pt_BR": "a venda {sale!r} está paga ({approved} centavos aprovados): nada foi enviado",
+    },
+    "error.terminal_busy": {
+        "en": (
+            "terminal {smartpos_id} is busy with the attempt of referencia {referencia}: wait "
+            "for its outcome or abandon it; nothing was sent"
+        ),
+        "pt_BR": (
+            "o terminal {smartpos_id} está ocupado com a tentativa da referencia {referencia}: "
+            "espere o desfecho dela ou abandone-a; nada foi enviado"
         ),
     },
     "error.operation_rejected": {

@@ -83,6 +83,7 @@ if TYPE_CHECKING:
         Operation,
         PagamentoAprovado,
         PagamentoRecusado,
+        Sale,
         SmartposIdentificado,
         StoreBase,
     )
@@ -94,7 +95,10 @@ __all__ = [
     "Send",
     "Step",
     "Wait",
+    "abandon",
+    "check_sale",
     "check_store",
+    "compensate",
     "create",
     "create_and_wait",
     "interrupted",
@@ -459,6 +463,7 @@ def _begin(store: StoreBase, call: Call[Any]) -> Flow[tuple[Operation, bool]]:
         method=call.method,
         path=call.path,
         body=call.body,
+        sale=call.sale,
     )
     reply = yield Blocking(begin)
     if reply.error is None or not _may_be_applied(reply.error):
@@ -552,7 +557,8 @@ def _existing(store: StoreBase, call: Call[T], operation: Operation) -> Flow[T |
 
     referencia = _referencia(call)
     assert call.body is not None
-    if not request_matches(operation, call.method, call.path, call.body):
+    sale = None if call.sale is None else call.sale.sale_id
+    if operation.sale != sale or not request_matches(operation, call.method, call.path, call.body):
         raise _different_request(referencia, operation)
     if operation.state in ("accepted", "final"):
         saved = _saved_result(operation)
@@ -756,3 +762,107 @@ def reconcile(store: StoreBase | None, referencia: object) -> Flow[Operation]:
     if after.error is None and after.value is not None:
         return cast("Operation", after.value)
     return attrs.evolve(operation, state=state)
+
+
+# --- sales ---------------------------------------------------------------------------------
+
+
+def check_sale(store: StoreBase | None, call: Call[Any]) -> None:
+    """A charge of a sale needs a store (its attempts are journaled there).
+
+    Raises:
+        ConfigurationError: ``sale=`` on a client without a store; nothing was sent.
+    """
+    if call.sale is not None and store is None:
+        raise ConfigurationError(message("sale.needs_store"))
+
+
+def _sale_key(sale_id: object) -> str:
+    if not isinstance(sale_id, str) or not sale_id.strip() or len(sale_id) > 100:
+        raise ValidationError("CAMPO_INVALIDO", message("argument.sale", max=100), campo="sale")
+    return sale_id
+
+
+def _short_text(value: object, campo: str, *, required: bool) -> str | None:
+    if value is None and not required:
+        return None
+    if not isinstance(value, str) or not value.strip() or len(value) > 200:
+        raise ValidationError(
+            "CAMPO_INVALIDO", message("argument.motivo", campo=campo, max=200), campo=campo
+        )
+    return value
+
+
+def abandon(
+    store: StoreBase | None, sale_id: object, *, motivo: object, operador: object
+) -> Flow[Sale]:
+    """``client.abandon``: give up the sale's open attempt; nothing is sent.
+
+    Raises:
+        ConfigurationError: No store.
+        ValidationError: A bad sale key, ``motivo`` or ``operador``, or a sale the store
+            does not know.
+    """
+    journal = _require_store(store, "client.abandon")
+    key = _sale_key(sale_id)
+    why = _short_text(motivo, "motivo", required=True)
+    who = _short_text(operador, "operador", required=False)
+    assert why is not None
+    reply = yield Blocking(functools.partial(journal._abandon, key, motivo=why, operador=who))
+    sale = cast("Sale", reply.get())
+    logger.info("smartpos: sale=%s abandoned its open attempt, if any: nothing sent", key)
+    return sale
+
+
+def compensate(store: StoreBase | None, config: Any, sale_id: object) -> Flow[list[Operation]]:
+    """``client.compensate``: refund each late approval of the sale, once.
+
+    A late approval is the approval of an attempt a cashier abandoned. Its compensation is
+    ``refunds.create_for(event, referencia=referencia_for(f"compensacao:{referencia}"))``,
+    journaled under the sale; a compensation the journal holds already (this or another
+    process, any state) is never sent again.
+
+    Raises:
+        ConfigurationError: No store.
+        ValidationError: A bad sale key, or a sale the store does not know.
+    """
+    from ._calls import refund_for_call
+    from .webhooks._events import PagamentoAprovado
+    from .webhooks._journal import _unknown_sale
+    from .webhooks._sales import SaleTerms, compensation_referencia
+
+    journal = _require_store(store, "client.compensate")
+    key = _sale_key(sale_id)
+    sale = (yield Blocking(functools.partial(journal.sale, key))).get()
+    if sale is None:
+        raise _unknown_sale(key)
+    found: list[Operation] = []
+    for attempt in sale.attempts:
+        event = attempt.event
+        if attempt.abandoned is None or not isinstance(event, PagamentoAprovado):
+            continue
+        referencia = compensation_referencia(attempt.referencia)
+        call = refund_for_call(config, event, valor_centavos=None, referencia=referencia)
+        call = attrs.evolve(call, sale=SaleTerms(sale_id=key, attempt=False))
+        operation, created = yield from _begin(journal, call)
+        if created:
+            try:
+                yield from _send(journal, call, resend=False)
+            except SmartPOSError as exc:
+                # The journal says what became of it (rejected, unknown): returned below.
+                logger.warning(
+                    "smartpos: the compensation refund referencia=%s of sale=%s failed: %s: %s",
+                    referencia,
+                    key,
+                    type(exc).__name__,
+                    exc,
+                )
+        else:
+            logger.info(
+                "smartpos: compensation referencia=%s of sale=%s is journaled already: not sent",
+                referencia,
+                key,
+            )
+        now = (yield Blocking(functools.partial(journal.operation, referencia))).get()
+        found.append(now if now is not None else operation)
+    return found

@@ -67,6 +67,11 @@ class PaymentParams(_PaymentRequired, total=False):
             queue, which needs ``comanda``).
         comanda: The manual-queue card.
         comprovante: Receipt printing and preview preferences.
+        sale: Your own key of the sale this charge pays (a tab, an order; at most 100
+            characters): one open attempt per sale, paid once, across processes. Needs a
+            client with a store.
+        total_centavos: The sale's total, for a sale paid by several charges (a split bill);
+            default: this charge's ``valor_centavos``. Fixed by the sale's first attempt.
     """
 
     smartpos_id: str | None
@@ -77,6 +82,8 @@ class PaymentParams(_PaymentRequired, total=False):
     modo_execucao: ModoExecucao | str
     comanda: Comanda | None
     comprovante: Comprovante | None
+    sale: str | None
+    total_centavos: int | None
 
 
 class _RefundRequired(TypedDict):

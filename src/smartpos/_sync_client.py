@@ -48,6 +48,7 @@ if TYPE_CHECKING:
         Operation,
         PagamentoAprovado,
         PagamentoRecusado,
+        Sale,
         SmartposIdentificado,
         StoreBase,
     )
@@ -126,6 +127,8 @@ class Client:
         strict_referencia: bool = True,
         store: StoreBase | str | PathLike[str] | None = None,
         lang: str | None = None,
+        terminal_hold: float = 300.0,
+        pending_after: float = 600.0,
     ) -> None:
         _logging.set_up()
         self._config = _config.Config.create(
@@ -136,6 +139,8 @@ class Client:
             retry_backoff=retry_backoff,
             strict_referencia=strict_referencia,
             lang=lang,
+            terminal_hold=terminal_hold,
+            pending_after=pending_after,
         )
         if http_client is not None:
             if transport is not None:
@@ -187,6 +192,8 @@ class Client:
         timeout: float | httpx.Timeout | httpx2.Timeout | None = None,
         max_retries: int | None = None,
         headers: Mapping[str, str] | None = None,
+        terminal_hold: float | None = None,
+        pending_after: float | None = None,
     ) -> Client:
         """Return a client with these options changed, sharing this one's connections.
 
@@ -206,6 +213,10 @@ class Client:
                 ``X-Api-Key`` and the body's framing (``Content-Length``,
                 ``Transfer-Encoding``, ``Host``) are refused; the SDK's own headers (``Accept``,
                 ``User-Agent``, ``Content-Type``) win over a header of the same name.
+            terminal_hold: Seconds an ``imediato`` attempt of a sale holds its terminal at
+                most (0: no hold). ``None``: this client's.
+            pending_after: Seconds after which an attempt of a sale without outcome is a
+                ``no_outcome`` pendência. ``None``: this client's.
 
         Returns:
             A new client of the same class.
@@ -215,7 +226,11 @@ class Client:
                 holds a header's value.
         """
         config = self._config.with_options(
-            timeout=timeout, max_retries=max_retries, headers=headers
+            timeout=timeout,
+            max_retries=max_retries,
+            headers=headers,
+            terminal_hold=terminal_hold,
+            pending_after=pending_after,
         )
         derived = copy.copy(self)
         derived._config = config
@@ -336,9 +351,61 @@ class Client:
         flow = _outcome_calls.reconcile(self._store, referencia)
         return self._run(flow, _text(referencia), "client.reconcile")
 
+    def abandon(self, sale_id: str, *, motivo: str, operador: str | None = None) -> Sale:
+        """Give up the open attempt of a sale: the cashier stops waiting for it.
+
+        Nothing is sent (the service has no cancel, and the terminal may still run it). The
+        attempt is marked abandoned with who, why and when; the sale is open for a new
+        attempt and the terminal free at once. If the terminal approves it anyway, that
+        approval is never counted: it is a ``late_approval`` pendência, which
+        ``compensate`` refunds. A sale without an open attempt is returned unchanged.
+
+        Args:
+            sale_id: The sale's key (``sale=`` of ``payments.create``).
+            motivo: Why, in the cashier's words (at most 200 characters).
+            operador: Who, or ``None`` (at most 200 characters).
+
+        Returns:
+            The sale as it stands now.
+
+        Raises:
+            ConfigurationError: the client has no store.
+            ValidationError: a bad ``sale_id``, ``motivo`` or ``operador``, or a sale the
+                store does not know; nothing was recorded.
+            StoreError: the store failed.
+        """
+        flow = _outcome_calls.abandon(self._store, sale_id, motivo=motivo, operador=operador)
+        return self._run(flow, None, "client.abandon")
+
+    def compensate(self, sale_id: str) -> builtins.list[Operation]:
+        """Refund every late approval of a sale (an approval of an abandoned attempt), once.
+
+        Each is refunded in full with ``refunds.create_for(event,
+        referencia=smartpos.referencia_for(f"compensacao:{referencia}"))`` (the late
+        attempt's referencia), journaled under the sale. A compensation the journal holds
+        already (this or another process, in any state) is never sent again: running this
+        twice, or from several processes at once, sends one refund per late approval.
+
+        Args:
+            sale_id: The sale's key.
+
+        Returns:
+            The compensation refunds' operations, started now or found, in attempt order;
+            a refund the service refused or whose answer is unknown is returned with that
+            state (``rejected``, ``unknown``) and stays a pendência while refused.
+
+        Raises:
+            ConfigurationError: the client has no store.
+            ValidationError: a bad ``sale_id``, or a sale the store does not know.
+            StoreError: the store failed.
+        """
+        flow = _outcome_calls.compensate(self._store, self._config, sale_id)
+        return self._run(flow, None, "client.compensate")
+
     def _start(self, call: _calls.Call[T]) -> T:
         """Send an operation: journaled before it is sent when the client has a store."""
         if self._store is None:
+            _outcome_calls.check_sale(self._store, call)
             return self._execute(call)
         flow = _outcome_calls.create(self._store, call)
         return self._run(flow, call.referencia, call.operation or call.path)
@@ -586,6 +653,11 @@ class Payments(_Resource):
                 queue, which needs ``comanda``).
             comanda: The manual-queue card.
             comprovante: Receipt printing and preview preferences.
+            sale: Your own key of the sale this charge pays (a tab, an order; at most 100
+                characters): one open attempt per sale, paid once, across processes. Needs a
+                client with a store.
+            total_centavos: The sale's total, for a sale paid by several charges (a split bill);
+                default: this charge's ``valor_centavos``. Fixed by the sale's first attempt.
             timeout: Seconds, or an ``httpx.Timeout``, for this call's HTTP request only;
                 default: the client's.
 
@@ -639,6 +711,11 @@ class Payments(_Resource):
                 queue, which needs ``comanda``).
             comanda: The manual-queue card.
             comprovante: Receipt printing and preview preferences.
+            sale: Your own key of the sale this charge pays (a tab, an order; at most 100
+                characters): one open attempt per sale, paid once, across processes. Needs a
+                client with a store.
+            total_centavos: The sale's total, for a sale paid by several charges (a split bill);
+                default: this charge's ``valor_centavos``. Fixed by the sale's first attempt.
             timeout: Seconds to wait for the event once the service answered.
             request_timeout: Seconds, or an ``httpx.Timeout``, for the HTTP request only
                 (``timeout`` is the wait's); default: the client's.

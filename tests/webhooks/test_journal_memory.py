@@ -7,6 +7,7 @@ from collections.abc import Iterator
 import pytest
 from journal_contract import JournalContract, begin_payment
 from outcome_events import REFERENCIA, event
+from sales_contract import SalesContract
 from store_contract import StoreFactory, closing_factory
 
 from smartpos.webhooks._memory import MemoryStore
@@ -14,6 +15,16 @@ from smartpos.webhooks._memory import MemoryStore
 
 class TestMemoryJournal(JournalContract):
     """The journal contract on MemoryStore."""
+
+    @pytest.fixture
+    def make_store(self) -> Iterator[StoreFactory]:
+        """Fresh MemoryStores, closed after the test."""
+        with closing_factory(MemoryStore) as factory:
+            yield factory
+
+
+class TestMemorySales(SalesContract):
+    """The sales contract on MemoryStore."""
 
     @pytest.fixture
     def make_store(self) -> Iterator[StoreFactory]:

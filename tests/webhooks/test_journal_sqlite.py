@@ -13,6 +13,9 @@ from journal_contract import JournalContract, begin_payment
 from journal_races import race_begins, race_outcomes
 from outcome_events import REFERENCIA, event
 from races import StoreSpec
+from sales_contract import SalesContract
+from sales_contract import attempt as sales_attempt
+from sales_races import race_one_sale, race_one_terminal
 from store_contract import StoreFactory, closing_factory
 
 from smartpos.webhooks._sqlite import _J_EVENTS, _J_LIST, SCHEMA_VERSION, SQLiteStore
@@ -67,6 +70,21 @@ class TestSQLiteJournal(JournalContract):
             yield factory
 
 
+class TestSQLiteSales(SalesContract):
+    """The sales contract on SQLiteStore, one database file per store."""
+
+    @pytest.fixture
+    def make_store(self, tmp_path: Path) -> Iterator[StoreFactory]:
+        """Fresh SQLiteStores on new files in tmp_path, closed after the test."""
+        paths = (tmp_path / f"inbox-{n}.db" for n in range(1_000))
+
+        def create(**options: Any) -> SQLiteStore:
+            return SQLiteStore(next(paths), **options)
+
+        with closing_factory(create) as factory:
+            yield factory
+
+
 def _v1_file(path: Path) -> None:
     conn = sqlite3.connect(path, isolation_level=None)
     try:
@@ -85,7 +103,8 @@ def _v1_file(path: Path) -> None:
 
 
 def test_version_1_file_is_upgraded_and_its_events_are_found(tmp_path: Path) -> None:
-    """A file written by version 1 opens at version 2; an event it held ends an operation."""
+    """A file written by version 1 opens at the current version; an event it held ends an
+    operation."""
     path = tmp_path / "v1.db"
     _v1_file(path)
 
@@ -99,11 +118,60 @@ def test_version_1_file_is_upgraded_and_its_events_are_found(tmp_path: Path) -> 
         version = conn.execute("PRAGMA user_version").fetchone()[0]
     finally:
         conn.close()
-    assert 2 == SCHEMA_VERSION == version
+    assert 3 == SCHEMA_VERSION == version
     assert operation is not None
     assert operation.event is not None
     assert ("final", "ev-old") == (operation.state, operation.event.id)
     assert ["ev-old"] == [c.event_id for c in claimed]
+
+
+# The version-2 journal table as released (before sales), written out.
+_V2_OPERATIONS = """
+    CREATE TABLE smartpos_operations (
+        seq INTEGER PRIMARY KEY,
+        referencia TEXT NOT NULL UNIQUE,
+        kind TEXT NOT NULL,
+        state TEXT NOT NULL
+            CHECK (state IN ('sending', 'accepted', 'rejected', 'unknown', 'final')),
+        method TEXT NOT NULL,
+        path TEXT NOT NULL,
+        body BLOB NOT NULL,
+        answer TEXT,
+        final_event TEXT,
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL
+    )
+"""
+
+
+def test_version_2_file_gets_sales_and_keeps_its_journal(tmp_path: Path) -> None:
+    """A version-2 file (journal, no sales) opens at version 3: its entries read as before,
+    with no sale, and a sale's attempt can be journaled in it."""
+    path = tmp_path / "v2.db"
+    _v1_file(path)
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        conn.execute(_V2_OPERATIONS)
+        conn.execute(
+            "INSERT INTO smartpos_operations (referencia, kind, state, method, path, body, "
+            "created_at, updated_at) VALUES (?, 'payment', 'accepted', 'POST', '/v1/payments', "
+            "?, 1, 1)",
+            (REFERENCIA, b"{}"),
+        )
+        conn.execute("PRAGMA user_version = 2")
+    finally:
+        conn.close()
+
+    with SQLiteStore(path) as store:
+        old = store.operation(REFERENCIA)
+        _, created = sales_attempt(store, "5a1e0001-aaaa-4bbb-8ccc-000000000000")
+        sale = store.sale("mesa-1")
+
+    assert old is not None
+    assert ("accepted", None, None) == (old.state, old.sale, old.abandoned)
+    assert created
+    assert sale is not None
+    assert "in_progress" == sale.state
 
 
 def test_journal_survives_reopening(tmp_path: Path) -> None:
@@ -159,3 +227,15 @@ def test_processes_beginning_the_same_referencias(spec: StoreSpec) -> None:
 def test_processes_settling_outcomes(spec: StoreSpec) -> None:
     """Approvals and refusals from two processes, two readers: one outcome each, forever."""
     race_outcomes(spec, referencias=40)
+
+
+@pytest.mark.slow
+def test_processes_charging_one_sale(spec: StoreSpec) -> None:
+    """Four processes charge one sale at once, 25 rounds: exactly one attempt each round."""
+    race_one_sale(spec, processes=4, rounds=25)
+
+
+@pytest.mark.slow
+def test_processes_charging_sales_on_one_terminal(spec: StoreSpec) -> None:
+    """Four processes charge four sales on one terminal, 25 rounds: exactly one sends each."""
+    race_one_terminal(spec, processes=4, rounds=25)

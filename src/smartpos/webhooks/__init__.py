@@ -38,8 +38,9 @@ from ._events import (
 )
 from ._memory import MemoryStore
 from ._open import open_store
-from ._outcomes import Operation
+from ._outcomes import Abandon, Operation
 from ._receiver import Receipt, WebhookReceiver
+from ._sales import Pendencia, Sale
 from ._sqlite import SQLiteStore
 from ._store import StoreBase
 from ._store_errors import StoreError, StoreFullError
@@ -52,6 +53,7 @@ if TYPE_CHECKING:
     from ._redis import RedisStore
 
 __all__ = [
+    "Abandon",
     "AsyncWorker",
     "Autorizacao",
     "Claim",
@@ -70,12 +72,14 @@ __all__ = [
     "Operation",
     "PagamentoAprovado",
     "PagamentoRecusado",
+    "Pendencia",
     "PostgresStore",
     "PutResult",
     "Receipt",
     "RedisStore",
     "ResultadoSmartPOS",
     "SQLiteStore",
+    "Sale",
     "SharedSecretVerifier",
     "SmartposIdentificado",
     "Store",

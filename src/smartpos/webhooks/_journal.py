@@ -33,7 +33,13 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from smartpos._errors import OperationRejectedError
+from smartpos._errors import (
+    OperationRejectedError,
+    SaleInProgressError,
+    SalePaidError,
+    TerminalBusyError,
+    ValidationError,
+)
 from smartpos._models import Acceptance, QRCode, Refund
 
 from ._outcomes import (
@@ -48,13 +54,20 @@ from ._outcomes import (
     first_outcome,
     resolve,
 )
+from ._sales import SALE_STATES, Sale, SaleRow, SaleTerms, build_sale, is_open, split
 from ._store_errors import StoreError
 
 if TYPE_CHECKING:
     from ._events import Event
     from ._listener import ChangeSource
 
-__all__ = ["JournalBase", "journal_entry", "journal_row"]
+__all__ = ["CONFLICT", "JournalBase", "journal_entry", "journal_row"]
+
+#: What ``_sale_insert`` answers when the sale or the terminal changed since they were read.
+CONFLICT = "conflict"
+#: Compare-and-set rounds of one sale attempt before giving up (each lost one means another
+#: process journaled an attempt of the same sale or terminal meanwhile).
+_SALE_ROUNDS = 50
 
 
 def _utc(ts: float) -> _dt.datetime:
@@ -69,6 +82,39 @@ def _check_referencia(referencia: object) -> str:
     return referencia
 
 
+def _check_sale_id(sale_id: object) -> str:
+    if not isinstance(sale_id, str):
+        raise TypeError(f"sale_id must be a str, not {type(sale_id).__name__}")
+    return sale_id
+
+
+def _check_valor(valor: int, remaining: int) -> None:
+    from smartpos._messages import message
+
+    if valor > remaining:
+        raise ValidationError(
+            "VALOR_ACIMA_DO_RESTANTE",
+            message("sale.above_remaining", valor=valor, remaining=remaining),
+            campo="valorCentavos",
+        )
+
+
+def _other_total(sale_id: str, wanted: int, total: int) -> ValidationError:
+    from smartpos._messages import message
+
+    return ValidationError(
+        "CAMPO_INVALIDO",
+        message("sale.other_total", sale=sale_id, wanted=wanted, total=total),
+        campo="total_centavos",
+    )
+
+
+def _unknown_sale(sale_id: str) -> ValidationError:
+    from smartpos._messages import message
+
+    return ValidationError("CAMPO_INVALIDO", message("sale.unknown", sale=sale_id), campo="sale")
+
+
 def journal_entry(
     row: Sequence[Any],
     *,
@@ -78,11 +124,14 @@ def journal_entry(
     """A journal row of an SQL backend, in the column order every backend selects.
 
     Args:
-        row: referencia, kind, state, method, path, body, created, updated, seq, answer, final.
+        row: referencia, kind, state, method, path, body, created, updated, seq, answer, final,
+            then sale, pending_after, abandoned (a JSON text or mapping, or ``None``).
         timestamp: Turns the backend's stored time into epoch seconds.
-        final_event: Turns the backend's stored final event (not ``None``) into a mapping.
+        final_event: Turns the backend's stored final event (not ``None``) into a mapping;
+            also reads the stored abandon.
     """
-    referencia, kind, state, method, path, body, created, updated, seq, answer, final = row
+    referencia, kind, state, method, path, body, created, updated, seq, answer, final = row[:11]
+    sale, pending_after, abandoned = (*row[11:14], None, None, None)[:3]
     return JournalEntry(
         referencia=referencia,
         kind=kind,
@@ -95,6 +144,9 @@ def journal_entry(
         seq=seq,
         answer=None if answer is None else Answer.from_json(answer),
         final_event=None if final is None else final_event(final),
+        sale=sale,
+        pending_after=None if pending_after is None else float(pending_after),
+        abandoned=None if abandoned is None else final_event(abandoned),
     )
 
 
@@ -106,7 +158,8 @@ def journal_row(entry: JournalEntry, *, timestamp: Callable[[float], Any]) -> tu
         timestamp: Turns epoch seconds into the backend's stored time.
 
     Returns:
-        referencia, kind, state, method, path, body, created, updated.
+        referencia, kind, state, method, path, body, created, updated (then a backend with
+        sales adds ``entry.sale`` and ``entry.pending_after``).
     """
     return (
         entry.referencia,
@@ -191,7 +244,14 @@ class JournalBase:
         return found
 
     def _begin_operation(
-        self, referencia: str, *, kind: str, method: str, path: str, body: bytes
+        self,
+        referencia: str,
+        *,
+        kind: str,
+        method: str,
+        path: str,
+        body: bytes,
+        sale: SaleTerms | None = None,
     ) -> tuple[Operation, bool]:
         """Journal an operation in state ``sending`` before its request is sent (SDK use).
 
@@ -204,6 +264,8 @@ class JournalBase:
             method: The request's HTTP method.
             path: The request's path.
             body: The exact bytes about to be sent.
+            sale: The sale this attempt (or compensation refund) belongs to: the sale's
+                checks and the journal write are then one atomic step (see ``_sales.py``).
 
         Returns:
             The operation and ``True`` when this call journaled it; the operation already
@@ -211,6 +273,9 @@ class JournalBase:
 
         Raises:
             StoreError: The backend failed; nothing was journaled.
+            ValidationError: A sale's rule refused the attempt (``SalePaidError``,
+                ``SaleInProgressError``, ``TerminalBusyError``, another total, an amount
+                above what remains); nothing was journaled.
             TypeError, ValueError: A bad argument.
         """
         referencia = _check_referencia(referencia)
@@ -232,7 +297,11 @@ class JournalBase:
             body=bytes(body),
             created_at=now,
             updated_at=now,
+            sale=None if sale is None else sale.sale_id,
+            pending_after=None if sale is None or not sale.attempt else sale.pending_after,
         )
+        if sale is not None and sale.attempt:
+            return self._begin_sale_attempt(entry, sale)
         existing = self._journal_insert(entry)
         if existing is None:
             operation, _ = resolve(entry, ())
@@ -346,6 +415,174 @@ class JournalBase:
             return operation
         return resolve(winner, events)[0]
 
+    # --- sales (see _sales.py) -------------------------------------------------------------
+
+    def sale(self, sale_id: str) -> Sale | None:
+        """Return a sale with its attempts, approvals and pendências, or ``None``.
+
+        Computed when it is read, from its attempts and their events: what another process
+        stored is seen at once.
+
+        Args:
+            sale_id: The partner's key of the sale (``sale=`` of ``payments.create``).
+
+        Raises:
+            StoreError: The backend failed.
+            TypeError: ``sale_id`` is not a str.
+        """
+        sale_id = _check_sale_id(sale_id)
+        row = self._sale_get(sale_id)
+        return None if row is None else self._build_sale(row)
+
+    def sales(
+        self,
+        *,
+        state: str | None = None,
+        attention: bool | None = None,
+        limit: int = 100,
+    ) -> builtins.list[Sale]:
+        """List sales, oldest first.
+
+        Args:
+            state: Only sales in this state (``"open"``, ``"in_progress"``, ``"paid"``).
+            attention: ``True``: only sales with pendências (what an operator reviews before
+                closing the till); ``False``: only those without; ``None``: both.
+            limit: Most sales to list; below 1, none.
+
+        Raises:
+            StoreError: The backend failed.
+            TypeError, ValueError: A bad argument.
+        """
+        if state is not None and state not in SALE_STATES:
+            raise ValueError(
+                f"state must be one of {', '.join(SALE_STATES)} or None, not {state!r}"
+            )
+        if attention is not None and not isinstance(attention, bool):
+            raise TypeError(f"attention must be a bool or None, not {type(attention).__name__}")
+        if isinstance(limit, bool) or not isinstance(limit, int):
+            raise TypeError(f"limit must be an int, not {type(limit).__name__}")
+        found: builtins.list[Sale] = []
+        after = 0
+        page = max(limit, 100)
+        while len(found) < limit:
+            rows = self._sale_list(after=after, limit=page)
+            for row in rows:
+                sale = self._build_sale(row)
+                if state is not None and sale.state != state:
+                    continue
+                if attention is not None and sale.attention != attention:
+                    continue
+                found.append(sale)
+                if len(found) == limit:
+                    break
+            if len(rows) < page:
+                break
+            after = rows[-1].seq
+        return found
+
+    def _build_sale(self, row: SaleRow) -> Sale:
+        entries = self._sale_entries(row.sale_id)
+        operations = [self._resolved(e, self._journal_events(e.referencia)) for e in entries]
+        pending = {e.referencia: e.pending_after for e in entries}
+        attempts, refunds = split(operations)
+        return build_sale(
+            row,
+            attempts,
+            refunds,
+            now=self._now(),
+            pending_after=pending.get,
+            stored_at=self._stored_at,
+        )
+
+    def _stored_at(self, event_id: str) -> float | None:
+        stored = self.get(event_id)  # type: ignore[attr-defined]
+        return None if stored is None else float(stored.received_at.timestamp())
+
+    def _begin_sale_attempt(self, entry: JournalEntry, terms: SaleTerms) -> tuple[Operation, bool]:
+        """Check the sale's rules and journal the attempt, as one compare-and-set."""
+        for _ in range(_SALE_ROUNDS):
+            existing = self._journal_get(entry.referencia)
+            if existing is not None:
+                return self._resolved(existing, self._journal_events(entry.referencia)), False
+            now = self._now()
+            row = self._sale_get(terms.sale_id)
+            valor = terms.valor_centavos
+            if row is None:
+                total = terms.total_centavos if terms.total_centavos is not None else valor
+                _check_valor(valor, total)
+                version = None
+            else:
+                total = row.total_centavos
+                if terms.total_centavos is not None and terms.total_centavos != total:
+                    raise _other_total(terms.sale_id, terms.total_centavos, total)
+                sale = self._build_sale(row)
+                if sale.state == "paid":
+                    raise SalePaidError(sale)
+                running = sale.open_attempt
+                if running is not None:
+                    raise SaleInProgressError(running.referencia, sale_id=terms.sale_id)
+                _check_valor(valor, sale.remaining_centavos)
+                version = row.version
+            terminal = holder = None
+            hold_until = 0.0
+            if terms.imediato and terms.smartpos_id:
+                held = self._terminal_get(terms.smartpos_id)
+                if held is not None:
+                    holder, until = held
+                    if now < until:
+                        holding = self._journal_get(holder)
+                        if holding is not None and holding.referencia != entry.referencia:
+                            op = self._resolved(holding, self._journal_events(holder))
+                            if is_open(op):
+                                raise TerminalBusyError(holder, smartpos_id=terms.smartpos_id)
+                if terms.terminal_hold > 0:
+                    terminal = terms.smartpos_id
+                    hold_until = now + terms.terminal_hold
+            stamped = attrs.evolve(entry, created_at=now, updated_at=now)
+            result = self._sale_insert(
+                stamped,
+                total_centavos=total,
+                expected_version=version,
+                terminal=terminal,
+                expected_holder=holder,
+                hold_until=hold_until,
+            )
+            if result == CONFLICT:
+                continue
+            if result is None:
+                return resolve(stamped, ())[0], True
+            assert isinstance(result, JournalEntry)
+            return self._resolved(result, self._journal_events(entry.referencia)), False
+        raise StoreError(
+            f"sale {terms.sale_id!r} kept changing under {_SALE_ROUNDS} attempts to journal "
+            "its next attempt; nothing was journaled",
+            applied=False,
+        )
+
+    def _abandon(self, sale_id: str, *, motivo: str, operador: str | None) -> Sale:
+        """Give up the sale's open attempt (SDK use: ``client.abandon``); nothing is sent.
+
+        Raises:
+            ValidationError: The store knows no such sale.
+            StoreError: The backend failed.
+        """
+        from ._outcomes import Abandon
+
+        sale_id = _check_sale_id(sale_id)
+        for _ in range(_SALE_ROUNDS):
+            row = self._sale_get(sale_id)
+            if row is None:
+                raise _unknown_sale(sale_id)
+            sale = self._build_sale(row)
+            running = sale.open_attempt
+            if running is None:
+                return sale
+            now = self._now()
+            record = Abandon(motivo=motivo, operador=operador, at=_utc(now)).to_json()
+            if self._sale_abandon(running.referencia, record, now):
+                return self._build_sale(row)
+        raise StoreError(f"sale {sale_id!r} kept changing; nothing was abandoned", applied=False)
+
     def _change_source(self) -> ChangeSource:
         """How a ``ChangeListener`` learns that events were stored (see ``_listener.py``).
 
@@ -400,5 +637,51 @@ class JournalBase:
         raise NotImplementedError
 
     def _journal_purge(self, cutoff: float) -> int:
-        """Delete final and rejected entries last updated before ``cutoff``; how many."""
+        """Delete final and rejected entries last updated before ``cutoff``; how many.
+
+        Entries of a sale (``sale`` set) are kept: a sale is computed from them.
+        """
+        raise NotImplementedError
+
+    def _sale_get(self, sale_id: str) -> SaleRow | None:
+        """The sale's row, or ``None``."""
+        raise NotImplementedError
+
+    def _sale_entries(self, sale_id: str) -> builtins.list[JournalEntry]:
+        """The journal entries of the sale (attempts and compensation refunds), by seq."""
+        raise NotImplementedError
+
+    def _sale_list(self, *, after: int, limit: int) -> builtins.list[SaleRow]:
+        """Up to ``limit`` sales with ``seq > after``, by seq."""
+        raise NotImplementedError
+
+    def _terminal_get(self, smartpos_id: str) -> tuple[str, float] | None:
+        """The attempt that last held the terminal and until when, or ``None``."""
+        raise NotImplementedError
+
+    def _sale_insert(
+        self,
+        entry: JournalEntry,
+        *,
+        total_centavos: int,
+        expected_version: int | None,
+        terminal: str | None,
+        expected_holder: str | None,
+        hold_until: float,
+    ) -> JournalEntry | str | None:
+        """Journal an attempt of a sale, as one atomic step across processes and hosts.
+
+        In one step: when the journal holds ``entry.referencia`` already, answer that entry
+        and write nothing. Otherwise, unless the sale's version is still
+        ``expected_version`` (``None``: the sale does not exist yet) and, when ``terminal``
+        is given, its holder is still ``expected_holder`` (``None``: no holder recorded),
+        answer ``CONFLICT`` and write nothing. Else insert the entry (numbering its ``seq``),
+        create the sale with ``total_centavos`` and version 1 or increment its version (and
+        ``updated_at``), record ``(entry.referencia, hold_until)`` as the terminal's holder,
+        and answer ``None``.
+        """
+        raise NotImplementedError
+
+    def _sale_abandon(self, referencia: str, abandon: Mapping[str, Any], now: float) -> bool:
+        """Record ``abandon`` on the entry unless it has one already; ``updated_at = now``."""
         raise NotImplementedError

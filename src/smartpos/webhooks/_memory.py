@@ -34,7 +34,9 @@ from smartpos._messages import message
 if TYPE_CHECKING:
     from ._listener import ChangeSource
 
+from ._journal import CONFLICT
 from ._outcomes import ENDED_STATES, WAITING_STATES, Answer, JournalEntry, State
+from ._sales import SaleRow
 from ._store import DEFAULT_MAX_ATTEMPTS, DEFAULT_RETENTION, StoreBase
 from ._store_errors import StoreFullError
 from ._store_interface import Claim, EventState, StoredEvent, _Encoded, _stored_event, _utc
@@ -152,6 +154,11 @@ class MemoryStore(StoreBase):
         self._by_referencia: dict[str, list[str]] = {}
         self._referencia_of: dict[str, str] = {}
         self._change_callbacks: list[Callable[[Iterable[str] | None], None]] = []
+        # Sales: each sale's row, its entries' referencias, and each terminal's holder.
+        self._sales: dict[str, SaleRow] = {}
+        self._sale_seq = itertools.count(1)
+        self._sale_referencias: dict[str, list[str]] = {}
+        self._holders: dict[str, tuple[str, float]] = {}
 
     def __repr__(self) -> str:
         return f"MemoryStore(max_events={self._max_events})"
@@ -339,6 +346,9 @@ class MemoryStore(StoreBase):
             self._operations.clear()
             self._by_referencia.clear()
             self._referencia_of.clear()
+            self._sales.clear()
+            self._sale_referencias.clear()
+            self._holders.clear()
 
     # Internals; every one runs under self._lock.
 
@@ -452,7 +462,7 @@ class MemoryStore(StoreBase):
         old = [
             r
             for r, e in self._operations.items()
-            if e.state in ENDED_STATES and e.updated_at < cutoff
+            if e.state in ENDED_STATES and e.updated_at < cutoff and e.sale is None
         ]
         for referencia in old:
             del self._operations[referencia]
@@ -493,6 +503,8 @@ class MemoryStore(StoreBase):
             if existing is not None:
                 return existing
             self._operations[entry.referencia] = attrs.evolve(entry, seq=next(self._operation_seq))
+            if entry.sale is not None:
+                self._sale_referencias.setdefault(entry.sale, []).append(entry.referencia)
             return None
 
     def _journal_update(
@@ -543,6 +555,87 @@ class MemoryStore(StoreBase):
             self._check_open()
             ids = self._by_referencia.get(referencia, ())
             return [json.loads(self._events[i].raw_json) for i in ids]
+
+    # Sales (see _journal.py); each runs under self._lock.
+
+    def _sale_get(self, sale_id: str) -> SaleRow | None:
+        with self._lock:
+            self._check_open()
+            return self._sales.get(sale_id)
+
+    def _sale_entries(self, sale_id: str) -> list[JournalEntry]:
+        with self._lock:
+            self._check_open()
+            found = (self._operations.get(r) for r in self._sale_referencias.get(sale_id, ()))
+            return [entry for entry in found if entry is not None]
+
+    def _sale_list(self, *, after: int, limit: int) -> list[SaleRow]:
+        with self._lock:
+            self._check_open()
+            # Sales are kept in creation order, which is seq order.
+            found: list[SaleRow] = []
+            for row in self._sales.values():
+                if row.seq > after:
+                    found.append(row)
+                    if len(found) == limit:
+                        break
+            return found
+
+    def _terminal_get(self, smartpos_id: str) -> tuple[str, float] | None:
+        with self._lock:
+            self._check_open()
+            return self._holders.get(smartpos_id)
+
+    def _sale_insert(
+        self,
+        entry: JournalEntry,
+        *,
+        total_centavos: int,
+        expected_version: int | None,
+        terminal: str | None,
+        expected_holder: str | None,
+        hold_until: float,
+    ) -> JournalEntry | str | None:
+        with self._lock:
+            self._check_open()
+            existing = self._operations.get(entry.referencia)
+            if existing is not None:
+                return existing
+            assert entry.sale is not None
+            row = self._sales.get(entry.sale)
+            if (None if row is None else row.version) != expected_version:
+                return CONFLICT
+            if terminal is not None:
+                held = self._holders.get(terminal)
+                if (None if held is None else held[0]) != expected_holder:
+                    return CONFLICT
+                self._holders[terminal] = (entry.referencia, hold_until)
+            if row is None:
+                row = SaleRow(
+                    sale_id=entry.sale,
+                    total_centavos=total_centavos,
+                    version=1,
+                    created_at=entry.created_at,
+                    updated_at=entry.created_at,
+                    seq=next(self._sale_seq),
+                )
+            else:
+                row = attrs.evolve(row, version=row.version + 1, updated_at=entry.created_at)
+            self._sales[entry.sale] = row
+            self._operations[entry.referencia] = attrs.evolve(entry, seq=next(self._operation_seq))
+            self._sale_referencias.setdefault(entry.sale, []).append(entry.referencia)
+            return None
+
+    def _sale_abandon(self, referencia: str, abandon: Mapping[str, Any], now: float) -> bool:
+        with self._lock:
+            self._check_open()
+            entry = self._operations.get(referencia)
+            if entry is None or entry.abandoned is not None:
+                return False
+            self._operations[referencia] = attrs.evolve(
+                entry, abandoned=dict(abandon), updated_at=now
+            )
+            return True
 
 
 def _stored(record: _Record) -> StoredEvent:

@@ -58,6 +58,7 @@ __all__ = [
     "RECORDABLE_STATES",
     "STATES",
     "WAITING_STATES",
+    "Abandon",
     "Anomaly",
     "AnomalyReason",
     "Answer",
@@ -336,6 +337,41 @@ class JournalEntry:
     seq: int = 0
     answer: Answer | None = attrs.field(default=None, repr=False)
     final_event: Mapping[str, Any] | None = attrs.field(default=None, repr=False)
+    sale: str | None = None
+    """The sale's key, for an attempt of a sale or a compensation refund."""
+    pending_after: float | None = None
+    """Seconds after which an attempt of a sale without outcome needs a human."""
+    abandoned: Mapping[str, Any] | None = attrs.field(default=None, repr=False)
+    """``Abandon.to_json()`` once a cashier gave the attempt up."""
+
+
+@attrs.frozen(slots=True)
+class Abandon:
+    """A cashier gave up an attempt: who, why and when. Nothing was sent to the service.
+
+    Attributes:
+        motivo: Why (the cashier's words).
+        operador: Who, or ``None``.
+        at: When (aware, UTC).
+    """
+
+    motivo: str
+    operador: str | None
+    at: _dt.datetime
+
+    def to_json(self) -> dict[str, Any]:
+        """What a store keeps."""
+        return {"motivo": self.motivo, "operador": self.operador, "at": self.at.timestamp()}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Abandon:
+        """Read what ``to_json`` wrote."""
+        operador = data.get("operador")
+        return cls(
+            motivo=str(data["motivo"]),
+            operador=None if operador is None else str(operador),
+            at=_utc(float(data["at"])),
+        )
 
 
 @attrs.frozen(slots=True)
@@ -385,6 +421,9 @@ class Operation:
         path: The journaled request's path.
         body: The journaled request's exact body bytes.
         answer: The journaled 2xx answer, or ``None``.
+        sale: The sale it belongs to (an attempt, or a compensation refund), or ``None``.
+        abandoned: ``None``, or the ``Abandon`` (who, why, when) of an attempt a cashier gave
+            up: its approval, if one comes, is a late approval, never counted.
     """
 
     referencia: str
@@ -398,6 +437,8 @@ class Operation:
     path: str = attrs.field(kw_only=True, repr=False)
     body: bytes = attrs.field(kw_only=True, repr=False)
     answer: Answer | None = attrs.field(default=None, kw_only=True, repr=False)
+    sale: str | None = attrs.field(default=None, kw_only=True)
+    abandoned: Abandon | None = attrs.field(default=None, kw_only=True)
 
     @property
     def waiting(self) -> bool:
@@ -595,6 +636,8 @@ def resolve(
         path=entry.path,
         body=entry.body,
         answer=entry.answer,
+        sale=entry.sale,
+        abandoned=None if entry.abandoned is None else Abandon.from_json(entry.abandoned),
     )
     return operation, newly_final
 

@@ -33,8 +33,9 @@ from smartpos._errors import ConfigurationError
 from smartpos._messages import message
 
 from ._group_commit import GroupCommit
-from ._journal import journal_entry, journal_row
+from ._journal import CONFLICT, journal_entry, journal_row
 from ._outcomes import Answer, JournalEntry, State
+from ._sales import SaleRow
 from ._seconds import check_seconds
 from ._store import DEFAULT_MAX_ATTEMPTS, DEFAULT_RETENTION, StoreBase
 from ._store_errors import StoreError
@@ -53,7 +54,7 @@ if TYPE_CHECKING:
 
 __all__ = ["SCHEMA_VERSION", "SQLiteStore"]
 
-SCHEMA_VERSION: Final = 2
+SCHEMA_VERSION: Final = 3
 _SYNCHRONOUS_MODES = ("FULL", "NORMAL")
 # Connections kept open for reuse; more than this at once (more concurrent threads) are opened
 # for the call and closed after it.
@@ -155,7 +156,10 @@ _JOURNAL_SCHEMA = (
         answer TEXT,
         final_event TEXT,
         created_at REAL NOT NULL,
-        updated_at REAL NOT NULL
+        updated_at REAL NOT NULL,
+        sale TEXT,
+        pending_after REAL,
+        abandoned TEXT
     )
     """,
     """
@@ -171,14 +175,42 @@ _JOURNAL_SCHEMA = (
     ON smartpos_inbox ({_REFERENCIA}, seq) WHERE {_REFERENCIA} IS NOT NULL
     """,
 )
+# Version 3: sales. A sale's row (its total, and a version each attempt increments: the
+# compare-and-set of one attempt at a time), each terminal's holder, and the journal's link of
+# an entry to its sale. Columns added to a version-2 journal by _SALE_COLUMNS.
+_SALE_COLUMNS = (("sale", "TEXT"), ("pending_after", "REAL"), ("abandoned", "TEXT"))
+_SALES_SCHEMA = (
+    """
+    CREATE TABLE IF NOT EXISTS smartpos_sales (
+        seq INTEGER PRIMARY KEY,
+        sale_id TEXT NOT NULL UNIQUE,
+        total_centavos INTEGER NOT NULL,
+        version INTEGER NOT NULL,
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL
+    )
+    """,
+    """
+    CREATE TABLE IF NOT EXISTS smartpos_terminal_holds (
+        smartpos_id TEXT PRIMARY KEY,
+        referencia TEXT NOT NULL,
+        hold_until REAL NOT NULL
+    )
+    """,
+    """
+    CREATE INDEX IF NOT EXISTS smartpos_operations_sale
+    ON smartpos_operations (sale, seq) WHERE sale IS NOT NULL
+    """,
+)
 _J_COLUMNS = (
     "SELECT referencia, kind, state, method, path, body, created_at, updated_at, seq, answer, "
-    "final_event FROM smartpos_operations "
+    "final_event, sale, pending_after, abandoned FROM smartpos_operations "
 )
 _J_GET = _J_COLUMNS + "WHERE referencia = ?"
 _J_INSERT = (
     "INSERT INTO smartpos_operations (referencia, kind, state, method, path, body, created_at, "
-    "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (referencia) DO NOTHING"
+    "updated_at, sale, pending_after) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (referencia) DO NOTHING"
 )
 _J_UPDATE = (
     "UPDATE smartpos_operations SET state = ?, updated_at = ?, answer = coalesce(?, answer) "
@@ -198,7 +230,32 @@ _J_EVENTS = (
     "SELECT raw FROM smartpos_inbox WHERE (CASE WHEN json_valid(raw) "
     "THEN json_extract(raw, '$.dados.referencia') END) = ? ORDER BY seq"
 )
-_J_PURGE = "DELETE FROM smartpos_operations WHERE state IN ('final', 'rejected') AND updated_at < ?"
+_J_PURGE = (
+    "DELETE FROM smartpos_operations WHERE state IN ('final', 'rejected') AND updated_at < ? "
+    "AND sale IS NULL"
+)
+_S_COLUMNS = (
+    "SELECT sale_id, total_centavos, version, created_at, updated_at, seq FROM smartpos_sales "
+)
+_S_GET = _S_COLUMNS + "WHERE sale_id = ?"
+_S_LIST = _S_COLUMNS + "WHERE seq > ? ORDER BY seq LIMIT ?"
+_S_ENTRIES = _J_COLUMNS + "WHERE sale = ? ORDER BY seq"
+_S_VERSION = "SELECT version FROM smartpos_sales WHERE sale_id = ?"
+_S_CREATE = (
+    "INSERT INTO smartpos_sales (sale_id, total_centavos, version, created_at, updated_at) "
+    "VALUES (?, ?, 1, ?, ?)"
+)
+_S_BUMP = "UPDATE smartpos_sales SET version = version + 1, updated_at = ? WHERE sale_id = ?"
+_T_GET = "SELECT referencia, hold_until FROM smartpos_terminal_holds WHERE smartpos_id = ?"
+_T_SET = (
+    "INSERT INTO smartpos_terminal_holds (smartpos_id, referencia, hold_until) VALUES (?, ?, ?) "
+    "ON CONFLICT (smartpos_id) DO UPDATE SET referencia = excluded.referencia, "
+    "hold_until = excluded.hold_until"
+)
+_J_ABANDON = (
+    "UPDATE smartpos_operations SET abandoned = ?, updated_at = ? "
+    "WHERE referencia = ? AND abandoned IS NULL"
+)
 
 _SELECT = (
     "SELECT id, tipo, criado_em, raw, body_hash, state, attempts, received_at, available_at, "
@@ -539,6 +596,12 @@ class SQLiteStore(StoreBase):
                 )
             for statement in (*_SCHEMA, *_JOURNAL_SCHEMA):
                 conn.execute(statement)
+            columns = {row[1] for row in conn.execute("PRAGMA table_info(smartpos_operations)")}
+            for name, kind in _SALE_COLUMNS:
+                if name not in columns:
+                    conn.execute(f"ALTER TABLE smartpos_operations ADD COLUMN {name} {kind}")
+            for statement in _SALES_SCHEMA:
+                conn.execute(statement)
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             conn.execute("COMMIT")
         except BaseException:
@@ -645,7 +708,7 @@ class SQLiteStore(StoreBase):
         return self._write(durable=durable)
 
     def _journal_insert(self, entry: JournalEntry) -> JournalEntry | None:
-        params = journal_row(entry, timestamp=float)
+        params = (*journal_row(entry, timestamp=float), entry.sale, entry.pending_after)
 
         def insert(conn: sqlite3.Connection) -> JournalEntry | None:
             if conn.execute(_J_INSERT, params).rowcount == 1:
@@ -693,6 +756,72 @@ class SQLiteStore(StoreBase):
         with self._read() as conn:
             rows = conn.execute(_J_EVENTS, (referencia,)).fetchall()
         return [json.loads(raw) for (raw,) in rows]
+
+    # Sales (see _journal.py): the checks' compare-and-set runs in one write transaction
+    # (BEGIN IMMEDIATE): one writer at a time across processes.
+
+    def _sale_get(self, sale_id: str) -> SaleRow | None:
+        with self._read() as conn:
+            row = conn.execute(_S_GET, (sale_id,)).fetchone()
+        return None if row is None else SaleRow(*row)
+
+    def _sale_entries(self, sale_id: str) -> list[JournalEntry]:
+        with self._read() as conn:
+            rows = conn.execute(_S_ENTRIES, (sale_id,)).fetchall()
+        return [_journal_entry(row) for row in rows]
+
+    def _sale_list(self, *, after: int, limit: int) -> list[SaleRow]:
+        with self._read() as conn:
+            rows = conn.execute(_S_LIST, (after, limit)).fetchall()
+        return [SaleRow(*row) for row in rows]
+
+    def _terminal_get(self, smartpos_id: str) -> tuple[str, float] | None:
+        with self._read() as conn:
+            row = conn.execute(_T_GET, (smartpos_id,)).fetchone()
+        return None if row is None else (row[0], float(row[1]))
+
+    def _sale_insert(
+        self,
+        entry: JournalEntry,
+        *,
+        total_centavos: int,
+        expected_version: int | None,
+        terminal: str | None,
+        expected_holder: str | None,
+        hold_until: float,
+    ) -> JournalEntry | str | None:
+        params = (*journal_row(entry, timestamp=float), entry.sale, entry.pending_after)
+        now = entry.created_at
+
+        def insert(conn: sqlite3.Connection) -> JournalEntry | str | None:
+            existing = conn.execute(_J_GET, (entry.referencia,)).fetchone()
+            if existing is not None:
+                return _journal_entry(existing)
+            version = conn.execute(_S_VERSION, (entry.sale,)).fetchone()
+            if (None if version is None else version[0]) != expected_version:
+                return CONFLICT
+            if terminal is not None:
+                held = conn.execute(_T_GET, (terminal,)).fetchone()
+                if (None if held is None else held[0]) != expected_holder:
+                    return CONFLICT
+                conn.execute(_T_SET, (terminal, entry.referencia, hold_until))
+            if version is None:
+                conn.execute(_S_CREATE, (entry.sale, total_centavos, now, now))
+            else:
+                conn.execute(_S_BUMP, (now, entry.sale))
+            conn.execute(_J_INSERT, params)
+            return None
+
+        # Durable, as every entry written before its send.
+        return self._group.run(insert, durable=True)
+
+    def _sale_abandon(self, referencia: str, abandon: Mapping[str, Any], now: float) -> bool:
+        params = (canonical_json(abandon), now, referencia)
+
+        def record(conn: sqlite3.Connection) -> bool:
+            return conn.execute(_J_ABANDON, params).rowcount == 1
+
+        return self._group.run(record, durable=True)
 
 
 def _journal_entry(row: Sequence[Any]) -> JournalEntry:
