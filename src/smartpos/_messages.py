@@ -22,9 +22,10 @@ raised: ``import smartpos`` and a successful call never load it.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from typing import Any, Final, ParamSpec, TypeVar
 
@@ -34,6 +35,7 @@ __all__ = [
     "PORTUGUESE",
     "current_language",
     "env_language",
+    "in_language",
     "language_of",
     "message",
     "reset",
@@ -100,6 +102,19 @@ def message(key: str, /, *, lang: str | None = None, **fields: object) -> str:
     from ._message_catalog import CATALOG
 
     return CATALOG[key][lang or current_language()].format(**fields)
+
+
+@contextlib.contextmanager
+def in_language(lang: str | None) -> Iterator[None]:
+    """Build the messages of the block in ``lang`` (``None``: the process's language)."""
+    if lang is None:
+        yield
+        return
+    token = _active.set(lang)
+    try:
+        yield
+    finally:
+        _active.reset(token)
 
 
 def speaking(lang_of: Callable[[Any], str | None]) -> Callable[[Callable[P, R]], Callable[P, R]]:

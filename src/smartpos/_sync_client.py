@@ -27,7 +27,7 @@ from . import (
     _transports,
 )
 from ._errors import ConfigurationError
-from ._messages import message
+from ._messages import in_language, message
 from ._models import (
     Acceptance,
     QRCode,
@@ -418,28 +418,30 @@ class Client:
         ``referencia`` and ``what`` name the operation in the note an interruption carries.
         """
         reply: Any = None
-        try:
-            while True:
-                step = flow.send(reply)
-                try:
-                    if isinstance(step, _outcome_calls.Send):
-                        value = self._execute(step.call, resend=step.resend)
-                    elif isinstance(step, _outcome_calls.Wait):
-                        value = self._wait_for(step)
+        # The flow's own refusals (a sale's rules in the store...) speak the client's language.
+        with in_language(self._config.lang):
+            try:
+                while True:
+                    step = flow.send(reply)
+                    try:
+                        if isinstance(step, _outcome_calls.Send):
+                            value = self._execute(step.call, resend=step.resend)
+                        elif isinstance(step, _outcome_calls.Wait):
+                            value = self._wait_for(step)
+                        else:
+                            value = _blocking(self._store, step.function)
+                    except Exception as exc:  # noqa: BLE001 - the flow decides what it means
+                        reply = _outcome_calls.Reply(error=exc)
                     else:
-                        value = _blocking(self._store, step.function)
-                except Exception as exc:  # noqa: BLE001 - the flow decides what it means
-                    reply = _outcome_calls.Reply(error=exc)
-                else:
-                    reply = _outcome_calls.Reply(value)
-        except StopIteration as stop:
-            result: T = stop.value
-            return result
-        except BaseException as exc:
-            _outcome_calls.interrupted(exc, referencia, what)
-            raise
-        finally:
-            flow.close()
+                        reply = _outcome_calls.Reply(value)
+            except StopIteration as stop:
+                result: T = stop.value
+                return result
+            except BaseException as exc:
+                _outcome_calls.interrupted(exc, referencia, what)
+                raise
+            finally:
+                flow.close()
 
     def _wait_for(self, step: _outcome_calls.Wait) -> Event | None:
         from .webhooks._listener import OutcomeWaiter

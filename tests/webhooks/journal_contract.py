@@ -461,6 +461,34 @@ class JournalContract:
         assert "final" == everything[4].state
         assert "final" == getattr(store.operation(refs[4]), "state", None)
 
+    def test_operations_skip_accepted_refunds_and_expired_qr_codes(
+        self, store: StoreBase, clock: FakeClock
+    ) -> None:
+        """Nothing more will come for an accepted refund (no refund event is specified) or a QR
+        code past its expires_at: final=False leaves them out; a sending refund and a live QR
+        code stay; final=True lists all."""
+        refund, pending_refund, qr_old, qr_live = (
+            f"{n:08d}-bbbb-4bbb-8ccc-000000000000" for n in range(4)
+        )
+        for referencia in (refund, pending_refund):
+            store._begin_operation(
+                referencia, kind="refund", method="POST", path="/v1/refunds", body=b"{}"
+            )
+        store._record_operation(refund, "accepted", answer=Answer(202, {"referencia": refund}))
+        for referencia, seconds in ((qr_old, 60), (qr_live, 600)):
+            store._begin_operation(
+                referencia, kind="qrcode", method="POST", path="/qrcode", body=b"{}"
+            )
+            expires = clock.datetime() + dt.timedelta(seconds=seconds)
+            body = {"qrCode": "x", "referencia": referencia, "expiresAt": expires.isoformat()}
+            store._record_operation(referencia, "accepted", answer=Answer(201, body))
+        clock.advance(120)
+
+        waiting = [o.referencia for o in store.operations()]
+
+        assert [pending_refund, qr_live] == waiting
+        assert 4 == len(store.operations(final=True))
+
     def test_operations_limit_skips_finished_ones_across_pages(self, store: StoreBase) -> None:
         """With limit=2 and finished operations in between, the first two waiting come back."""
         refs = [f"{n:08d}-aaaa-4bbb-8ccc-000000000000" for n in range(7)]

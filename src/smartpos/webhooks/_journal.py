@@ -82,6 +82,16 @@ def _check_referencia(referencia: object) -> str:
     return referencia
 
 
+def _nothing_more_to_come(operation: Operation, now: _dt.datetime) -> bool:
+    """An operation still ``waiting`` for which the service will send nothing more."""
+    if operation.kind == "refund":
+        return operation.state == "accepted"
+    if operation.kind == "qrcode" and operation.state == "accepted":
+        qr = operation.result
+        return isinstance(qr, QRCode) and qr.expires_at <= now
+    return False
+
+
 def _check_sale_id(sale_id: object) -> str:
     if not isinstance(sale_id, str):
         raise TypeError(f"sale_id must be a str, not {type(sale_id).__name__}")
@@ -212,9 +222,12 @@ class JournalBase:
 
         Args:
             final: ``False`` (the default) lists only those still waiting for an outcome
-                (states ``sending``, ``accepted``, ``unknown``, and not those whose final
-                event is already stored): what a process reconciles at start-up. ``True``
-                lists every operation, whatever its state.
+                the service will send (states ``sending``, ``accepted``, ``unknown``, and not
+                those whose final event is already stored): what a process reconciles at
+                start-up. Not an accepted refund either (no refund event is specified yet:
+                acceptance is as far as it goes), nor a QR code past its ``expires_at``
+                (nobody can read it any more). ``True`` lists every operation, whatever its
+                state.
             limit: Most operations to list; below 1, none.
 
         Returns:
@@ -230,11 +243,12 @@ class JournalBase:
             raise TypeError(f"limit must be an int, not {type(limit).__name__}")
         found: builtins.list[Operation] = []
         after = 0
+        now = _utc(self._now())
         while len(found) < limit:
             batch = self._journal_list(waiting=not final, after=after, limit=limit)
             for entry in batch:
                 operation = self._resolved(entry, self._journal_events(entry.referencia))
-                if final or operation.waiting:
+                if final or (operation.waiting and not _nothing_more_to_come(operation, now)):
                     found.append(operation)
                     if len(found) == limit:
                         break
