@@ -66,17 +66,24 @@ class KillAt(httpx.BaseTransport):
         return response  # pragma: no cover - never reached
 
 
-def crash(spec: str, base_url: str, referencia: str, where: str) -> None:
+def crash(spec: str, base_url: str, referencia: str, where: str, sale: str = "") -> None:
+    """Pay and die at ``where``; with ``sale``, the payment is an attempt of that sale (its
+    checks pass and are journaled with it before the send), with ``pending_after=0``."""
     store = open_store(spec)
     transport = None if where == "after-record" else KillAt(where)
     client = smartpos.Client(
-        api_key=Sandbox.API_KEY, base_url=base_url, store=store, transport=transport
+        api_key=Sandbox.API_KEY,
+        base_url=base_url,
+        store=store,
+        transport=transport,
+        pending_after=0,
     )
     client.payments.create(
         documento_cliente=Sandbox.DOCUMENTO,
         valor_centavos=4200,
         smartpos_id=Sandbox.SMARTPOS_ID,
         referencia=referencia,
+        sale=sale or None,
     )
     if where == "after-record":
         os.kill(os.getpid(), signal.SIGKILL)

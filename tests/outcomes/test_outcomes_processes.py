@@ -122,6 +122,56 @@ def test_a_process_killed_around_the_send_is_reconciled_without_a_second_charge(
         assert [] == store.operations()
 
 
+def test_a_process_killed_between_the_sale_check_and_the_send_is_settled_once(
+    shared: tuple[str, StoreBase],
+) -> None:
+    """kill -9 after the sale's checks journaled the attempt, before the send: the attempt is
+    a no_outcome pendência that keeps the sale in progress; reconcile settles it, the sale is
+    paid by it, and nothing charges the customer twice."""
+    spec, store = shared
+    referencia = smartpos.new_referencia()
+    with Sandbox() as sandbox, sandbox.serve() as base_url:
+        sandbox.set_webhook(WebhookReceiver(store))
+        sandbox.hold_events()
+        process = child("crash", spec, base_url, referencia, "before-send", "mesa-9")
+        try:
+            process.wait(timeout=TIMEOUT)
+        finally:
+            stop(process)
+        assert -signal.SIGKILL == process.returncode
+
+        sale = store.sale("mesa-9")
+        assert sale is not None
+        assert ("in_progress", [("no_outcome", referencia)]) == (
+            sale.state,
+            [(p.reason, p.referencia) for p in sale.pendencias],
+        )
+        assert [] == list(sandbox.payments)
+        with smartpos.Client(api_key=Sandbox.API_KEY, base_url=base_url, store=store) as client:
+            with pytest.raises(smartpos.SaleInProgressError):
+                client.payments.create(
+                    documento_cliente=Sandbox.DOCUMENTO,
+                    valor_centavos=4200,
+                    smartpos_id=Sandbox.SMARTPOS_ID,
+                    sale="mesa-9",
+                )
+            operation = client.reconcile(referencia)
+            sandbox.release_events()
+            client.wait(referencia, timeout=10)
+            with pytest.raises(smartpos.SalePaidError):
+                client.payments.create(
+                    documento_cliente=Sandbox.DOCUMENTO,
+                    valor_centavos=4200,
+                    smartpos_id=Sandbox.SMARTPOS_ID,
+                    sale="mesa-9",
+                )
+
+        sale = store.sale("mesa-9")
+        assert sale is not None
+        assert ("accepted", "paid", []) == (operation.state, sale.state, sale.pendencias)
+        assert [referencia] == [p.referencia for p in sandbox.payments]
+
+
 def test_an_answer_recorded_without_an_fsync_survives_kill_9(shared: tuple[str, StoreBase]) -> None:
     """The answer's record skips the fsync on SQLite; a crash of the process still keeps it.
 

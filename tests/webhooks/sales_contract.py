@@ -480,6 +480,29 @@ class SalesContract:
         assert ("open", ["contradiction"]) == (sale.state, [p.reason for p in sale.pendencias])
         assert isinstance(sale.pendencias[0].event, PagamentoAprovado)
 
+    def test_events_stored_before_the_attempt_count_for_the_review(self, store: StoreBase) -> None:
+        """A refusal and a contradicting approval stored before the attempt is journaled (a
+        slow journal write): the till's review still lists the sale."""
+        refuse(store, R1)
+        approve(store, R1)
+        attempt(store, R1)
+
+        sale = the_sale(store)
+        assert ("open", ["contradiction"]) == (sale.state, [p.reason for p in sale.pendencias])
+        assert ["mesa-1"] == [s.sale_id for s in store.sales(attention=True)]
+
+    def test_a_quiet_paid_sale_is_not_reviewed(self, store: StoreBase) -> None:
+        """Paid by one approval, nothing else: neither attention nor in progress."""
+        attempt(store, R1)
+        approve(store, R1)
+        the_sale(store)
+
+        assert ([], [], ["mesa-1"]) == (
+            store.sales(attention=True),
+            store.sales(state="in_progress"),
+            [s.sale_id for s in store.sales(attention=False)],
+        )
+
     # --- listing -------------------------------------------------------------------------
 
     def test_sales_lists_oldest_first_and_filters(self, store: StoreBase) -> None:

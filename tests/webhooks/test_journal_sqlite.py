@@ -18,7 +18,13 @@ from sales_contract import attempt as sales_attempt
 from sales_races import race_one_sale, race_one_terminal
 from store_contract import StoreFactory, closing_factory
 
-from smartpos.webhooks._sqlite import _J_EVENTS, _J_LIST, SCHEMA_VERSION, SQLiteStore
+from smartpos.webhooks._sqlite import (
+    _J_EVENTS,
+    _J_LIST,
+    _S_CANDIDATES,
+    SCHEMA_VERSION,
+    SQLiteStore,
+)
 
 # The version-1 schema as released, written out: an upgrade must start from exactly this.
 _V1_SCHEMA = (
@@ -239,3 +245,16 @@ def test_processes_charging_one_sale(spec: StoreSpec) -> None:
 def test_processes_charging_sales_on_one_terminal(spec: StoreSpec) -> None:
     """Four processes charge four sales on one terminal, 25 rounds: exactly one sends each."""
     race_one_terminal(spec, processes=4, rounds=25)
+
+
+def test_the_review_of_sales_reads_its_index(tmp_path: Path) -> None:
+    """store.sales(attention=True) reads the partial index of candidate attempts, not every
+    sale: its plan searches smartpos_operations_attention."""
+    with SQLiteStore(tmp_path / "inbox.db") as store:
+        sales_attempt(store, "5a1e0001-aaaa-4bbb-8ccc-000000000000")
+    conn = sqlite3.connect(tmp_path / "inbox.db")
+    try:
+        plan = conn.execute("EXPLAIN QUERY PLAN " + _S_CANDIDATES, (0, 10)).fetchall()
+    finally:
+        conn.close()
+    assert "smartpos_operations_attention" in " ".join(str(row) for row in plan)

@@ -478,8 +478,11 @@ class JournalBase:
         found: builtins.list[Sale] = []
         after = 0
         page = max(limit, 100)
+        # A sale with pendências, or one in progress, has an attempt among the candidates:
+        # the backend's index of few rows, not every sale.
+        listing = self._sale_candidates if attention or state == "in_progress" else self._sale_list
         while len(found) < limit:
-            rows = self._sale_list(after=after, limit=page)
+            rows = listing(after=after, limit=page)
             for row in rows:
                 sale = self._build_sale(row)
                 if state is not None and sale.state != state:
@@ -667,6 +670,13 @@ class JournalBase:
 
     def _sale_list(self, *, after: int, limit: int) -> builtins.list[SaleRow]:
         """Up to ``limit`` sales with ``seq > after``, by seq."""
+        raise NotImplementedError
+
+    def _sale_candidates(self, *, after: int, limit: int) -> builtins.list[SaleRow]:
+        """Up to ``limit`` sales with ``seq > after``, by seq, that may have pendências or an
+        open attempt: those with a payment attempt still waiting (``sending``, ``accepted``,
+        ``unknown``), with two stored events or more, or refused or abandoned with one event
+        or more. A superset (each is judged when built); found by an index, not a scan."""
         raise NotImplementedError
 
     def _terminal_get(self, smartpos_id: str) -> tuple[str, float] | None:

@@ -581,6 +581,28 @@ class MemoryStore(StoreBase):
                         break
             return found
 
+    def _sale_candidates(self, *, after: int, limit: int) -> list[SaleRow]:
+        # Not indexed: a MemoryStore holds what a test or a development run sells.
+        with self._lock:
+            self._check_open()
+            found: list[SaleRow] = []
+            for row in self._sales.values():
+                if row.seq <= after:
+                    continue
+                entries = (self._operations.get(r) for r in self._sale_referencias[row.sale_id])
+                if any(e is not None and self._candidate(e) for e in entries):
+                    found.append(row)
+                    if len(found) == limit:
+                        break
+            return found
+
+    def _candidate(self, entry: JournalEntry) -> bool:
+        if entry.kind != "payment":
+            return False
+        events = len(self._by_referencia.get(entry.referencia, ()))
+        ended = entry.abandoned is not None or entry.state == "rejected"
+        return entry.state in WAITING_STATES or events >= 2 or (events >= 1 and ended)
+
     def _terminal_get(self, smartpos_id: str) -> tuple[str, float] | None:
         with self._lock:
             self._check_open()

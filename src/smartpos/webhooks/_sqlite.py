@@ -159,7 +159,8 @@ _JOURNAL_SCHEMA = (
         updated_at REAL NOT NULL,
         sale TEXT,
         pending_after REAL,
-        abandoned TEXT
+        abandoned TEXT,
+        events INTEGER NOT NULL DEFAULT 0
     )
     """,
     """
@@ -178,7 +179,20 @@ _JOURNAL_SCHEMA = (
 # Version 3: sales. A sale's row (its total, and a version each attempt increments: the
 # compare-and-set of one attempt at a time), each terminal's holder, and the journal's link of
 # an entry to its sale. Columns added to a version-2 journal by _SALE_COLUMNS.
-_SALE_COLUMNS = (("sale", "TEXT"), ("pending_after", "REAL"), ("abandoned", "TEXT"))
+_SALE_COLUMNS = (
+    ("sale", "TEXT"),
+    ("pending_after", "REAL"),
+    ("abandoned", "TEXT"),
+    ("events", "INTEGER NOT NULL DEFAULT 0"),
+)
+# The attempts that may need a human (a superset: each is then judged by _sales.build_sale):
+# one still waiting, one with two events or more (a contradiction, a duplicate), one refused
+# or abandoned that got an event (a late approval). ``events`` counts the events stored with
+# the attempt's referencia, so the till's review reads an index of few rows, not every sale.
+_CANDIDATE = (
+    "sale IS NOT NULL AND kind = 'payment' AND (state IN ('sending', 'accepted', 'unknown') "
+    "OR events >= 2 OR (events >= 1 AND (abandoned IS NOT NULL OR state = 'rejected')))"
+)
 _SALES_SCHEMA = (
     """
     CREATE TABLE IF NOT EXISTS smartpos_sales (
@@ -200,6 +214,10 @@ _SALES_SCHEMA = (
     """
     CREATE INDEX IF NOT EXISTS smartpos_operations_sale
     ON smartpos_operations (sale, seq) WHERE sale IS NOT NULL
+    """,
+    f"""
+    CREATE INDEX IF NOT EXISTS smartpos_operations_attention
+    ON smartpos_operations (sale) WHERE {_CANDIDATE}
     """,
 )
 _J_COLUMNS = (
@@ -239,6 +257,19 @@ _S_COLUMNS = (
 )
 _S_GET = _S_COLUMNS + "WHERE sale_id = ?"
 _S_LIST = _S_COLUMNS + "WHERE seq > ? ORDER BY seq LIMIT ?"
+# _CANDIDATE is a constant of this module, never input.
+_S_CANDIDATES = (
+    _S_COLUMNS + f"WHERE sale_id IN (SELECT sale FROM smartpos_operations WHERE {_CANDIDATE}) "  # noqa: S608
+    "AND seq > ? ORDER BY seq LIMIT ?"
+)
+_J_COUNT_EVENT = (
+    "UPDATE smartpos_operations SET events = events + 1 WHERE referencia = ? AND sale IS NOT NULL"
+)
+_J_EVENTS_SO_FAR = (
+    "UPDATE smartpos_operations SET events = (SELECT count(*) FROM smartpos_inbox WHERE "
+    "(CASE WHEN json_valid(raw) THEN json_extract(raw, '$.dados.referencia') END) = ?) "
+    "WHERE referencia = ?"
+)
 _S_ENTRIES = _J_COLUMNS + "WHERE sale = ? ORDER BY seq"
 _S_VERSION = "SELECT version FROM smartpos_sales WHERE sale_id = ?"
 _S_CREATE = (
@@ -434,9 +465,12 @@ class SQLiteStore(StoreBase):
                     _INSERT,
                     (item.id, item.tipo, item.criado_em, item.raw_json, item.body_hash, now, now),
                 )
-                kept.append(
-                    None if cursor.rowcount == 1 else conn.execute(_HASH, (item.id,)).fetchone()[0]
-                )
+                if cursor.rowcount == 1:
+                    if item.referencia is not None:
+                        conn.execute(_J_COUNT_EVENT, (item.referencia,))
+                    kept.append(None)
+                else:
+                    kept.append(conn.execute(_HASH, (item.id,)).fetchone()[0])
         return kept
 
     def claim(self, *, owner: str, lease: float, limit: int = 1) -> list[Claim]:
@@ -712,6 +746,8 @@ class SQLiteStore(StoreBase):
 
         def insert(conn: sqlite3.Connection) -> JournalEntry | None:
             if conn.execute(_J_INSERT, params).rowcount == 1:
+                if entry.sale is not None:
+                    conn.execute(_J_EVENTS_SO_FAR, (entry.referencia, entry.referencia))
                 return None
             return _journal_entry(conn.execute(_J_GET, (entry.referencia,)).fetchone())
 
@@ -775,6 +811,11 @@ class SQLiteStore(StoreBase):
             rows = conn.execute(_S_LIST, (after, limit)).fetchall()
         return [SaleRow(*row) for row in rows]
 
+    def _sale_candidates(self, *, after: int, limit: int) -> list[SaleRow]:
+        with self._read() as conn:
+            rows = conn.execute(_S_CANDIDATES, (after, limit)).fetchall()
+        return [SaleRow(*row) for row in rows]
+
     def _terminal_get(self, smartpos_id: str) -> tuple[str, float] | None:
         with self._read() as conn:
             row = conn.execute(_T_GET, (smartpos_id,)).fetchone()
@@ -810,6 +851,7 @@ class SQLiteStore(StoreBase):
             else:
                 conn.execute(_S_BUMP, (now, entry.sale))
             conn.execute(_J_INSERT, params)
+            conn.execute(_J_EVENTS_SO_FAR, (entry.referencia, entry.referencia))
             return None
 
         # Durable, as every entry written before its send.
