@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from cli_helpers import cli_env, run_cli, run_subprocess
 
+import smartpos
+
 pytestmark = pytest.mark.slow
 
 DEMO_TIMEOUT = 90.0
@@ -19,8 +21,8 @@ DEMO_TIMEOUT = 90.0
 
 def check_text_output(stdout: str) -> None:
     """The demo's text shows each step, each event kind as it arrives, and the summary."""
-    for step in range(1, 7):
-        assert f"[{step}/6]" in stdout
+    for step in range(1, 8):
+        assert f"[{step}/7]" in stdout
     for tipo in (
         "smartpos.identificado",
         "pagamento.recusado",
@@ -29,7 +31,7 @@ def check_text_output(stdout: str) -> None:
     ):
         assert re.search(rf"<- {re.escape(tipo)}  id \S+  HTTP 200, stored in the inbox", stdout)
     assert re.search(r"<- pagamento\.aprovado  id \S+  HTTP 200, DUPLICATE", stdout)
-    assert stdout.count("processed by the worker: claimed, handled (1x), acked") == 5
+    assert stdout.count("processed by the worker: claimed, handled (1x), acked") == 7
     assert "refused (SALDO INSUFICIENTE)" in stdout
     assert "approved" in stdout
     assert "outcome unknown: the connection dropped" in stdout
@@ -38,7 +40,11 @@ def check_text_output(stdout: str) -> None:
     assert "refund requested" in stdout
     assert "Summary" in stdout
     assert "each processed exactly once" in stdout
-    assert "6 over HTTP, 1 duplicate(s)" in stdout
+    assert "8 over HTTP, 1 duplicate(s)" in stdout
+    assert "abandoned, nothing sent: the sale is open again" in stdout
+    assert "the slow attempt was approved late" in stdout
+    assert "compensate again sends nothing (refunded 1x)" in stdout
+    assert "late approval refunded 1x (compensate run twice)" in stdout
     assert re.search(r"duration\s+\d+\.\d\d s", stdout)
     assert "529.***.***-25" in stdout
     assert "52998224725" not in stdout
@@ -78,11 +84,13 @@ def test_demo_json_summary(flag: list[str]) -> None:
         "pagamento.aprovado",
         "pagamento.aprovado",
         "impressao.concluida",
+        "pagamento.aprovado",
+        "pagamento.aprovado",
     ]
     assert {e["processed"] for e in summary["events"]} == {1}
-    assert (summary["deliveries"], summary["duplicates"]) == (6, 1)
-    assert summary["inbox"]["states"] == {"done": 5}
-    assert [s["step"] for s in summary["steps"]] == [1, 2, 3, 4, 5, 6]
+    assert (summary["deliveries"], summary["duplicates"]) == (8, 1)
+    assert summary["inbox"]["states"] == {"done": 7}
+    assert [s["step"] for s in summary["steps"]] == [1, 2, 3, 4, 5, 6, 7]
     referencias = summary["referencias"]
     assert set(referencias) == {
         "qrcode",
@@ -91,10 +99,17 @@ def test_demo_json_summary(flag: list[str]) -> None:
         "payment_reconciled",
         "print_job",
         "refund",
+        "payment_abandoned",
     }
     outcomes = summary["outcomes"]
     assert outcomes["refused"] == referencias["payment_refused"]
-    assert outcomes["approved"] == [referencias["payment"], referencias["payment_reconciled"]]
+    assert outcomes["approved"][:2] == [referencias["payment"], referencias["payment_reconciled"]]
+    assert 3 == len(outcomes["approved"])
+    compensated = outcomes["compensated"]
+    assert (1, [compensated["referencia"]]) == (compensated["refunds"], compensated["again"])
+    assert compensated["referencia"] == smartpos.referencia_for(
+        f"compensacao:{referencias['payment_abandoned']}"
+    )
     assert outcomes["reconciled"] == {
         "referencia": referencias["payment_reconciled"],
         "state": "accepted",
@@ -104,7 +119,7 @@ def test_demo_json_summary(flag: list[str]) -> None:
 
 
 def test_demo_keeps_the_inbox_with_store(tmp_path: Path) -> None:
-    """``--store PATH`` keeps the inbox; ``events list`` then shows the five events done."""
+    """``--store PATH`` keeps the inbox; ``events list`` then shows the seven events done."""
     store = tmp_path / "demo.sqlite3"
     result = run_cli("demo", "--no-qr", "--delay", "0", "--store", str(store), timeout=DEMO_TIMEOUT)
     assert result.returncode == 0, result.stderr
@@ -116,11 +131,13 @@ def test_demo_keeps_the_inbox_with_store(tmp_path: Path) -> None:
         ("pagamento.aprovado", "done"),
         ("pagamento.aprovado", "done"),
         ("impressao.concluida", "done"),
+        ("pagamento.aprovado", "done"),
+        ("pagamento.aprovado", "done"),
     ]
     again = run_cli("demo", "--json", "--delay", "0", "--store", str(store), timeout=DEMO_TIMEOUT)
     assert again.returncode == 0, again.stderr
-    assert len(json.loads(again.stdout)["events"]) == 5
-    assert len(json.loads(run_cli("events", "list", "--store", str(store), "--json").stdout)) == 10
+    assert len(json.loads(again.stdout)["events"]) == 7
+    assert len(json.loads(run_cli("events", "list", "--store", str(store), "--json").stdout)) == 14
 
 
 def test_demo_failure_is_a_clear_non_zero_exit(tmp_path: Path) -> None:
@@ -166,11 +183,11 @@ def test_demo_speaks_portuguese_under_smartpos_lang() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     stdout = result.stdout
     assert "smartpos demo - uma venda completa contra o sandbox" in stdout
-    for step in range(1, 7):
-        assert f"[{step}/6]" in stdout
-    assert "[1/6] Parear um terminal" in stdout
+    for step in range(1, 8):
+        assert f"[{step}/7]" in stdout
+    assert "[1/7] Parear um terminal" in stdout
     assert re.search(r"<- pagamento\.aprovado  id \S+  HTTP 200, DUPLICADO", stdout)
-    assert stdout.count("processado pelo worker: reservado, tratado (1x), confirmado") == 5
+    assert stdout.count("processado pelo worker: reservado, tratado (1x), confirmado") == 7
     assert "recusado (SALDO INSUFICIENTE): não finalize a venda" in stdout
     assert "(409 REFERENCIA_DUPLICADA): accepted, cobrado 1x" in stdout
     assert "Resumo" in stdout

@@ -29,6 +29,7 @@ import contextlib
 import tempfile
 import threading
 import time
+import uuid
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,7 +50,8 @@ __all__ = ["DEMO_SMARTPOS_ID", "run"]
 DEMO_SMARTPOS_ID: Final = "SP-DEMO-0001"
 """The terminal the demo pairs: a new device, linked to the customer by the QR code."""
 _SPINNER: Final = "|/-\\"
-_STEPS: Final = 6
+_STEPS: Final = 7
+_MOTIVO: Final = "cliente pagou com outro cartão"
 _MAX_RETRIES: Final = 2
 """The demo client's retries: the lost answer drops every one of its attempts."""
 
@@ -163,7 +165,12 @@ class _Demo:
         self.steps: list[dict[str, Any]] = []
         self.timers: list[threading.Timer] = []
         self.referencias: dict[str, str] = {}
-        self.outcomes: dict[str, Any] = {"refused": None, "approved": [], "reconciled": None}
+        self.outcomes: dict[str, Any] = {
+            "refused": None,
+            "approved": [],
+            "reconciled": None,
+            "compensated": None,
+        }
         self.started = time.perf_counter()
         self._step_started = self.started
 
@@ -488,7 +495,67 @@ class _Demo:
                 referencia=refund.referencia,
             )
         )
+        yield from self._given_up(payment, charge)
         self._end_step()
+
+    def _given_up(
+        self, payment: Mapping[str, Any], charge: Mapping[str, Any]
+    ) -> Generator[_Step, Any, None]:
+        """Step 7: the cashier gives an attempt up, the customer pays by another, the first
+        one's approval arrives late and is compensated once."""
+        out = self.out
+        sale = f"mesa-{uuid.uuid4().hex[:6]}"
+        self.step(
+            7,
+            words("A sale the cashier gives up: the late approval is refunded once"),
+            f'client.payments.create(..., sale="{sale}")\n'
+            f'client.abandon("{sale}", motivo="{_MOTIVO}")  # ' + words("nothing is sent") + "\n"
+            f'client.payments.create_and_wait(..., sale="{sale}")\n'
+            f'client.compensate("{sale}")  # ' + words("the late approval, refunded once"),
+        )
+        yield _Act(self.sandbox.hold_events)
+        slow = yield _Call("payments", "create", {**payment, "sale": sale})
+        self.referencias["payment_abandoned"] = slow.referencia
+        out.line(
+            words(
+                "  the terminal is slow: the cashier gives up on referencia {referencia}",
+                referencia=slow.referencia,
+            )
+        )
+        given_up = yield _Call("", "abandon", {"motivo": _MOTIVO, "operador": "caixa 1"}, (sale,))
+        out.line(
+            words("  abandoned, nothing sent: the sale is {state} again", state=given_up.state)
+        )
+        yield _Act(lambda: self.release_later(self.args.delay / 2))
+        paid = yield _Call("payments", "create_and_wait", {**charge, "sale": sale})
+        out.line(f"  referencia {paid.dados.referencia}: {out.tipo(paid.tipo)}")
+        yield _Wait((paid.tipo,), paid.dados.referencia, paid.tipo, quiet=True)
+        if paid.tipo == "pagamento.aprovado":
+            self.outcomes["approved"].append(paid.dados.referencia)
+        yield _Wait(("pagamento.aprovado",), slow.referencia, "pagamento.aprovado")
+        out.line(
+            words("  the slow attempt was approved late: a pendência, never counted for the sale")
+        )
+        compensations = yield _Call("", "compensate", {}, (sale,))
+        again = yield _Call("", "compensate", {}, (sale,))
+        referencia = compensations[0].referencia if compensations else None
+        refunds = yield _Act(
+            lambda: sum(1 for r in self.sandbox.refunds if r.referencia == referencia)
+        )
+        self.outcomes["compensated"] = {
+            "sale": sale,
+            "referencia": referencia,
+            "refunds": refunds,
+            "again": [o.referencia for o in again],
+        }
+        out.line(
+            words(
+                "  compensated: refund {referencia}; compensate again sends nothing (refunded "
+                "{refunds}x)",
+                referencia=referencia,
+                refunds=refunds,
+            )
+        )
 
     def _sale(self, charge: Mapping[str, Any]) -> Generator[_Step, Any, Any]:
         """One payments.create_and_wait while the simulated customer pays, then the worker."""

@@ -44,7 +44,9 @@ def summary(
     states = _inbox_states(store, [e.id for e in processed])
     reconciled = demo.outcomes["reconciled"] or {}
     charged_once = reconciled.get("charges") == 1
-    ok = not twice and set(states) == {"done"} and charged_once
+    compensated = demo.outcomes["compensated"] or {}
+    refunded_once = compensated.get("refunds") == 1
+    ok = not twice and set(states) == {"done"} and charged_once and refunded_once
     client = "AsyncClient" if demo.args.use_async else "Client"
     if out.json:
         out.data(
@@ -91,6 +93,10 @@ def summary(
                     state=reconciled.get("state", "?"),
                     charges=reconciled.get("charges", "?"),
                 ),
+                words("given-up sale"): words(
+                    "late approval refunded {refunds}x (compensate run twice)",
+                    refunds=compensated.get("refunds", "?"),
+                ),
                 "worker": words(
                     "{count} event(s), each processed exactly once (claim, handle, ack)",
                     count=len(handled),
@@ -121,6 +127,14 @@ def summary(
             words(
                 "the reconciled payment was charged {charges} time(s), not once",
                 charges=reconciled.get("charges"),
+            ),
+            hint=words("this is a bug; please report it with this output."),
+        )
+    if not refunded_once:
+        raise CommandError(
+            words(
+                "the late approval was refunded {refunds} time(s), not once",
+                refunds=compensated.get("refunds"),
             ),
             hint=words("this is a bug; please report it with this output."),
         )

@@ -232,6 +232,31 @@ PORTUGUESE_WORDS: Final[dict[str, str]] = {
     "  refund requested ({status}): referencia {referencia}": (
         "  estorno pedido ({status}): referencia {referencia}"
     ),
+    "A sale the cashier gives up: the late approval is refunded once": (
+        "Uma venda que o caixa abandona: a aprovação atrasada é estornada uma vez"
+    ),
+    "nothing is sent": "nada é enviado",
+    "the late approval, refunded once": "a aprovação atrasada, estornada uma vez",
+    "  the terminal is slow: the cashier gives up on referencia {referencia}": (
+        "  o terminal está lento: o caixa desiste da referencia {referencia}"
+    ),
+    "  abandoned, nothing sent: the sale is {state} again": (
+        "  abandonada, nada enviado: a venda está {state} de novo"
+    ),
+    "  the slow attempt was approved late: a pendência, never counted for the sale": (
+        "  a tentativa lenta foi aprovada depois: uma pendência, nunca contada para a venda"
+    ),
+    "  compensated: refund {referencia}; compensate again sends nothing (refunded {refunds}x)": (
+        "  compensada: estorno {referencia}; compensar de novo não envia nada (estornada "
+        "{refunds}x)"
+    ),
+    "given-up sale": "venda abandonada",
+    "late approval refunded {refunds}x (compensate run twice)": (
+        "aprovação atrasada estornada {refunds}x (compensate rodou duas vezes)"
+    ),
+    "the late approval was refunded {refunds} time(s), not once": (
+        "a aprovação atrasada foi estornada {refunds} vez(es), não uma"
+    ),
     "sent": "enviado",
     "the worker to process {why}": "o worker processar {why}",
     "waiting for {why}": "esperando {why}",
