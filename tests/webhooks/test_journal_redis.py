@@ -1,4 +1,5 @@
-"""RedisStore against a real redis-server: the journal contract, its keys, and races."""
+"""RedisStore against a real redis-server: the journal and sales contracts, their keys, and
+races."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from journal_contract import JournalContract, begin_payment
 from journal_races import race_begins, race_outcomes
 from outcome_events import REFERENCIA, event
 from races import StoreSpec
+from sales_contract import SalesContract, approve, attempt, compensation, refs
+from sales_races import race_one_sale, race_one_terminal
 from servers import RedisServer, require_module
 from store_contract import StoreFactory, closing_factory
 
@@ -27,6 +30,22 @@ def new_prefix() -> str:
 
 class TestRedisJournal(JournalContract):
     """The journal contract on RedisStore, one key prefix per store."""
+
+    @pytest.fixture
+    def make_store(self, redis_server: RedisServer) -> Iterator[StoreFactory]:
+        """Fresh RedisStores with their own prefixes on the session's server, closed after."""
+
+        def create(**options: Any) -> RedisStore:
+            return RedisStore(
+                redis_server.url, prefix=new_prefix(), check_settings=False, **options
+            )
+
+        with closing_factory(create) as factory:
+            yield factory
+
+
+class TestRedisSales(SalesContract):
+    """The sales contract on RedisStore, one key prefix per store."""
 
     @pytest.fixture
     def make_store(self, redis_server: RedisServer) -> Iterator[StoreFactory]:
@@ -68,6 +87,53 @@ def test_journal_keys_are_declared_and_share_the_slot(
     assert 1 == len({redis.crc.key_slot(k) for k in written})
 
 
+def test_sale_keys_are_declared_and_share_the_slot(redis_server: RedisServer, client: Any) -> None:
+    """Every key a sale writes (attempts, abandon, compensation) is named by keys()."""
+    prefix = new_prefix()
+    late, paid = refs(2, prefix="7e57")
+    with RedisStore(redis_server.url, prefix=prefix, check_settings=False) as store:
+        attempt(store, late)
+        store._abandon("mesa-1", motivo="desistiu", operador=None)
+        attempt(store, paid, smartpos_id="SP-2")
+        approve(store, paid)
+        approve(store, late)
+        refund, _ = compensation(store, late)
+        operations = [late, paid, refund.referencia]
+        declared = store.keys(
+            f"ev-ok-{late}-0",
+            f"ev-ok-{paid}-0",
+            referencias=operations,
+            sales=["mesa-1"],
+            terminals=["SP-1", "SP-2"],
+        )
+
+    written = set(client.scan_iter(match=f"*{prefix}*"))
+
+    assert written <= {k.encode() for k in declared}
+    assert {
+        f"{{{prefix}}}:sale:mesa-1".encode(),
+        f"{{{prefix}}}:saleops:mesa-1".encode(),
+        f"{{{prefix}}}:sales".encode(),
+        f"{{{prefix}}}:terminal:SP-1".encode(),
+    } <= written
+    assert 3 == client.zcard(f"{{{prefix}}}:saleops:mesa-1")
+    assert 1 == len({redis.crc.key_slot(k) for k in written})
+
+
+def test_sale_keys_do_not_collide_with_sale_ids_that_look_like_keys(
+    redis_server: RedisServer,
+) -> None:
+    """Sale ids shaped like another sale's key suffix stay two sales, each with its attempt."""
+    first, second = refs(2, prefix="c011")
+    with RedisStore(redis_server.url, prefix=new_prefix(), check_settings=False) as store:
+        attempt(store, first, "x", smartpos_id="SP-1")
+        attempt(store, second, "ops:x", smartpos_id="SP-2")
+
+        sales = {s.sale_id: [a.referencia for a in s.attempts] for s in store.sales()}
+
+    assert {"x": [first], "ops:x": [second]} == sales
+
+
 def test_index_entry_of_an_expired_event_is_dropped_on_read(
     redis_server: RedisServer, client: Any
 ) -> None:
@@ -102,3 +168,13 @@ def test_processes_beginning_the_same_referencias(spec: StoreSpec) -> None:
 def test_processes_settling_outcomes(spec: StoreSpec) -> None:
     """Approvals and refusals from two processes, two readers: one outcome each, forever."""
     race_outcomes(spec, referencias=40)
+
+
+def test_processes_charging_one_sale(spec: StoreSpec) -> None:
+    """Four processes charge one sale at once, 25 rounds: exactly one attempt each round."""
+    race_one_sale(spec, processes=4, rounds=25)
+
+
+def test_processes_charging_sales_on_one_terminal(spec: StoreSpec) -> None:
+    """Four processes charge four sales on one terminal, 25 rounds: exactly one sends each."""
+    race_one_terminal(spec, processes=4, rounds=25)

@@ -20,6 +20,13 @@ of a store's keys live in one slot and every Lua script can touch them atomicall
     {P}:ops:waiting zset  operations still waiting for an outcome, by journal number
     {P}:ops:ended zset    final and rejected operations by their last update, for purge()
     {P}:opseq     string  journal counter
+    {P}:sale:<sale>      hash  one sale: total, version (each attempt's compare-and-set), times,
+                          its sale number
+    {P}:saleops:<sale>   zset  the sale's operations (attempts, compensation refunds) by
+                          journal number
+    {P}:sales     zset    every sale by its sale number
+    {P}:saleseq   string  sale counter
+    {P}:terminal:<smartpos_id>  hash  the attempt that last held the terminal, and until when
     {P}:changes   channel (pub/sub) where the put script publishes each new event's referencia
 
 Every operation is one Lua script (``_redis_scripts.py``; registered once, run with EVALSHA), so
@@ -28,7 +35,8 @@ pops from ``ready``. Times (leases, retries, arrival, done, the default purge cu
 server's clock, read with ``TIME`` inside the scripts, so that the hosts sharing a store need no
 synchronised clocks: a worker whose clock is a minute off claims and expires leases like the
 others. Given a ``clock`` (tests), the store passes that clock's time to the scripts instead. The
-outcome journal's times come from the host's clock (``_journal.py``), whichever the store's.
+outcome journal's times, its sales' too, come from the host's clock (``_journal.py``),
+whichever the store's.
 """
 
 from __future__ import annotations
@@ -51,7 +59,9 @@ from redis.retry import Retry
 from smartpos._errors import ConfigurationError
 from smartpos._messages import message
 
+from ._journal import CONFLICT
 from ._outcomes import Answer, JournalEntry, State
+from ._sales import SaleRow
 
 if TYPE_CHECKING:
     from ._listener import ChangeSource
@@ -72,6 +82,8 @@ from ._redis_scripts import (
     _PUT,
     _RELEASE,
     _REQUEUE,
+    _S_ABANDON,
+    _S_INSERT,
 )
 from ._store import (
     _LEASE_EXPIRED_ERROR,
@@ -298,6 +310,13 @@ class RedisStore(StoreBase):
         self._ops_waiting = base + "ops:waiting"
         self._ops_ended = base + "ops:ended"
         self._opseq = base + "opseq"
+        # Each family of per-id keys has its own prefix ("saleops:", not "sale:<id>:ops"): a
+        # sale id may hold ':' and must never name another sale's key.
+        self._sale = base + "sale:"
+        self._saleops = base + "saleops:"
+        self._sales = base + "sales"
+        self._saleseq = base + "saleseq"
+        self._terminal = base + "terminal:"
         self._changes = base + "changes"
         self._ttl_seconds = math.ceil(self._retention.total_seconds()) + _TTL_GRACE_SECONDS
         self._ttl = str(self._ttl_seconds)
@@ -330,6 +349,8 @@ class RedisStore(StoreBase):
         self._j_list = _Script(self._client, _J_LIST)
         self._j_events = _Script(self._client, _J_EVENTS)
         self._j_purge = _Script(self._client, _J_PURGE)
+        self._s_insert = _Script(self._client, _S_INSERT)
+        self._s_abandon = _Script(self._client, _S_ABANDON)
         if check_settings:
             check_redis_settings(self._client)
 
@@ -341,18 +362,28 @@ class RedisStore(StoreBase):
         """Start of every key of this store (inside the ``{...}`` hash tag)."""
         return self._prefix
 
-    def keys(self, *event_ids: str, referencias: Sequence[str] = ()) -> list[str]:
-        """Return the names of the store's fixed keys, of the given events' keys and of the
-        given journaled operations' keys.
+    def keys(
+        self,
+        *event_ids: str,
+        referencias: Sequence[str] = (),
+        sales: Sequence[str] = (),
+        terminals: Sequence[str] = (),
+    ) -> list[str]:
+        """Return the names of the store's fixed keys, of the given events' keys, of the
+        given journaled operations' keys, of the given sales' keys and of the given
+        terminals' keys (``smartpos_id``).
 
         Useful to check a cluster layout or a key-space ACL: they all hash to one slot.
         """
         fixed = [self._ready, self._timer, self._dead, self._done, self._seq, self._refs]
         fixed += [self._ops, self._ops_waiting, self._ops_ended, self._opseq]
+        fixed += [self._sales, self._saleseq]
         return (
             fixed
             + [self._ev + event_id for event_id in event_ids]
             + [self._op + referencia for referencia in referencias]
+            + [key + sale for sale in sales for key in (self._sale, self._saleops)]
+            + [self._terminal + smartpos_id for smartpos_id in terminals]
         )
 
     def _now_arg(self) -> str:
@@ -512,9 +543,9 @@ class RedisStore(StoreBase):
         keys = [self._ops_ended, self._ops, self._ops_waiting]
         journal_cutoff = "(" + _num(cutoff)
         while True:
-            deleted = int(self._j_purge(keys, [journal_cutoff, str(_PURGE_BATCH), self._op]))
-            total += deleted
-            if deleted < _PURGE_BATCH:
+            deleted, seen = self._j_purge(keys, [journal_cutoff, str(_PURGE_BATCH), self._op])
+            total += int(deleted)
+            if int(seen) < _PURGE_BATCH:
                 return total
 
     def close(self) -> None:
@@ -546,10 +577,11 @@ class RedisStore(StoreBase):
         fields = self._client.hgetall(self._op + referencia)
         return _journal_entry(fields) if fields else None
 
-    @_translate
-    def _journal_insert(self, entry: JournalEntry) -> JournalEntry | None:
-        self._check_open()
+    def _begin_keys_args(self, entry: JournalEntry) -> tuple[list[str], list[str | bytes]]:
+        """The keys and arguments a journal insert starts with (``_LUA_JOURNAL``)."""
         keys = [self._op + entry.referencia, self._ops, self._ops_waiting, self._opseq]
+        if entry.sale is not None:
+            keys.append(self._saleops + entry.sale)
         args: list[str | bytes] = [
             entry.referencia,
             entry.kind,
@@ -557,8 +589,15 @@ class RedisStore(StoreBase):
             entry.path,
             entry.body,
             _num(entry.created_at),
+            "" if entry.sale is None else entry.sale,
+            "" if entry.pending_after is None else _num(entry.pending_after),
         ]
-        flat = self._j_begin(keys, args)
+        return keys, args
+
+    @_translate
+    def _journal_insert(self, entry: JournalEntry) -> JournalEntry | None:
+        self._check_open()
+        flat = self._j_begin(*self._begin_keys_args(entry))
         if not flat:
             return None
         return _journal_entry(dict(zip(flat[::2], flat[1::2], strict=True)))
@@ -601,10 +640,75 @@ class RedisStore(StoreBase):
         args.append(str(len(prefix)))
         return [json.loads(body) for body in self._j_events([self._refs], args)]
 
+    # Sales (see _journal.py): an attempt's compare-and-set and its journaling are one script.
+
+    @_translate
+    def _sale_get(self, sale_id: str) -> SaleRow | None:
+        self._check_open()
+        fields = self._client.hgetall(self._sale + sale_id)
+        return _sale_row(fields) if fields else None
+
+    @_translate
+    def _sale_entries(self, sale_id: str) -> list[JournalEntry]:
+        self._check_open()
+        rows = self._j_list([self._saleops + sale_id], ["0", "-1", self._op])
+        return [_journal_entry(dict(zip(row[::2], row[1::2], strict=True))) for row in rows if row]
+
+    @_translate
+    def _sale_list(self, *, after: int, limit: int) -> list[SaleRow]:
+        self._check_open()
+        rows = self._j_list([self._sales], [str(after), str(limit), self._sale])
+        return [_sale_row(dict(zip(row[::2], row[1::2], strict=True))) for row in rows if row]
+
+    @_translate
+    def _terminal_get(self, smartpos_id: str) -> tuple[str, float] | None:
+        self._check_open()
+        referencia, until = self._client.hmget(self._terminal + smartpos_id, ["r", "h"])
+        if referencia is None or until is None:
+            return None
+        return _text(referencia), float(until)
+
+    @_translate
+    def _sale_insert(
+        self,
+        entry: JournalEntry,
+        *,
+        total_centavos: int,
+        expected_version: int | None,
+        terminal: str | None,
+        expected_holder: str | None,
+        hold_until: float,
+    ) -> JournalEntry | str | None:
+        self._check_open()
+        assert entry.sale is not None
+        keys, args = self._begin_keys_args(entry)
+        keys += [self._sale + entry.sale, self._sales, self._saleseq]
+        if terminal is not None:
+            keys.append(self._terminal + terminal)
+        args += [
+            str(total_centavos),
+            "" if expected_version is None else str(expected_version),
+            "" if expected_holder is None else expected_holder,
+            _num(hold_until),
+        ]
+        flat = self._s_insert(keys, args)
+        if not isinstance(flat, list):  # the script's 'conflict'
+            return CONFLICT
+        if not flat:
+            return None
+        return _journal_entry(dict(zip(flat[::2], flat[1::2], strict=True)))
+
+    @_translate
+    def _sale_abandon(self, referencia: str, abandon: Mapping[str, Any], now: float) -> bool:
+        self._check_open()
+        args = [canonical_json(abandon), _num(now)]
+        return bool(self._s_abandon([self._op + referencia], args))
+
 
 def _journal_entry(fields: Mapping[Any, Any]) -> JournalEntry:
     f = {_text(k): v for k, v in fields.items()}
     answer, final = f.get("a"), f.get("fe")
+    sale, pending_after, abandoned = f.get("sl"), f.get("pa"), f.get("ab")
     body = f["b"]
     return JournalEntry(
         referencia=_text(f["r"]),
@@ -618,6 +722,21 @@ def _journal_entry(fields: Mapping[Any, Any]) -> JournalEntry:
         seq=int(f["n"]),
         answer=None if not answer else Answer.from_json(answer),
         final_event=None if not final else json.loads(final),
+        sale=None if sale is None else _text(sale),
+        pending_after=None if not pending_after else float(pending_after),
+        abandoned=None if not abandoned else json.loads(abandoned),
+    )
+
+
+def _sale_row(fields: Mapping[Any, Any]) -> SaleRow:
+    f = {_text(k): v for k, v in fields.items()}
+    return SaleRow(
+        sale_id=_text(f["id"]),
+        total_centavos=int(f["t"]),
+        version=int(f["v"]),
+        created_at=float(f["c"]),
+        updated_at=float(f["u"]),
+        seq=int(f["s"]),
     )
 
 

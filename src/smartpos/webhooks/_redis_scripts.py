@@ -362,19 +362,84 @@ return out
 
 # The outcome journal (see _journal.py). An operation's hash: r referencia, k kind, st state,
 # m method, p path, b body, c created, u updated, n journal number, a answer JSON, fe the
-# recorded outcome's envelope.
+# recorded outcome's envelope, sl its sale, pa its pending_after seconds, ab its abandon JSON
+# (the last three absent when None). A sale's hash: id sale id, t total_centavos, v version,
+# c created, u updated, s sale number. A terminal's hash: r the referencia that last held it,
+# h until when. The journal's times are the host's (passed in), never the server's TIME.
+
+#: Lua function that journals an operation, shared by the journal's insert and a sale's.
+#: journal(): writes the operation of ARGV[1..8] (referencia, kind, method, path, body, now,
+#: sale or '', pending_after or '') under KEYS[1..5] (op, ops, waiting, opseq, and the sale's
+#: saleops when it has a sale); answers its journal number.
+_LUA_JOURNAL = """
+local function journal()
+  local n = redis.call('INCR', KEYS[4])
+  redis.call('HSET', KEYS[1], 'r', ARGV[1], 'k', ARGV[2], 'st', 'sending', 'm', ARGV[3],
+             'p', ARGV[4], 'b', ARGV[5], 'c', ARGV[6], 'u', ARGV[6], 'n', n)
+  redis.call('ZADD', KEYS[2], n, ARGV[1])
+  redis.call('ZADD', KEYS[3], n, ARGV[1])
+  if ARGV[7] ~= '' then
+    redis.call('HSET', KEYS[1], 'sl', ARGV[7])
+    redis.call('ZADD', KEYS[5], n, ARGV[1])
+  end
+  if ARGV[8] ~= '' then redis.call('HSET', KEYS[1], 'pa', ARGV[8]) end
+  return n
+end
+"""
 
 #: The journal's insert: journal an operation unless its referencia already is.
-#: KEYS: op, ops, waiting, opseq.  ARGV: referencia, kind, method, path, body, now.
+#: KEYS: op, ops, waiting, opseq, then saleops when the operation has a sale.
+#: ARGV: referencia, kind, method, path, body, now, sale or '', pending_after or ''.
 #: Answers the existing operation's HGETALL, or an empty list when it journaled this one.
-_J_BEGIN = """
+_J_BEGIN = (
+    _LUA_JOURNAL
+    + """
 if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('HGETALL', KEYS[1]) end
-local n = redis.call('INCR', KEYS[4])
-redis.call('HSET', KEYS[1], 'r', ARGV[1], 'k', ARGV[2], 'st', 'sending', 'm', ARGV[3],
-           'p', ARGV[4], 'b', ARGV[5], 'c', ARGV[6], 'u', ARGV[6], 'n', n)
-redis.call('ZADD', KEYS[2], n, ARGV[1])
-redis.call('ZADD', KEYS[3], n, ARGV[1])
+journal()
 return {}
+"""
+)
+
+#: A sale's attempt: the sale's compare-and-set and the journal's insert, in one step.
+#: KEYS: op, ops, waiting, opseq, saleops, sale, sales, saleseq, then the terminal's key when
+#: the attempt holds one.
+#: ARGV: as ``_J_BEGIN`` (1-8), total_centavos, expected version ('' for no sale yet),
+#: expected holder ('' for none), hold_until.
+#: Answers the existing operation's HGETALL (nothing written); 'conflict' when the sale's
+#: version or the terminal's holder is not the expected one (nothing written); else an empty
+#: list: the operation journaled, the sale created (version 1, the next sale number) or its
+#: version incremented, the terminal's holder set.
+_S_INSERT = (
+    _LUA_JOURNAL
+    + """
+if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('HGETALL', KEYS[1]) end
+local version = redis.call('HGET', KEYS[6], 'v') or ''
+if version ~= ARGV[10] then return 'conflict' end
+if KEYS[9] and (redis.call('HGET', KEYS[9], 'r') or '') ~= ARGV[11] then return 'conflict' end
+journal()
+if version == '' then
+  local s = redis.call('INCR', KEYS[8])
+  redis.call('HSET', KEYS[6], 'id', ARGV[7], 't', ARGV[9], 'v', 1, 'c', ARGV[6], 'u', ARGV[6],
+             's', s)
+  redis.call('ZADD', KEYS[7], s, ARGV[7])
+else
+  redis.call('HINCRBY', KEYS[6], 'v', 1)
+  redis.call('HSET', KEYS[6], 'u', ARGV[6])
+end
+if KEYS[9] then redis.call('HSET', KEYS[9], 'r', ARGV[1], 'h', ARGV[12]) end
+return {}
+"""
+)
+
+#: A sale's abandon: record who, why and when on an operation, once.
+#: KEYS: op.  ARGV: the abandon's JSON, now.
+#: Answers 1, or 0 when the operation is unknown or abandoned already.
+_S_ABANDON = """
+if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('HEXISTS', KEYS[1], 'ab') == 1 then
+  return 0
+end
+redis.call('HSET', KEYS[1], 'ab', ARGV[1], 'u', ARGV[2])
+return 1
 """
 
 #: The journal's update: a new state (and answer) when the current state allows it.
@@ -412,8 +477,11 @@ redis.call('ZADD', KEYS[3], ARGV[2], f[2])
 return 1
 """
 
-#: The journal's list: operations after a journal number, in journal order.
-#: KEYS: ops or waiting.  ARGV: after (journal number), limit, op key prefix.
+#: The journal's list: members after a score, in score order, with their hashes. Lists
+#: operations (ops or waiting, by journal number), a sale's operations (saleops) and sales
+#: (sales, by sale number).
+#: KEYS: the zset.  ARGV: after (exclusive score), limit (negative: all), the hashes' key prefix.
+#: Answers each member's HGETALL (an empty list for a member whose hash is gone).
 _J_LIST = """
 local refs = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. ARGV[1], '+inf', 'LIMIT', 0,
                         tonumber(ARGV[2]))
@@ -437,16 +505,22 @@ end
 return out
 """
 
-#: The journal's purge, one batch: forget ended operations updated before the cutoff.
+#: The journal's purge, one batch: forget ended operations updated before the cutoff, except
+#: those of a sale (a sale is computed from them), which only leave ``ended``.
 #: KEYS: ended, ops, waiting.  ARGV: exclusive cutoff, batch size, op key prefix.
-#: Answers how many it forgot.
+#: Answers {operations forgotten, operations looked at}.
 _J_PURGE = """
 local refs = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
+local deleted = 0
 for _, r in ipairs(refs) do
-  redis.call('DEL', ARGV[3] .. r)
+  local k = ARGV[3] .. r
+  if not redis.call('HGET', k, 'sl') then
+    redis.call('DEL', k)
+    redis.call('ZREM', KEYS[2], r)
+    redis.call('ZREM', KEYS[3], r)
+    deleted = deleted + 1
+  end
   redis.call('ZREM', KEYS[1], r)
-  redis.call('ZREM', KEYS[2], r)
-  redis.call('ZREM', KEYS[3], r)
 end
-return #refs
+return {deleted, #refs}
 """
