@@ -1,8 +1,11 @@
-"""PostgresStore against a real PostgreSQL: the journal contract, its migration, and races."""
+"""PostgresStore against a real PostgreSQL: the journal and sales contracts, their migrations,
+and races."""
 
 from __future__ import annotations
 
 import json
+import threading
+import time
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -12,11 +15,16 @@ from journal_contract import JournalContract, begin_payment
 from journal_races import race_begins, race_outcomes
 from outcome_events import REFERENCIA, event
 from races import StoreSpec
+from sales_contract import SalesContract
+from sales_contract import attempt as sales_attempt
+from sales_races import race_one_sale, race_one_terminal
 from servers import PostgresServer, require_module
 from store_contract import StoreFactory, closing_factory
 
 psycopg = require_module("psycopg", "psycopg (pip install 'smartpos[postgres]')")
 require_module("psycopg_pool", "psycopg-pool (pip install 'smartpos[postgres]')")
+from smartpos.webhooks._journal import CONFLICT  # noqa: E402
+from smartpos.webhooks._outcomes import JournalEntry  # noqa: E402
 from smartpos.webhooks._postgres import (  # noqa: E402
     _MIGRATIONS,
     SCHEMA_VERSION,
@@ -34,6 +42,22 @@ def new_table() -> str:
 
 class TestPostgresJournal(JournalContract):
     """The journal contract on PostgresStore, one migrated table per store."""
+
+    @pytest.fixture
+    def make_store(self, postgres_server: PostgresServer) -> Iterator[StoreFactory]:
+        """Fresh PostgresStores on new tables of the session's server, closed after."""
+
+        def create(**options: Any) -> PostgresStore:
+            store = PostgresStore(postgres_server.dsn, table=new_table(), **options)
+            store.migrate()
+            return store
+
+        with closing_factory(create) as factory:
+            yield factory
+
+
+class TestPostgresSales(SalesContract):
+    """The sales contract on PostgresStore, one migrated table per store."""
 
     @pytest.fixture
     def make_store(self, postgres_server: PostgresServer) -> Iterator[StoreFactory]:
@@ -67,7 +91,7 @@ def _version_1_table(dsn: str, table: str) -> None:
 def test_version_1_table_is_migrated_and_its_events_are_found(
     postgres_server: PostgresServer,
 ) -> None:
-    """A version-1 table needs migrate(); after it (to 3), an event stored by version 1 is found."""
+    """A version-1 table needs migrate(); after it (to 4), an event stored by version 1 is found."""
     table = new_table()
     _version_1_table(postgres_server.dsn, table)
 
@@ -79,11 +103,53 @@ def test_version_1_table_is_migrated_and_its_events_are_found(
         operation = store.operation(REFERENCIA)
         claimed = store.claim(owner="w", lease=30)
 
-    assert 3 == SCHEMA_VERSION == version
+    assert 4 == SCHEMA_VERSION == version
     assert operation is not None
     assert operation.event is not None
     assert ("final", "ev-old") == (operation.state, operation.event.id)
     assert ["ev-old"] == [c.event_id for c in claimed]
+
+
+def _version_3_table(dsn: str, table: str) -> None:
+    """Create ``table`` as migrations 1 to 3 did, with one journal entry written by version 3."""
+    with PostgresStore(dsn, table=table) as store, psycopg.connect(dsn, autocommit=True) as conn:
+        rendered = store._render(conn)
+        conn.execute(rendered["create_versions"])
+        for version in (1, 2, 3):
+            for i in range(len(_MIGRATIONS[version - 1])):
+                conn.execute(rendered[f"migration{version}.{i}"])
+            conn.execute(rendered["add_version"], (version,))
+        conn.execute(
+            f'INSERT INTO "{table}_operations" (referencia, kind, state, method, path, body, '
+            "created_at, updated_at) VALUES (%s, 'payment', 'accepted', 'POST', "
+            "'/v1/payments', %s, now(), now())",
+            (REFERENCIA, b"{}"),
+        )
+
+
+def test_version_3_table_gets_sales_and_keeps_its_journal(postgres_server: PostgresServer) -> None:
+    """A version-3 table (journal, no sales) needs migrate(); after it its entries read as
+    before, with no sale, and a sale's attempt can be journaled in it."""
+    table = new_table()
+    _version_3_table(postgres_server.dsn, table)
+
+    with PostgresStore(postgres_server.dsn, table=table) as store:
+        with pytest.raises(MigrationRequiredError, match="version 3"):
+            store.operation(REFERENCIA)
+        version = store.migrate()
+        old = store.operation(REFERENCIA)
+        _, created = sales_attempt(store, "5a1e0001-aaaa-4bbb-8ccc-000000000000")
+        sale = store.sale("mesa-1")
+
+    assert 4 == SCHEMA_VERSION == version
+    assert old is not None
+    assert ("accepted", None, None) == (old.state, old.sale, old.abandoned)
+    assert created
+    assert sale is not None
+    assert ("in_progress", ["5a1e0001-aaaa-4bbb-8ccc-000000000000"]) == (
+        sale.state,
+        [a.referencia for a in sale.attempts],
+    )
 
 
 def test_lookup_by_referencia_uses_the_index(postgres_server: PostgresServer) -> None:
@@ -131,3 +197,115 @@ def test_processes_beginning_the_same_referencias(spec: StoreSpec) -> None:
 def test_processes_settling_outcomes(spec: StoreSpec) -> None:
     """Approvals and refusals from two processes, two readers: one outcome each, forever."""
     race_outcomes(spec, referencias=40)
+
+
+def test_processes_charging_one_sale(spec: StoreSpec) -> None:
+    """Four processes charge one sale at once, 25 rounds: exactly one attempt each round."""
+    race_one_sale(spec, processes=4, rounds=25)
+
+
+def test_processes_charging_sales_on_one_terminal(spec: StoreSpec) -> None:
+    """Four processes charge four sales on one terminal, 25 rounds: exactly one sends each."""
+    race_one_terminal(spec, processes=4, rounds=25)
+
+
+def _attempt_entry(referencia: str, sale: str) -> JournalEntry:
+    now = time.time()
+    return JournalEntry(
+        referencia=referencia,
+        kind="payment",
+        state="sending",
+        method="POST",
+        path="/v1/payments",
+        body=b"{}",
+        created_at=now,
+        updated_at=now,
+        sale=sale,
+        pending_after=600.0,
+    )
+
+
+# What another transaction does to a row, and the compare-and-set of _sale_insert it meets:
+# a first attempt (a new sale, a terminal never held) or a later one (version 1, holder R0).
+_R0 = "5a1e0000-aaaa-4bbb-8ccc-000000000000"
+_R1 = "5a1e0001-aaaa-4bbb-8ccc-000000000000"
+_RIVALS = {
+    "creates the sale": (
+        'INSERT INTO "{table}_sales" (sale_id, total_centavos, version, created_at, updated_at) '
+        "VALUES ('mesa-1', 1000, 1, now(), now())",
+        {"expected_version": None, "expected_holder": None},
+    ),
+    "bumps the sale": (
+        "UPDATE \"{table}_sales\" SET version = 2 WHERE sale_id = 'mesa-1'",
+        {"expected_version": 1, "expected_holder": _R0},
+    ),
+    "first holds the terminal": (
+        'INSERT INTO "{table}_terminal_holds" (smartpos_id, referencia, hold_until) '
+        "VALUES ('SP-1', 'other', now())",
+        {"expected_version": None, "expected_holder": None},
+    ),
+    "takes the terminal": (
+        "UPDATE \"{table}_terminal_holds\" SET referencia = 'other' WHERE smartpos_id = 'SP-1'",
+        {"expected_version": 1, "expected_holder": _R0},
+    ),
+}
+
+
+@pytest.mark.parametrize("rival", sorted(_RIVALS))
+@pytest.mark.parametrize("ends", ["commit", "rollback"])
+def test_an_attempt_waits_for_a_rival_transaction_on_its_rows(
+    postgres_server: PostgresServer, rival: str, ends: str
+) -> None:
+    """An attempt meeting another transaction's uncommitted write to its sale or terminal row
+    waits for it: a commit makes it CONFLICT with nothing written (its entry rolled back), a
+    rollback lets it through."""
+    table = new_table()
+    statement, expected = _RIVALS[rival]
+    with PostgresStore(postgres_server.dsn, table=table) as store:
+        store.migrate()
+        if expected["expected_version"] is not None:
+            sales_attempt(store, _R0)  # sale mesa-1 at version 1, SP-1 held by _R0
+        answers: list[object] = []
+        with psycopg.connect(postgres_server.dsn) as rival_conn:
+            rival_conn.execute(statement.format(table=table))  # inside its open transaction
+            racer = threading.Thread(
+                target=lambda: answers.append(
+                    store._sale_insert(
+                        _attempt_entry(_R1, "mesa-1"),
+                        total_centavos=1000,
+                        terminal="SP-1",
+                        hold_until=time.time() + 300,
+                        **expected,
+                    )
+                )
+            )
+            racer.start()
+            _wait_for_a_lock_wait(postgres_server.dsn, table)
+            if ends == "commit":
+                rival_conn.commit()
+            else:
+                rival_conn.rollback()
+            racer.join(timeout=30)
+        entry = store._journal_get(_R1)
+
+    if ends == "commit":
+        assert ([CONFLICT], None) == (answers, entry)
+    else:
+        assert [None] == answers
+        assert entry is not None
+        assert "mesa-1" == entry.sale
+
+
+def _wait_for_a_lock_wait(dsn: str, table: str) -> None:
+    """Return once a statement on ``table`` waits for a lock (the racer met the rival's write)."""
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        for _ in range(500):
+            waiting = conn.execute(
+                "SELECT count(*) FROM pg_stat_activity "
+                "WHERE wait_event_type = 'Lock' AND query LIKE %s",
+                (f"%{table}%",),
+            ).fetchone()
+            if waiting is not None and waiting[0] > 0:
+                return
+            time.sleep(0.01)
+    raise AssertionError("the attempt never waited for the rival transaction")

@@ -142,7 +142,11 @@ def test_migrate_rebuilds_tables_dropped_by_hand(dsn: str, table: str) -> None:
     with PostgresStore(dsn, table=table) as store:
         store.migrate()
         made = _schema_objects(dsn, table)
-        query(dsn, f'DROP TABLE "{table}", "{table}_operations", "{table}_schema"')
+        query(
+            dsn,
+            f'DROP TABLE "{table}", "{table}_operations", "{table}_sales", '
+            f'"{table}_terminal_holds", "{table}_schema"',
+        )
 
         version = store.migrate()
         put = store.put(make_event("ev-1"))

@@ -17,7 +17,8 @@ Times (leases, retries, when an event arrived, was done, may be purged) come fro
 clock (``statement_timestamp()``, in the statements), so that the hosts sharing a table need no
 synchronised clocks: a worker whose clock is a minute off claims and expires leases like the
 others. Given a ``clock`` (tests), the store sends that clock's times as parameters instead. The
-outcome journal's times come from the host's clock (``_journal.py``), whichever the store's.
+outcome journal's and the sales' times (a terminal's hold included) come from the host's clock
+(``_journal.py``), whichever the store's.
 """
 
 from __future__ import annotations
@@ -39,13 +40,22 @@ import psycopg_pool
 from smartpos._errors import ConfigurationError
 from smartpos._messages import message
 
-from ._journal import journal_row
+from ._journal import CONFLICT, journal_row
 from ._listener import changes_channel
 from ._outcomes import Answer, JournalEntry, State
 
 if TYPE_CHECKING:
     from ._listener import ChangeSource
-from ._postgres_sql import _MIGRATIONS, SCHEMA_VERSION, _check_name, _journal_entry, _stored, render
+from ._postgres_sql import (
+    _MIGRATIONS,
+    SCHEMA_VERSION,
+    _check_name,
+    _journal_entry,
+    _sale_row,
+    _stored,
+    render,
+)
+from ._sales import SaleRow
 from ._store import (
     _LEASE_EXPIRED_ERROR,
     DEFAULT_MAX_ATTEMPTS,
@@ -671,7 +681,7 @@ class PostgresStore(StoreBase):
 
     @_translate
     def _journal_insert(self, entry: JournalEntry) -> JournalEntry | None:
-        params = journal_row(entry, timestamp=_utc)
+        params = _journal_params(entry)
         with self._connection() as conn:
             for _ in range(3):
                 if conn.execute(self._sql["j_insert"], params).rowcount == 1:
@@ -723,3 +733,106 @@ class PostgresStore(StoreBase):
         with self._connection() as conn:
             rows = conn.execute(self._sql["j_events"], (referencia,)).fetchall()
         return [body for (body,) in rows]
+
+    # Sales (see _journal.py): reads of one statement each; _sale_insert is one transaction.
+
+    @_translate
+    def _sale_get(self, sale_id: str) -> SaleRow | None:
+        if "\x00" in sale_id:
+            return None  # text cannot hold NUL: no such sale was ever stored
+        with self._connection() as conn:
+            row = conn.execute(self._sql["s_get"], (sale_id,)).fetchone()
+        return None if row is None else _sale_row(row)
+
+    @_translate
+    def _sale_entries(self, sale_id: str) -> list[JournalEntry]:
+        if "\x00" in sale_id:
+            return []
+        with self._connection() as conn:
+            rows = conn.execute(self._sql["s_entries"], (sale_id,)).fetchall()
+        return [_journal_entry(row) for row in rows]
+
+    @_translate
+    def _sale_list(self, *, after: int, limit: int) -> list[SaleRow]:
+        with self._connection() as conn:
+            rows = conn.execute(self._sql["s_list"], (after, limit)).fetchall()
+        return [_sale_row(row) for row in rows]
+
+    @_translate
+    def _terminal_get(self, smartpos_id: str) -> tuple[str, float] | None:
+        if "\x00" in smartpos_id:
+            return None
+        with self._connection() as conn:
+            row = conn.execute(self._sql["t_get"], (smartpos_id,)).fetchone()
+        return None if row is None else (row[0], row[1].timestamp())
+
+    @_translate
+    def _sale_insert(
+        self,
+        entry: JournalEntry,
+        *,
+        total_centavos: int,
+        expected_version: int | None,
+        terminal: str | None,
+        expected_holder: str | None,
+        hold_until: float,
+    ) -> JournalEntry | str | None:
+        texts = (entry.referencia, entry.sale or "", terminal or "", expected_holder or "")
+        if any("\x00" in text for text in texts):
+            # psycopg refuses it before sending anything: say so, rather than "maybe written".
+            raise StoreError(
+                "PostgreSQL text cannot hold a NUL character (in the referencia, the sale or "
+                "the terminal); nothing was journaled",
+                applied=False,
+            )
+        sale = {
+            "sale": entry.sale,
+            "total": total_centavos,
+            "version": expected_version,
+            "now": _utc(entry.created_at),
+        }
+        hold = {
+            "terminal": terminal,
+            "referencia": entry.referencia,
+            "holder": expected_holder,
+            "until": _utc(hold_until),
+        }
+        q = self._sql
+        answer: JournalEntry | str | None = CONFLICT
+        try:
+            with self._connection() as conn, conn.transaction():
+                # Under READ COMMITTED each compare-and-set below waits for a concurrent
+                # writer of its row to end, then sees what it committed: of two attempts
+                # creating one sale (or one terminal's first hold), or changing the same
+                # version (or holder), one changes a row and the other none, and rolls back.
+                if conn.execute(q["j_insert"], _journal_params(entry)).rowcount != 1:
+                    row = conn.execute(q["j_get"], (entry.referencia,)).fetchone()
+                    # None: purged between the two statements; CONFLICT makes the caller
+                    # read everything again.
+                    if row is not None:
+                        answer = _journal_entry(row)
+                    raise psycopg.Rollback
+                cas = q["s_create" if expected_version is None else "s_bump"]
+                if conn.execute(cas, sale).rowcount != 1:
+                    raise psycopg.Rollback
+                if terminal is not None:
+                    cas = q["t_claim" if expected_holder is None else "t_take"]
+                    if conn.execute(cas, hold).rowcount != 1:
+                        raise psycopg.Rollback
+                answer = None
+        except (psycopg.errors.SerializationFailure, psycopg.errors.DeadlockDetected):
+            # A server whose default isolation is stricter aborts a compare-and-set that
+            # READ COMMITTED answers with a rowcount of 0; it rolled back all of it.
+            return CONFLICT
+        return answer
+
+    @_translate
+    def _sale_abandon(self, referencia: str, abandon: Mapping[str, Any], now: float) -> bool:
+        params = (canonical_json(abandon), _utc(now), referencia)
+        with self._connection() as conn:
+            return conn.execute(self._sql["s_abandon"], params).rowcount == 1
+
+
+def _journal_params(entry: JournalEntry) -> tuple[Any, ...]:
+    """The parameters of ``j_insert``: the entry's row, its sale and its ``pending_after``."""
+    return (*journal_row(entry, timestamp=_utc), entry.sale, entry.pending_after)

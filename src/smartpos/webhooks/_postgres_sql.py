@@ -1,11 +1,12 @@
 """The SQL of ``PostgresStore``: its schema's migrations, its statements and the rows they answer.
 
 Statements are templates for ``psycopg.sql``: ``{t}`` is the inbox table, ``{ops}`` the outcome
-journal's, ``{claim_idx}`` and the like the indexes, ``{columns}`` and the like the fragments
-shared by several statements. ``render`` fills them in once per store with its quoted names.
-Migrations are only ever appended: ``SCHEMA_VERSION`` is their count, and
-``PostgresStore.migrate()`` (``_postgres.py``) runs the ones a table lacks. The rows of ``get``,
-``list`` and the journal's reads become records here, next to the column lists they follow.
+journal's, ``{sales}`` the sales', ``{holds}`` the terminals' holders', ``{claim_idx}`` and the
+like the indexes, ``{columns}`` and the like the fragments shared by several statements.
+``render`` fills them in once per store with its quoted names. Migrations are only ever
+appended: ``SCHEMA_VERSION`` is their count, and ``PostgresStore.migrate()`` (``_postgres.py``)
+runs the ones a table lacks. The rows of ``get``, ``list``, the journal's and the sales' reads
+become records here, next to the column lists they follow.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from smartpos._messages import message
 
 from ._journal import journal_entry
 from ._outcomes import JournalEntry
+from ._sales import SaleRow
 from ._store_interface import StoredEvent, _stored_event
 
 __all__ = ["SCHEMA_VERSION", "render"]
@@ -114,6 +116,31 @@ _MIGRATIONS: list[list[str]] = [
         """CREATE TRIGGER {notify_trg} AFTER INSERT ON {t}
             FOR EACH ROW EXECUTE FUNCTION {notify_fn}()""",
     ],
+    # 4: sales (see _journal.py). A sale's row holds its total and a version each attempt
+    # increments (the compare-and-set of one attempt at a time), a terminal's row the attempt
+    # that last held it; the journal gains each entry's sale, its pending_after and its abandon.
+    # The new columns are NULL in existing rows (no rewrite); the sale index is built over them,
+    # blocking journal writes meanwhile: run it at deploy.
+    [
+        """ALTER TABLE {ops} ADD COLUMN IF NOT EXISTS sale text,
+            ADD COLUMN IF NOT EXISTS pending_after float8,
+            ADD COLUMN IF NOT EXISTS abandoned json""",
+        """CREATE TABLE IF NOT EXISTS {sales} (
+            sale_id text PRIMARY KEY,
+            seq bigint GENERATED ALWAYS AS IDENTITY,
+            total_centavos bigint NOT NULL,
+            version bigint NOT NULL,
+            created_at timestamptz NOT NULL,
+            updated_at timestamptz NOT NULL
+        )""",
+        "CREATE UNIQUE INDEX IF NOT EXISTS {sales_seq_idx} ON {sales} (seq)",
+        """CREATE TABLE IF NOT EXISTS {holds} (
+            smartpos_id text PRIMARY KEY,
+            referencia text NOT NULL,
+            hold_until timestamptz NOT NULL
+        )""",
+        "CREATE INDEX IF NOT EXISTS {ops_sale_idx} ON {ops} (sale, seq) WHERE sale IS NOT NULL",
+    ],
 ]
 
 #: The schema version this code needs; ``migrate()`` brings a table to it.
@@ -154,7 +181,8 @@ _FRAGMENTS = {
     # An event's dados.referencia (migration 2 says why it is a column).
     "referencia": "referencia",
     "j_columns": "referencia, kind, state, method, path, body, created_at, updated_at, seq, "
-    "answer, final_event",
+    "answer, final_event, sale, pending_after, abandoned",
+    "s_columns": "sale_id, total_centavos, version, created_at, updated_at, seq",
 }
 
 # Statement templates for ``psycopg.sql``, rendered once per store with its quoted names.
@@ -227,8 +255,8 @@ _QUERIES = {
     # The outcome journal (see _journal.py).
     "j_get": "SELECT {j_columns} FROM {ops} WHERE referencia = %s",
     "j_insert": "INSERT INTO {ops} "
-    "(referencia, kind, state, method, path, body, created_at, updated_at) "
-    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (referencia) DO NOTHING",
+    "(referencia, kind, state, method, path, body, created_at, updated_at, sale, pending_after) "
+    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (referencia) DO NOTHING",
     "j_update": "UPDATE {ops} SET state = %(state)s, updated_at = %(now)s, "
     "answer = coalesce(%(answer)s::json, answer) "
     "WHERE referencia = %(referencia)s AND state = ANY(%(allowed)s::text[])",
@@ -238,8 +266,27 @@ _QUERIES = {
     "WHERE state IN ('sending', 'accepted', 'unknown') AND seq > %s ORDER BY seq LIMIT %s",
     "j_list": "SELECT {j_columns} FROM {ops} WHERE seq > %s ORDER BY seq LIMIT %s",
     "j_events": "SELECT body FROM {t} WHERE {referencia} = %s ORDER BY seq",
+    # A sale is computed from its entries: they are never purged.
     "j_purge": "DELETE FROM {ops} WHERE referencia IN (SELECT referencia FROM {ops} "
-    "WHERE state IN ('final', 'rejected') AND updated_at < %s LIMIT %s)",
+    "WHERE state IN ('final', 'rejected') AND updated_at < %s AND sale IS NULL LIMIT %s)",
+    # Sales (see _journal.py). _sale_insert runs s_create or s_bump, then t_claim or t_take,
+    # after j_insert, in one transaction: each a compare-and-set whose rowcount says whether
+    # the row was still what the caller read (the journal entry, the sale, then the terminal:
+    # always in that order, so that two attempts never wait for each other in a cycle).
+    "s_get": "SELECT {s_columns} FROM {sales} WHERE sale_id = %s",
+    "s_list": "SELECT {s_columns} FROM {sales} WHERE seq > %s ORDER BY seq LIMIT %s",
+    "s_entries": "SELECT {j_columns} FROM {ops} WHERE sale = %s ORDER BY seq",
+    "s_create": "INSERT INTO {sales} (sale_id, total_centavos, version, created_at, updated_at) "
+    "VALUES (%(sale)s, %(total)s, 1, %(now)s, %(now)s) ON CONFLICT (sale_id) DO NOTHING",
+    "s_bump": "UPDATE {sales} SET version = version + 1, updated_at = %(now)s "
+    "WHERE sale_id = %(sale)s AND version = %(version)s",
+    "s_abandon": "UPDATE {ops} SET abandoned = %s::json, updated_at = %s "
+    "WHERE referencia = %s AND abandoned IS NULL",
+    "t_get": "SELECT referencia, hold_until FROM {holds} WHERE smartpos_id = %s",
+    "t_claim": "INSERT INTO {holds} (smartpos_id, referencia, hold_until) "
+    "VALUES (%(terminal)s, %(referencia)s, %(until)s) ON CONFLICT (smartpos_id) DO NOTHING",
+    "t_take": "UPDATE {holds} SET referencia = %(referencia)s, hold_until = %(until)s "
+    "WHERE smartpos_id = %(terminal)s AND referencia = %(holder)s",
 }
 
 
@@ -286,6 +333,10 @@ def render(
         "ops_waiting_idx": sql.Identifier(f"{table}_ops_waiting_idx"),
         "ops_ended_idx": sql.Identifier(f"{table}_ops_ended_idx"),
         "ref_idx": sql.Identifier(f"{table}_ref_idx"),
+        "ops_sale_idx": sql.Identifier(f"{table}_ops_sale_idx"),
+        "sales": name(f"{table}_sales"),
+        "sales_seq_idx": sql.Identifier(f"{table}_sales_seq_idx"),
+        "holds": name(f"{table}_terminal_holds"),
         "notify_fn": name(f"{table}_notify"),
         "notify_trg": sql.Identifier(f"{table}_notify"),
         "channel": sql.Literal(channel),
@@ -311,6 +362,18 @@ def _parsed(body: Mapping[str, Any]) -> Mapping[str, Any]:
 def _journal_entry(row: Sequence[Any]) -> JournalEntry:
     # psycopg has already parsed the json column.
     return journal_entry(row, timestamp=_dt.datetime.timestamp, final_event=dict)
+
+
+def _sale_row(row: Sequence[Any]) -> SaleRow:
+    sale_id, total_centavos, version, created_at, updated_at, seq = row
+    return SaleRow(
+        sale_id=sale_id,
+        total_centavos=total_centavos,
+        version=version,
+        created_at=created_at.timestamp(),
+        updated_at=updated_at.timestamp(),
+        seq=seq,
+    )
 
 
 def _stored(row: tuple[Any, ...]) -> StoredEvent:
