@@ -385,7 +385,12 @@ def sale_terms(
                 "CAMPO_INVALIDO", message("sale.total_without_sale"), campo="total_centavos"
             )
         return None
-    if not isinstance(sale, str) or not sale.strip() or len(sale) > _SALE_MAX:
+    if (
+        not isinstance(sale, str)
+        or not sale.strip()
+        or len(sale) > _SALE_MAX
+        or not sale.isprintable()
+    ):
         raise ValidationError(
             "CAMPO_INVALIDO", message("argument.sale", max=_SALE_MAX), campo=_SALE
         )

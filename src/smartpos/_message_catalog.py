@@ -65,9 +65,13 @@ CATALOG: Final[dict[str, dict[str, str]]] = {
         "pt_BR": "falta o argumento nomeado obrigatório {name!r} (veja {params})",
     },
     "argument.sale": {
-        "en": "sale must be a non-empty str of at most {max} characters: your key of the sale",
+        "en": (
+            "sale must be a non-empty str of at most {max} printable characters: your key of "
+            "the sale"
+        ),
         "pt_BR": (
-            "sale deve ser um str não vazio de no máximo {max} caracteres: a sua chave da venda"
+            "sale deve ser um str não vazio de no máximo {max} caracteres imprimíveis: a sua "
+            "chave da venda"
         ),
     },
     "argument.motivo": {

@@ -778,7 +778,12 @@ def check_sale(store: StoreBase | None, call: Call[Any]) -> None:
 
 
 def _sale_key(sale_id: object) -> str:
-    if not isinstance(sale_id, str) or not sale_id.strip() or len(sale_id) > 100:
+    if (
+        not isinstance(sale_id, str)
+        or not sale_id.strip()
+        or len(sale_id) > 100
+        or not sale_id.isprintable()
+    ):
         raise ValidationError("CAMPO_INVALIDO", message("argument.sale", max=100), campo="sale")
     return sale_id
 

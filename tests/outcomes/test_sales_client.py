@@ -236,6 +236,8 @@ async def test_terminal_hold_zero_holds_nothing(
         ({"sale": "   "}, "CAMPO_INVALIDO", "sale"),
         ({"sale": "x" * 101}, "CAMPO_INVALIDO", "sale"),
         ({"sale": 12}, "CAMPO_INVALIDO", "sale"),
+        ({"sale": "mesa\x001"}, "CAMPO_INVALIDO", "sale"),
+        ({"sale": "mesa\n1"}, "CAMPO_INVALIDO", "sale"),
         ({"total_centavos": 9000}, "CAMPO_INVALIDO", "total_centavos"),
         ({"sale": "s", "total_centavos": 0}, "VALOR_INVALIDO", "total_centavos"),
         ({"sale": "s", "total_centavos": 1000}, "VALOR_ACIMA_DO_RESTANTE", "valorCentavos"),
@@ -265,6 +267,7 @@ async def test_bad_sale_arguments_are_refused_before_anything_is_sent(
         ({"motivo": "ok", "operador": 7}, "operador"),
         ({"motivo": "ok", "sale_id": "nobody"}, "sale"),
         ({"motivo": "ok", "sale_id": ""}, "sale"),
+        ({"motivo": "ok", "sale_id": "a\x00b"}, "sale"),
     ],
 )
 async def test_bad_abandon_arguments_are_refused_and_record_nothing(

@@ -144,7 +144,8 @@ class SaleRow:
     Attributes:
         sale_id: The sale's key.
         total_centavos: Fixed by the first attempt.
-        version: Incremented by each attempt journaled and each abandon (a compare-and-set).
+        version: Incremented by each attempt journaled (the compare-and-set of one attempt at
+            a time); an abandon only ends an attempt, so it needs none.
         created_at: Epoch seconds.
         updated_at: Epoch seconds.
         seq: Orders sales by creation.
