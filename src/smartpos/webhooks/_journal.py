@@ -61,7 +61,7 @@ if TYPE_CHECKING:
     from ._events import Event
     from ._listener import ChangeSource
 
-__all__ = ["CONFLICT", "JournalBase", "journal_entry", "journal_row"]
+__all__ = ["CONFLICT", "JournalBase", "Linked", "SaleSnapshot", "journal_entry", "journal_row"]
 
 #: What ``_sale_insert`` answers when the sale or the terminal changed since they were read.
 CONFLICT = "conflict"
@@ -90,6 +90,29 @@ def _nothing_more_to_come(operation: Operation, now: _dt.datetime) -> bool:
         qr = operation.result
         return isinstance(qr, QRCode) and qr.expires_at <= now
     return False
+
+
+#: A journal entry with the envelopes stored under its referencia, in store order.
+Linked = tuple[JournalEntry, "builtins.list[Mapping[str, Any]]"]
+
+
+@attrs.frozen(slots=True)
+class SaleSnapshot:
+    """What the checks of one attempt of a sale read (``_sale_snapshot``).
+
+    Attributes:
+        existing: The entry already journaled under the attempt's referencia, with its
+            events: the idempotent create, never refused by the sale's rules.
+        row: The sale's row, or ``None`` (a new sale).
+        entries: The sale's entries with their events, by seq.
+        holder: The terminal's last holder: its referencia, until when, and its entry with
+            its events (``None`` when purged); ``None`` when nobody held it.
+    """
+
+    existing: Linked | None = None
+    row: SaleRow | None = None
+    entries: Sequence[Linked] = ()
+    holder: tuple[str, float, Linked | None] | None = None
 
 
 def _check_sale_id(sale_id: object) -> str:
@@ -497,10 +520,14 @@ class JournalBase:
             after = rows[-1].seq
         return found
 
-    def _build_sale(self, row: SaleRow) -> Sale:
-        entries = self._sale_entries(row.sale_id)
-        operations = [self._resolved(e, self._journal_events(e.referencia)) for e in entries]
-        pending = {e.referencia: e.pending_after for e in entries}
+    def _build_sale(self, row: SaleRow, entries: Sequence[Linked] | None = None) -> Sale:
+        """The sale of ``row``, from its entries and their events (read now if not given)."""
+        if entries is None:
+            entries = [
+                (e, self._journal_events(e.referencia)) for e in self._sale_entries(row.sale_id)
+            ]
+        operations = [self._resolved(e, events) for e, events in entries]
+        pending = {e.referencia: e.pending_after for e, _ in entries}
         attempts, refunds = split(operations)
         return build_sale(
             row,
@@ -517,12 +544,13 @@ class JournalBase:
 
     def _begin_sale_attempt(self, entry: JournalEntry, terms: SaleTerms) -> tuple[Operation, bool]:
         """Check the sale's rules and journal the attempt, as one compare-and-set."""
+        imediato = terms.smartpos_id if terms.imediato and terms.smartpos_id else None
         for _ in range(_SALE_ROUNDS):
-            existing = self._journal_get(entry.referencia)
-            if existing is not None:
-                return self._resolved(existing, self._journal_events(entry.referencia)), False
+            snapshot = self._sale_snapshot(entry.referencia, terms.sale_id, imediato)
+            if snapshot.existing is not None:
+                return self._resolved(*snapshot.existing), False
             now = self._now()
-            row = self._sale_get(terms.sale_id)
+            row = snapshot.row
             valor = terms.valor_centavos
             if row is None:
                 total = terms.total_centavos if terms.total_centavos is not None else valor
@@ -532,7 +560,7 @@ class JournalBase:
                 total = row.total_centavos
                 if terms.total_centavos is not None and terms.total_centavos != total:
                     raise _other_total(terms.sale_id, terms.total_centavos, total)
-                sale = self._build_sale(row)
+                sale = self._build_sale(row, snapshot.entries)
                 if sale.state == "paid":
                     raise SalePaidError(sale)
                 running = sale.open_attempt
@@ -542,18 +570,15 @@ class JournalBase:
                 version = row.version
             terminal = holder = None
             hold_until = 0.0
-            if terms.imediato and terms.smartpos_id:
-                held = self._terminal_get(terms.smartpos_id)
-                if held is not None:
-                    holder, until = held
-                    if now < until:
-                        holding = self._journal_get(holder)
-                        if holding is not None and holding.referencia != entry.referencia:
-                            op = self._resolved(holding, self._journal_events(holder))
-                            if is_open(op):
-                                raise TerminalBusyError(holder, smartpos_id=terms.smartpos_id)
+            if imediato is not None:
+                if snapshot.holder is not None:
+                    holder, until, holding = snapshot.holder
+                    if now < until and holding is not None:
+                        op = self._resolved(*holding)
+                        if op.referencia != entry.referencia and is_open(op):
+                            raise TerminalBusyError(holder, smartpos_id=imediato)
                 if terms.terminal_hold > 0:
-                    terminal = terms.smartpos_id
+                    terminal = imediato
                     hold_until = now + terms.terminal_hold
             stamped = attrs.evolve(entry, created_at=now, updated_at=now)
             result = self._sale_insert(
@@ -682,6 +707,28 @@ class JournalBase:
     def _terminal_get(self, smartpos_id: str) -> tuple[str, float] | None:
         """The attempt that last held the terminal and until when, or ``None``."""
         raise NotImplementedError
+
+    def _sale_snapshot(
+        self, referencia: str, sale_id: str, smartpos_id: str | None
+    ) -> SaleSnapshot:
+        """Everything one attempt's checks read, from the primitives above.
+
+        A backend whose reads are round trips (a server) overrides it with one read.
+        """
+        existing = self._journal_get(referencia)
+        if existing is not None:
+            return SaleSnapshot(existing=(existing, self._journal_events(referencia)))
+        row = self._sale_get(sale_id)
+        entries: builtins.list[Linked] = []
+        if row is not None:
+            entries = [(e, self._journal_events(e.referencia)) for e in self._sale_entries(sale_id)]
+        holder: tuple[str, float, Linked | None] | None = None
+        held = None if smartpos_id is None else self._terminal_get(smartpos_id)
+        if held is not None:
+            holding = self._journal_get(held[0])
+            linked = None if holding is None else (holding, self._journal_events(held[0]))
+            holder = (held[0], held[1], linked)
+        return SaleSnapshot(row=row, entries=entries, holder=holder)
 
     def _sale_insert(
         self,
