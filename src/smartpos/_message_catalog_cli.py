@@ -214,7 +214,8 @@ CLI: Final[dict[str, dict[str, str]]] = {
             "payment: aprovar, recusar, silencio (no event ever);  print: concluir, falhar,\n"
             "silencio. Any of them may follow these words, which change how the event\n"
             "travels: atraso SECONDS (late), duplicar (twice, same id), fora-de-ordem (after\n"
-            "the next event), contradicao (followed by an event saying the opposite).\n"
+            "the next event), contradicao (followed by an event saying the opposite),\n"
+            "segurar (held until 'smartpos sandbox release REFERENCIA').\n"
             "Accented forms work too ({accented})."
         ),
         "pt_BR": (
@@ -223,7 +224,8 @@ CLI: Final[dict[str, dict[str, str]]] = {
             "falhar, silencio. Qualquer um deles pode vir depois destas palavras, que mudam\n"
             "como o evento viaja: atraso SECONDS (atrasado), duplicar (duas vezes, mesmo id),\n"
             "fora-de-ordem (depois do evento seguinte), contradicao (seguido de um evento\n"
-            "dizendo o contrário). As formas acentuadas também valem ({accented})."
+            "dizendo o contrário), segurar (retido até 'smartpos sandbox release REFERENCIA').\n"
+            "As formas acentuadas também valem ({accented})."
         ),
     },
     "cli.help.sandbox_next.kind": {
@@ -303,6 +305,42 @@ CLI: Final[dict[str, dict[str, str]]] = {
     "cli.help.sandbox_resend.to": {
         "en": "only to this URL, once (default: the partner's webhook)",
         "pt_BR": "só para esta URL, uma vez (padrão: o webhook do parceiro)",
+    },
+    "cli.command.sandbox_held": {
+        "en": "list the events held back per attempt ('segurar')",
+        "pt_BR": "lista os eventos retidos por tentativa ('segurar')",
+    },
+    "cli.about.sandbox_held": {
+        "en": (
+            "List the events held back for each referencia. An attempt scripted with\n"
+            "'segurar' (smartpos sandbox next payment segurar aprovar) has its event\n"
+            "emitted, but not delivered until 'smartpos sandbox release REFERENCIA'."
+        ),
+        "pt_BR": (
+            "Lista os eventos retidos de cada referencia. Uma tentativa roteirizada com\n"
+            "'segurar' (smartpos sandbox next payment segurar aprovar) tem o evento\n"
+            "emitido, mas só entregue depois de 'smartpos sandbox release REFERENCIA'."
+        ),
+    },
+    "cli.command.sandbox_release": {
+        "en": "deliver the held events of one attempt",
+        "pt_BR": "entrega os eventos retidos de uma tentativa",
+    },
+    "cli.about.sandbox_release": {
+        "en": (
+            "Deliver now, to the partner's webhook, the events held back for REFERENCIA (an\n"
+            "attempt scripted with 'segurar'): the approval that comes after the cashier\n"
+            "gave up on the attempt."
+        ),
+        "pt_BR": (
+            "Entrega agora, ao webhook do parceiro, os eventos retidos de REFERENCIA (uma\n"
+            "tentativa roteirizada com 'segurar'): a aprovação que chega depois que o caixa\n"
+            "desistiu da tentativa."
+        ),
+    },
+    "cli.help.sandbox_release.referencia": {
+        "en": "the attempt's referencia ('smartpos sandbox held' lists them)",
+        "pt_BR": "a referencia da tentativa ('smartpos sandbox held' lista as retidas)",
     },
     "cli.command.sandbox_log": {
         "en": "show the requests and deliveries of a running sandbox",
@@ -1492,6 +1530,33 @@ CLI: Final[dict[str, dict[str, str]]] = {
     "cli.sandbox_resent": {
         "en": "resent {event_id} to the partner's webhook, same id.",
         "pt_BR": "{event_id} reenviado para o webhook do parceiro, mesmo id.",
+    },
+    "cli.held_none": {
+        "en": "no event is held.",
+        "pt_BR": "nenhum evento retido.",
+    },
+    "cli.held_event": {
+        "en": "held {referencia}: ",
+        "pt_BR": "retido {referencia}: ",
+    },
+    "cli.released_event": {
+        "en": "released {referencia}: ",
+        "pt_BR": "liberado {referencia}: ",
+    },
+    "cli.release_nothing_held": {
+        "en": "no event of {referencia} is held",
+        "pt_BR": "nenhum evento de {referencia} está retido",
+    },
+    "cli.release_nothing_held_hint": {
+        "en": (
+            "an attempt's event is held when it is scripted with 'segurar' (smartpos sandbox "
+            "next payment segurar aprovar); 'smartpos sandbox held' lists what is held."
+        ),
+        "pt_BR": (
+            "o evento de uma tentativa fica retido quando ela é roteirizada com 'segurar' "
+            "(smartpos sandbox next payment segurar aprovar); 'smartpos sandbox held' lista o "
+            "que está retido."
+        ),
     },
     "cli.cannot_read": {
         "en": "cannot read {path}: {error}",

@@ -11,10 +11,10 @@ the docs is therefore tested as it reads. Commands named inside prose (``smartpo
 Each line runs in a fresh world that holds what the docs assume (a served sandbox and the
 environment of ``smartpos sandbox``'s "Use it from another terminal", ``aprovado.json``,
 ``recibo.txt``, inbox files with the ids the docs name). Placeholders are replaced: the docs'
-loopback URLs by the world's, ``ID``/``EVENT_ID`` by an approved payment's event id, fixed ports
-of servers by ``0``. The exit status must be the documented one (0, or what a following
-``echo $?`` shows), and the first documented output line must match: its JSON keys, or its
-leading words.
+loopback URLs by the world's, ``ID``/``EVENT_ID`` by an approved payment's event id,
+``REFERENCIA`` by an attempt whose event the sandbox holds back, fixed ports of servers by
+``0``. The exit status must be the documented one (0, or what a following ``echo $?`` shows),
+and the first documented output line must match: its JSON keys, or its leading words.
 
 Most lines run in-process through ``smartpos.cli.main``; lines that contain a pipe also run
 through a real ``bash`` pipe, and the long-running servers (``smartpos sandbox``, ``smartpos
@@ -42,7 +42,7 @@ import smartpos
 from smartpos.cli._app import build_parser
 from smartpos.cli._http import Delivery, serve_receiver
 from smartpos.cli._samples import sample
-from smartpos.testing import Approve, Sandbox
+from smartpos.testing import Approve, Hold, Sandbox
 from smartpos.webhooks import SQLiteStore, WebhookReceiver, parse_envelope
 
 DOCS = [
@@ -188,6 +188,7 @@ class World:
     receiver_url: str
     deliveries: queue.Queue[Delivery]
     approved: dict[str, Any]
+    held: str
     cwd: Path
     env: dict[str, str] = field(default_factory=dict)
 
@@ -203,6 +204,7 @@ class World:
         if command.startswith("smartpos trigger ") and " --to " not in command:
             # The default --to is smartpos listen's address: here, the world's receiver.
             command += f" --to {self.receiver_url}"
+        command = re.sub(r"(?<![\w-])REFERENCIA(?![\w-])", self.held, command)
         return re.sub(r"(?<![\w-])(EVENT_ID|ID)(?![\w-])", self.approved["id"], command)
 
 
@@ -256,6 +258,13 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
                 modo_execucao="manual",
                 comanda=smartpos.Comanda("Mesa 7"),
             )
+            # What `smartpos sandbox release REFERENCIA` delivers: an attempt held back.
+            sandbox.script_payments(Hold())
+            held = client.payments.create(
+                documento_cliente=Sandbox.DOCUMENTO,
+                valor_centavos=2500,
+                smartpos_id=Sandbox.SMARTPOS_ID,
+            ).referencia
         [approved] = sandbox.events
         assert approved["tipo"] == "pagamento.aprovado"
         cwd = tmp_path / "work"
@@ -270,7 +279,7 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
             monkeypatch.delenv(name, raising=False)
         for name, value in env.items():
             monkeypatch.setenv(name, value)
-        yield World(sandbox, base_url, receiver, deliveries, approved, cwd, env)
+        yield World(sandbox, base_url, receiver, deliveries, approved, held, cwd, env)
 
 
 # --------------------------------------------------------------------------------- checking

@@ -258,6 +258,23 @@ def test_sandbox_operator_refuses_in_portuguese(portuguese: None) -> None:
         assert set() == _words(result.stderr) & ENGLISH, result.stderr
 
 
+def test_sandbox_release_refuses_in_portuguese(portuguese: None) -> None:
+    """``sandbox release`` of an attempt nothing holds: the refusal and its advice are Portuguese;
+    ``held`` says so in Portuguese too."""
+    from smartpos.testing import Sandbox
+
+    with Sandbox() as sandbox, sandbox.serve() as base_url:
+        refused = invoke("sandbox", "release", "4adcdd3a-46b6-40aa-902f", "--url", base_url)
+        held = invoke("sandbox", "held", "--url", base_url)
+
+    assert (1, 0) == (refused.returncode, held.returncode), (refused, held)
+    assert refused.stderr.startswith("erro: nenhum evento de 4adcdd3a-46b6-40aa-902f está retido")
+    assert "o que fazer: o evento de uma tentativa fica retido" in refused.stderr
+    assert "nenhum evento retido." == held.stdout.strip()
+    assert [] == _english_in(refused.stderr), refused.stderr
+    assert set() == _words(refused.stderr) & ENGLISH, refused.stderr
+
+
 # --- the source: no English sentence handed to a refusal ---------------------------------------
 
 CLI_SOURCE = pathlib.Path(_messages.__file__).parent / "cli"

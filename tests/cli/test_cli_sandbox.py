@@ -1,8 +1,8 @@
 """``smartpos sandbox``: serving with a live log, and the actions that drive a running sandbox.
 
-The actions (``scan``, ``next``, ``fault``, ``resend``, ``log``) run in process against a
-sandbox served on 127.0.0.1; serving until a signal, and ``log --follow``, are smoke-tested as
-real processes, stopped by PID.
+The actions (``scan``, ``next``, ``fault``, ``resend``, ``held``, ``release``, ``log``) run in
+process against a sandbox served on 127.0.0.1; serving until a signal, and ``log --follow``, are
+smoke-tested as real processes, stopped by PID.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ import pytest
 from cli_helpers import URL, Starter, cli_env, run_cli, run_subprocess
 
 import smartpos
-from smartpos.testing import Sandbox
+from smartpos.testing import Contradict, Refuse, Sandbox
+from smartpos.testing._vocabulary import outcome_to_json
 
 DOC, TERMINAL = Sandbox.DOCUMENTO, Sandbox.SMARTPOS_ID
 
@@ -92,6 +93,77 @@ def test_next_always_and_per_terminal(live: tuple[Sandbox, str]) -> None:
     assert ["impressao.falhou", "impressao.falhou", "impressao.concluida"] == [
         e["tipo"] for e in sandbox.events
     ]
+
+
+def test_segurar_holds_one_attempt_until_release(live: tuple[Sandbox, str]) -> None:
+    """next payment segurar aprovar: held (listed by held), delivered by release REFERENCIA."""
+    sandbox, url = live
+    code, out, _ = sandbox_cli(url, "next", "payment", "segurar", "aprovar")
+    assert (0, "the next payment on any terminal: segurar aprovar") == (code, out.strip())
+    held, delivered = pay(url), pay(url)
+    assert [delivered] == [e["dados"]["referencia"] for e in sandbox.events]
+    code, out, _ = sandbox_cli(url, "held")
+    assert 0 == code
+    assert re.match(rf"held {held}: pagamento\.aprovado  id [0-9a-f-]{{36}}$", out.splitlines()[0])
+    assert DOC not in out
+    code, out, _ = sandbox_cli(url, "held", "--json")
+    [[envelope]] = json.loads(out)["held"].values()
+    assert (held, "529.***.***-25") == (
+        envelope["dados"]["referencia"],
+        envelope["dados"]["documentoCliente"],
+    )
+    code, out, _ = sandbox_cli(url, "release", held, "--json")
+    assert (0, held, [envelope["id"]]) == (
+        code,
+        json.loads(out)["referencia"],
+        [e["id"] for e in json.loads(out)["events"]],
+    )
+    assert [delivered, held] == [e["dados"]["referencia"] for e in sandbox.events]
+    code, out, _ = sandbox_cli(url, "held")
+    assert (0, "no event is held.") == (code, out.strip())
+    code, _, err = sandbox_cli(url, "release", held)
+    assert 1 == code
+    assert err.startswith(f"error: no event of {held} is held")
+    assert "'smartpos sandbox held' lists what is held" in err
+
+
+def test_release_prints_each_event_it_delivers(live: tuple[Sandbox, str]) -> None:
+    """segurar contradicao recusar: release prints the refusal, then its contradiction."""
+    sandbox, url = live
+    assert 0 == sandbox_cli(url, "next", "payment", "segurar", "contradicao", "recusar")[0]
+    referencia = pay(url)
+    assert [] == sandbox.events
+    code, out, _ = sandbox_cli(url, "release", referencia)
+    heads = [line for line in out.splitlines() if line.startswith("released")]
+    assert (0, 2) == (code, len(heads))
+    assert heads[0].startswith(f"released {referencia}: pagamento.recusado  id ")
+    assert heads[1].startswith(f"released {referencia}: pagamento.aprovado  id ")
+    assert ["pagamento.recusado", "pagamento.aprovado"] == [e["tipo"] for e in sandbox.events]
+
+
+def test_next_contradicao_recusar_is_a_refusal_then_an_approval(live: tuple[Sandbox, str]) -> None:
+    """next payment contradição recusar: two events, same referencia, the refusal counts."""
+    sandbox, url = live
+    code, out, _ = sandbox_cli(url, "next", "payment", "contradição", "recusar", "--json")
+    assert (0, outcome_to_json(Contradict(Refuse()))) == (code, json.loads(out)["outcome"])
+    referencia = pay(url)
+    events = sandbox.events
+    assert ["pagamento.recusado", "pagamento.aprovado"] == [e["tipo"] for e in events]
+    assert {referencia} == {e["dados"]["referencia"] for e in events}
+    assert "recusado" == sandbox.payment(referencia).status
+
+
+def test_next_silencio_never_delivers_nor_holds(live: tuple[Sandbox, str]) -> None:
+    """next payment silencio: accepted, no event even a day later, nothing to release."""
+    sandbox, url = live
+    assert 0 == sandbox_cli(url, "next", "payment", "silencio")[0]
+    referencia = pay(url)
+    sandbox.advance(86_400)
+    assert ([], "processando") == (sandbox.events, sandbox.payment(referencia).status)
+    assert "no event is held." == sandbox_cli(url, "held")[1].strip()
+    assert 1 == sandbox_cli(url, "release", referencia)[0]
+    code, _, err = sandbox_cli(url, "next", "payment", "segurar", "silencio")
+    assert (2, True) == (code, "Hold needs an outcome with an event" in err)
 
 
 def test_fault_words_and_clear(live: tuple[Sandbox, str]) -> None:

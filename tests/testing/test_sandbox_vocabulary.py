@@ -14,6 +14,7 @@ from smartpos.testing import (
     Delay,
     DropConnection,
     Duplicate,
+    Hold,
     InternalError,
     Latency,
     NoAnswer,
@@ -48,6 +49,12 @@ from smartpos.testing._vocabulary import (
         ("payment", "fora_de_ordem", OutOfOrder()),
         ("payment", "Fora de Ordem recusar", OutOfOrder(Refuse())),
         ("payment", "contradição", Contradict()),
+        ("payment", "contradicao recusar", Contradict(Refuse())),
+        ("payment", "Segurar", Hold()),
+        ("payment", "segurar aprovar", Hold(Approve())),
+        ("payment", "segurar contradicao recusar", Hold(Contradict(Refuse()))),
+        ("payment", "atraso 5 segurar duplicar", Delay(5, Hold(Duplicate()))),
+        ("print", "segurar falhar", Hold(PrintFail())),
         ("print", "concluir", PrintDone()),
         ("print", "atraso 1 falhar", Delay(1, PrintFail())),
         ("print", ["duplicar", "falhar"], Duplicate(PrintFail())),
@@ -67,6 +74,9 @@ def test_words(kind: str, text: str | list[str], expected: Any) -> None:
         Delay(3, Duplicate(Refuse(), 4)),
         OutOfOrder(Contradict(Approve())),
         Contradict(),
+        Contradict(Refuse()),
+        Hold(),
+        Hold(Contradict(Refuse(mensagem_operador="SALDO INSUFICIENTE"))),
     ],
 )
 def test_json_round_trip(outcome: Any) -> None:
@@ -87,6 +97,11 @@ def test_json_round_trip(outcome: Any) -> None:
         ({"outcome": "duplicar", "times": 1}, "2 to 10"),
         ({"outcome": "duplicar", "times": 2.5}, "times must be int"),
         ({"outcome": "contradicao", "then": "silencio"}, "NoAnswer"),
+        ({"outcome": "segurar", "then": "silencio"}, "Hold needs an outcome with an event"),
+        ({"outcome": "segurar", "then": "atraso 5 silencio"}, "Hold needs an outcome"),
+        ("contradicao duplicar silencio", "Contradict needs an outcome with an event"),
+        ({"outcome": "segurar", "seconds": 5}, "unknown keys for outcome 'segurar'"),
+        ("segurar concluir", "unknown payment outcome"),
         ("falhar", "unknown payment outcome"),
         ("duplicar 2 recusar aprovar", "nothing may follow"),
     ],
@@ -95,6 +110,14 @@ def test_what_is_not_an_outcome(value: object, message: str) -> None:
     """Everything else is a ValueError that says what is wrong."""
     with pytest.raises(ValueError, match=message):
         outcome_from_json("payment", value)
+
+
+def test_the_json_of_a_hold_names_its_word() -> None:
+    """Hold is written {"outcome": "segurar", "then": ...}, as the control API reads it."""
+    assert {"outcome": "segurar"} == outcome_to_json(Hold())
+    assert {"outcome": "segurar", "then": outcome_to_json(Approve())} == outcome_to_json(
+        Hold(Approve())
+    )
 
 
 def test_a_kind_that_does_not_exist() -> None:

@@ -170,6 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
                 "  smartpos sandbox --port 8765 --webhook http://127.0.0.1:8766/\n"
                 "  smartpos sandbox next payment recusar --mensagem 'SALDO INSUFICIENTE'\n"
                 "  smartpos sandbox next payment atraso 5 duplicar\n"
+                "  smartpos sandbox next payment segurar aprovar\n"
                 "  smartpos sandbox fault payments drop\n"
                 "  smartpos sandbox scan --smartpos-id SP-BALCAO-2\n"
                 "  smartpos sandbox log"
@@ -244,6 +245,8 @@ def build_parser() -> argparse.ArgumentParser:
                 "  smartpos sandbox next payment recusar --mensagem 'SALDO INSUFICIENTE'\n"
                 "  smartpos sandbox next payment silencio --times 2\n"
                 "  smartpos sandbox next payment atraso 5 recusar\n"
+                "  smartpos sandbox next payment segurar aprovar\n"
+                "  smartpos sandbox next payment contradicao recusar\n"
                 "  smartpos sandbox next print falhar --always --smartpos-id SP-SANDBOX-1"
             )
         ),
@@ -318,6 +321,25 @@ def build_parser() -> argparse.ArgumentParser:
     )
     resend.add_argument("event_id", metavar="EVENT_ID")
     resend.add_argument("--to", metavar="URL", help=message("cli.help.sandbox_resend.to"))
+    actions.add_parser(
+        "held",
+        help=message("cli.command.sandbox_held"),
+        description=message("cli.about.sandbox_held"),
+        epilog=message("cli.example") + "\n  smartpos sandbox held --json",
+        parents=[json_parent, url_parent],
+        formatter_class=_Formatter,
+    )
+    release = actions.add_parser(
+        "release",
+        help=message("cli.command.sandbox_release"),
+        description=message("cli.about.sandbox_release"),
+        epilog=message("cli.example") + "\n  smartpos sandbox release REFERENCIA",
+        parents=[json_parent, url_parent],
+        formatter_class=_Formatter,
+    )
+    release.add_argument(
+        "referencia", metavar="REFERENCIA", help=message("cli.help.sandbox_release.referencia")
+    )
     log = actions.add_parser(
         "log",
         help=message("cli.command.sandbox_log"),

@@ -4,7 +4,8 @@
 ``SMARTPOS_SANDBOX_*`` variables) and prints one line per request and per delivery attempt.
 The actions talk to a running sandbox's control API through
 [`RemoteSandbox`][smartpos.testing.RemoteSandbox]: ``scan``, ``next``, ``fault``, ``resend``,
-``log``, ``operator start|cancel`` (manual mode's operator). ``--control-key`` (or
+``held`` and ``release`` (the events ``segurar`` holds back per attempt), ``log``, ``operator
+start|cancel`` (manual mode's operator). ``--control-key`` (or
 ``SMARTPOS_SANDBOX_CONTROL_KEY``) is the key a sandbox served with one requires. Outcome and
 fault words are the sandbox's one vocabulary (``smartpos.testing._vocabulary``).
 """
@@ -380,6 +381,43 @@ def _resend(args: argparse.Namespace, out: Output, sandbox: RemoteSandbox) -> in
     return EXIT_ERROR if failed else EXIT_OK
 
 
+def _held(args: argparse.Namespace, out: Output, sandbox: RemoteSandbox) -> int:
+    """List the events held back per referencia (the outcome word ``segurar``)."""
+    from ._output import mask_documents
+
+    held = sandbox.held_by_referencia
+    if out.json:
+        out.data({"held": mask_documents(held)})
+        return EXIT_OK
+    if not held:
+        out.line(message("cli.held_none"))
+    for referencia, events in held.items():
+        for event in events:
+            out.event(event, prefix=message("cli.held_event", referencia=referencia))
+    return EXIT_OK
+
+
+def _release(args: argparse.Namespace, out: Output, sandbox: RemoteSandbox) -> int:
+    """Deliver the events held back for one referencia."""
+    from ._output import mask_documents
+
+    referencia = args.referencia
+    # Asked first, so that "nothing held" is told in the user's language with what to do;
+    # the sandbox's own refusal still covers one released by someone else meanwhile.
+    if referencia not in sandbox.held_by_referencia:
+        raise CommandError(
+            message("cli.release_nothing_held", referencia=referencia),
+            hint=message("cli.release_nothing_held_hint"),
+        )
+    events = sandbox.release(referencia)
+    if out.json:
+        out.data({"referencia": referencia, "events": mask_documents(events)})
+        return EXIT_OK
+    for event in events:
+        out.event(event, prefix=message("cli.released_event", referencia=referencia))
+    return EXIT_OK
+
+
 def _log(args: argparse.Namespace, out: Output, sandbox: RemoteSandbox) -> int:
     from smartpos.testing._headless import Follower
 
@@ -442,6 +480,8 @@ _ACTIONS = {
     "next": _next,
     "fault": _fault,
     "resend": _resend,
+    "held": _held,
+    "release": _release,
     "log": _log,
     "operator": _operator,
 }

@@ -461,6 +461,18 @@ ROUTES: tuple[Route, ...] = (
         ("release_events",),
         lambda s, c: (200, {"events": s.release_events(reverse=c.flag("reverse"))}),
     ),
+    Route(
+        "GET",
+        "/events/held/by-referencia",
+        ("held_by_referencia",),
+        lambda s, c: (200, {"held": s.held_by_referencia}),
+    ),
+    Route(
+        "POST",
+        "/events/held/{referencia}/release",
+        ("release",),
+        lambda s, c: (200, {"events": s.release(c.params["referencia"])}),
+    ),
     Route("POST", "/events/{id}/resend", ("resend",), _resend),
     Route("GET", "/log", ("log",), _log),
     Route("POST", "/trigger", ("trigger",), _trigger),

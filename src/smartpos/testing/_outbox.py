@@ -10,8 +10,9 @@ that reads `events` finds the envelope it was sent. `Outbox.delivered` and
 
 An envelope may come with a `Plan` (the hard cases of ``_outcomes``): delivered several
 times, held back until the next envelope (out of order), scheduled for later on the sandbox's
-clock (a scheduler thread, or `Outbox.deliver_due` when the clock is advanced), or sent to
-one URL only, at once and once (``trigger``).
+clock (a scheduler thread, or `Outbox.deliver_due` when the clock is advanced), held under its
+``referencia`` until `Outbox.release_referencia` (the rest of its plan then applies from the
+release), or sent to one URL only, at once and once (``trigger``).
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ class Plan:
         out_of_order: Held back until the next envelope has been handed to delivery.
         to: Deliver only to this URL, at once, one attempt (not to the partner's webhook).
         headers: Extra headers of that one delivery.
+        hold: Held under its ``dados.referencia`` until `Outbox.release_referencia`.
     """
 
     delay: float = 0.0
@@ -53,6 +55,7 @@ class Plan:
     out_of_order: bool = False
     to: str | None = None
     headers: Mapping[str, str] | None = None
+    hold: bool = False
 
 
 class Outbox:
@@ -84,6 +87,8 @@ class Outbox:
         self._scheduler: threading.Thread | None = None
         self._direct: dict[str, tuple[str, Mapping[str, str] | None]] = {}
         self._held: list[_Item] | None = None
+        # referencia -> what Plan.hold keeps back for it, with the rest of its plan.
+        self._holds: dict[str, list[tuple[_Item, Plan]]] = {}
         self._events: list[dict[str, Any]] = []
         self._ended = 0
         self._deliveries: collections.deque[DeliveryAttempt] = collections.deque(
@@ -130,17 +135,24 @@ class Outbox:
             self._envelopes[envelope["id"]] = item
             if plan.to is not None:
                 self._direct[envelope["id"]] = (plan.to, plan.headers)
-            items = [item] * plan.copies
-            if plan.delay > 0:
-                due = self._world.now() + plan.delay
-                self._scheduled.extend((due, i, plan.out_of_order) for i in items)
-                self._start_scheduler()
-                self._changed.notify_all()
-            elif plan.out_of_order:
-                self._deferred.extend(items)
+            if plan.hold:
+                held = self._holds.setdefault(envelope["dados"]["referencia"], [])
+                held.extend([(item, attrs.evolve(plan, hold=False))] * plan.copies)
             else:
-                self._queued.extend(items)
+                self._route([item] * plan.copies, plan)
             return envelope
+
+    def _route(self, items: list[_Item], plan: Plan) -> None:
+        """Queue ``items`` as ``plan`` says: now, after a delay, or after the next one (locked)."""
+        if plan.delay > 0:
+            due = self._world.now() + plan.delay
+            self._scheduled.extend((due, i, plan.out_of_order) for i in items)
+            self._start_scheduler()
+            self._changed.notify_all()
+        elif plan.out_of_order:
+            self._deferred.extend(items)
+        else:
+            self._queued.extend(items)
 
     def flush(self) -> None:
         """Hand every queued envelope to delivery (call it without holding the lock).
@@ -242,6 +254,34 @@ class Outbox:
             self._deferred = []
         self.flush()
         return [dict(e) for _, e in held]
+
+    @property
+    def held_by_referencia(self) -> dict[str, list[dict[str, Any]]]:
+        """The envelopes `Plan.hold` keeps back, per referencia, in emission order."""
+        with self._lock:
+            return {ref: [dict(e) for (_, e), _ in held] for ref, held in self._holds.items()}
+
+    def release_referencia(self, referencia: str) -> list[dict[str, Any]]:
+        """Hand the envelopes held for ``referencia`` on, as the rest of their plan says.
+
+        Returns:
+            The envelopes, one per delivery, in emission order.
+
+        Raises:
+            SandboxError: Nothing is held for ``referencia``.
+        """
+        with self._changed:
+            held = self._holds.pop(referencia, None)
+            if held is None:
+                others = ", ".join(repr(r) for r in self._holds) or "none"
+                raise SandboxError(
+                    f"no event of referencia {referencia!r} is held (held: {others}); an "
+                    "attempt's event is held when its outcome is Hold (the word 'segurar')"
+                )
+            for item, plan in held:
+                self._route([item], plan)
+        self.flush()
+        return [dict(e) for (_, e), _ in held]
 
     # ------------------------------------------------------------------ records
 

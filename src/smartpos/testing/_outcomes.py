@@ -5,11 +5,12 @@ A payment ends in [`Approve`][smartpos.testing.Approve], [`Refuse`][smartpos.tes
 [`PrintFail`][smartpos.testing.PrintFail] or [`NoAnswer`][smartpos.testing.NoAnswer]. Fields left
 ``None`` are filled with realistic generated values when the terminal acts.
 
-Four wrappers change how the event of an outcome reaches the partner, for the hard cases an
+Five wrappers change how the event of an outcome reaches the partner, for the hard cases an
 integrator must handle: [`Delay`][smartpos.testing.Delay] (it comes late),
 [`Duplicate`][smartpos.testing.Duplicate] (the same event twice),
 [`OutOfOrder`][smartpos.testing.OutOfOrder] (after the next event),
-[`Contradict`][smartpos.testing.Contradict] (a second event that says the opposite). They wrap an
+[`Contradict`][smartpos.testing.Contradict] (a second event that says the opposite),
+[`Hold`][smartpos.testing.Hold] (not until the test releases that attempt). They wrap an
 outcome (``then``), or the terminal's standing one when ``then`` is ``None``, and nest: ``Delay(2,
 then=Duplicate(then=Refuse()))``.
 
@@ -28,6 +29,7 @@ __all__ = [
     "Contradict",
     "Delay",
     "Duplicate",
+    "Hold",
     "Modifier",
     "NoAnswer",
     "OutOfOrder",
@@ -205,7 +207,28 @@ class Contradict:
     then: Outcome | None = None
 
 
-Modifier = Delay | Duplicate | OutOfOrder | Contradict
+@attrs.frozen
+class Hold:
+    """The event of ``then`` is held back until ``Sandbox.release(referencia)`` delivers it.
+
+    The terminal acts at once (the sandbox's record shows the payment approved or refused, and a
+    refund of a held approval works); only the delivery of its event waits, for as long as the
+    test wants: the approval that arrives after the cashier gave up on the attempt. It is held
+    per referencia, apart from ``hold_events()``: ``release_events()`` does not deliver it, and
+    ``Sandbox.held_by_referencia`` shows it. ``criadoEm`` is when the terminal acted. The other
+    wrappers of the same outcome apply from the release: ``Hold(Delay(5))`` is delivered five
+    seconds after it, ``Hold(Contradict(Refuse()))`` holds and releases both events.
+
+    Attributes:
+        then: The outcome; ``None``: what the terminal would do otherwise.
+    """
+
+    NAME: ClassVar[str] = "segurar"
+
+    then: Outcome | None = None
+
+
+Modifier = Delay | Duplicate | OutOfOrder | Contradict | Hold
 """A wrapper that changes how the event of an outcome is delivered."""
 
 Outcome = Approve | Refuse | PrintDone | PrintFail | NoAnswer | Modifier
@@ -217,7 +240,7 @@ PaymentOutcome = Approve | Refuse | NoAnswer | Modifier
 PrintOutcome = PrintDone | PrintFail | NoAnswer | Modifier
 """What a terminal may do with a print job (a wrapper must wrap a print outcome)."""
 
-_MODIFIERS = (Delay, Duplicate, OutOfOrder, Contradict)
+_MODIFIERS = (Delay, Duplicate, OutOfOrder, Contradict, Hold)
 _KINDS = {
     "payment": ((Approve, Refuse, NoAnswer), "Approve, Refuse or NoAnswer"),
     "print": ((PrintDone, PrintFail, NoAnswer), "PrintDone, PrintFail or NoAnswer"),
@@ -233,18 +256,22 @@ def check_outcome(kind: str, outcome: object) -> None:
 
     Raises:
         TypeError: Not an outcome of that kind (or a wrapper around one).
-        ValueError: [`Contradict`][smartpos.testing.Contradict] around
-            [`NoAnswer`][smartpos.testing.NoAnswer]: silence has no opposite.
+        ValueError: [`Contradict`][smartpos.testing.Contradict] or
+            [`Hold`][smartpos.testing.Hold] around [`NoAnswer`][smartpos.testing.NoAnswer],
+            directly or through other wrappers: silence has no opposite, and nothing to hold.
     """
     classes, names = _KINDS[kind]
     value = outcome
+    needs_event: str | None = None
     while isinstance(value, _MODIFIERS):
+        if isinstance(value, (Contradict, Hold)) and needs_event is None:
+            needs_event = type(value).__name__
         inner = value.then
-        if isinstance(value, Contradict) and isinstance(inner, NoAnswer):
-            raise ValueError("Contradict needs an outcome with an event, not NoAnswer")
         if inner is None:
             return
         value = inner
+    if needs_event is not None and isinstance(value, NoAnswer):
+        raise ValueError(f"{needs_event} needs an outcome with an event, not NoAnswer")
     if not isinstance(value, classes):
         raise TypeError(f"a {kind} outcome is {names} (or a wrapper of one), not {outcome!r}")
 

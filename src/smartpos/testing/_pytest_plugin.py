@@ -44,7 +44,7 @@ _BASE_URL = "http://sandbox.invalid"
 MARKERS = {
     "smartpos_payments": "smartpos_payments(*outcomes, times=1, smartpos_id=None): script "
     "what the next payments of smartpos_sandbox do ('recusar', 'silencio', 'atraso 5', "
-    "Refuse(...)).",
+    "'segurar aprovar', 'contradicao recusar', Refuse(...)).",
     "smartpos_prints": "smartpos_prints(*outcomes, times=1, smartpos_id=None): script what "
     "the next print jobs of smartpos_sandbox do ('falhar', PrintFail(...)).",
     "smartpos_fault": "smartpos_fault(endpoint, fault, times=1): a fault for the next requests "

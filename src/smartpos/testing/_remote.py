@@ -435,6 +435,20 @@ class RemoteSandbox:
         ]
         return events
 
+    @property
+    def held_by_referencia(self) -> dict[str, list[dict[str, Any]]]:
+        """The envelopes ``Hold`` keeps back, per referencia."""
+        held: dict[str, list[dict[str, Any]]] = self.call("GET", "/events/held/by-referencia")[
+            "held"
+        ]
+        return held
+
+    def release(self, referencia: str) -> list[dict[str, Any]]:
+        """Deliver the events ``Hold`` keeps back for one referencia; return them."""
+        path = f"/events/held/{urllib.parse.quote(referencia, safe='')}/release"
+        events: list[dict[str, Any]] = self.call("POST", path)["events"]
+        return events
+
     def log(self, since: int = 0, *, wait: float = 0.0) -> list[LogEntry]:
         """The log entries after ``since``, waiting up to ``wait`` seconds for a first one."""
         params = {"since": since, "wait": wait}

@@ -342,8 +342,9 @@ class Sandbox:
                 [`NoAnswer`][smartpos.testing.NoAnswer], or a wrapper
                 ([`Delay`][smartpos.testing.Delay], [`Duplicate`][smartpos.testing.Duplicate],
                 [`OutOfOrder`][smartpos.testing.OutOfOrder],
-                [`Contradict`][smartpos.testing.Contradict]); or the same in words (``"recusar"``,
-                ``"atraso 5"``, ``"silencio"``).
+                [`Contradict`][smartpos.testing.Contradict], [`Hold`][smartpos.testing.Hold]); or
+                the same in words (``"recusar"``, ``"atraso 5"``, ``"silencio"``,
+                ``"segurar aprovar"``).
             times: Queue the sequence this many times (the next N operations).
             smartpos_id: Only payments on this terminal; ``None``: the next payments on any
                 terminal (a terminal's own script is used first).
@@ -681,7 +682,8 @@ class Sandbox:
         """Stop holding and deliver the held envelopes, in emission order or reversed.
 
         Events held back by [`OutOfOrder`][smartpos.testing.OutOfOrder] are delivered too, after
-        them.
+        them. Those of an attempt held by [`Hold`][smartpos.testing.Hold] are not: `release`
+        delivers them.
 
         Args:
             reverse: Deliver the newest first.
@@ -690,6 +692,35 @@ class Sandbox:
             The held envelopes in the order they were handed to delivery.
         """
         return self._outbox.release(reverse=reverse)
+
+    @property
+    def held_by_referencia(self) -> dict[str, list[dict[str, Any]]]:
+        """The envelopes [`Hold`][smartpos.testing.Hold] keeps back, per referencia.
+
+        Each referencia (in the order its first event was held) maps to its envelopes in
+        emission order, one per delivery (a [`Duplicate`][smartpos.testing.Duplicate] twice).
+        A referencia leaves it when `release` delivers its events.
+        """
+        return self._outbox.held_by_referencia
+
+    def release(self, referencia: str) -> list[dict[str, Any]]:
+        """Deliver the events held by [`Hold`][smartpos.testing.Hold] for one attempt.
+
+        The envelopes are handed to delivery now, in emission order (the other wrappers of their
+        outcome apply from now: a [`Delay`][smartpos.testing.Delay] counts from the release).
+        While [`hold_events`][smartpos.testing.Sandbox.hold_events] is on they join its held
+        envelopes, as any new delivery does.
+
+        Args:
+            referencia: The attempt's ``referencia`` (``dados.referencia`` of its events).
+
+        Returns:
+            The envelopes released, one per delivery.
+
+        Raises:
+            SandboxError: No event of that referencia is held (never held, or already released).
+        """
+        return self._outbox.release_referencia(referencia)
 
     # ------------------------------------------------------------------ log and trigger
 

@@ -2,8 +2,8 @@
 
 A terminal acts under the world's lock and emits its event into the outbox; the methods a test
 calls directly (`Terminals.scan`, the operator's) flush the outbox once the lock is free.
-An outcome's wrappers (``Delay``, ``Duplicate``, ``OutOfOrder``, ``Contradict``) are unwrapped
-here into the base outcome and the outbox's delivery `Plan`.
+An outcome's wrappers (``Delay``, ``Duplicate``, ``OutOfOrder``, ``Contradict``, ``Hold``) are
+unwrapped here into the base outcome and the outbox's delivery `Plan`.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from ._outcomes import (
     Contradict,
     Delay,
     Duplicate,
+    Hold,
     NoAnswer,
     Outcome,
     OutOfOrder,
@@ -216,7 +217,7 @@ def resolve(
     Returns:
         The base outcome and its plan.
     """
-    delay, copies, out_of_order, contradict = 0.0, 1, False, False
+    delay, copies, out_of_order, contradict, hold = 0.0, 1, False, False, False
     value = outcome if outcome is not None else standing
     used_standing = outcome is None
     while True:
@@ -228,9 +229,18 @@ def resolve(
             out_of_order = True
         elif isinstance(value, Contradict):
             contradict = True
+        elif isinstance(value, Hold):
+            hold = True
         else:
             target = to or Plan()
-            plan = Plan(delay, copies, out_of_order, target.to, target.headers)
+            plan = Plan(
+                delay=delay,
+                copies=copies,
+                out_of_order=out_of_order,
+                to=target.to,
+                headers=target.headers,
+                hold=hold,
+            )
             return Resolved(value, plan, contradict)
         then = value.then
         if then is None:

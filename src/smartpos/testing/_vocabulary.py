@@ -15,6 +15,7 @@ atraso N      ``Delay(N, then)``        delivered N seconds late
 duplicar      ``Duplicate(then)``       delivered twice, same ``id``
 fora-de-ordem ``OutOfOrder(then)``      delivered after the next event
 contradicao   ``Contradict(then)``      followed by an event saying the opposite
+segurar       ``Hold(then)``            held until ``Sandbox.release(referencia)``
 ============  ========================  ===================================================
 
 Three written forms, one meaning:
@@ -58,6 +59,7 @@ from ._outcomes import (
     Contradict,
     Delay,
     Duplicate,
+    Hold,
     NoAnswer,
     Outcome,
     OutOfOrder,
@@ -98,6 +100,7 @@ WRAPPERS: dict[str, type[Outcome]] = {
     "duplicar": Duplicate,
     "fora-de-ordem": OutOfOrder,
     "contradicao": Contradict,
+    "segurar": Hold,
 }
 """The wrapper words, for both kinds."""
 
@@ -143,6 +146,7 @@ _FIELDS: dict[type[Any], _Options] = {
     Duplicate: {"times": ("times", "int")},
     OutOfOrder: {},
     Contradict: {},
+    Hold: {},
 }
 _FAULT_FIELDS: dict[type[Any], _Options] = {
     InternalError: {"afterAccept": ("after_accept", "bool")},
@@ -153,6 +157,8 @@ _FAULT_FIELDS: dict[type[Any], _Options] = {
     ConnectionRefused: {},
     ReadTimeout: {"hold": ("hold", "number")},
 }
+_THEN_ONLY = (OutOfOrder, Contradict, Hold)
+"""The wrappers whose only option is ``then``."""
 _NUMBER = re.compile(r"\d+(\.\d+)?")
 _WHEN = {"after-accept": True, "before-accept": False}
 
@@ -232,9 +238,9 @@ def _from_words(kind: str, words: list[str], text: str) -> Outcome:
         if rest and rest[0].isdigit():
             times, rest = int(rest[0]), rest[1:]
         return Duplicate(_from_words(kind, rest, text) if rest else None, times)
-    if cls is OutOfOrder or cls is Contradict:
+    if cls in _THEN_ONLY:
         then = _from_words(kind, rest, text) if rest else None
-        wrapped: Outcome = OutOfOrder(then) if cls is OutOfOrder else Contradict(then)
+        wrapped: Outcome = cls(then)
         check_outcome(kind, wrapped)
         return wrapped
     if rest:
@@ -266,7 +272,7 @@ def outcome_from_json(kind: str, value: object) -> Outcome:
         raise ValueError(f"an outcome object needs 'outcome' (a word), got {value!r}")
     cls = _word(kind, word)
     kwargs = _options(_FIELDS[cls], data, f"outcome {word!r}")
-    if cls in (Delay, Duplicate, OutOfOrder, Contradict):
+    if cls in WRAPPERS.values():
         then = data.pop("then", None)
         if then is not None:
             kwargs["then"] = outcome_from_json(kind, then)
