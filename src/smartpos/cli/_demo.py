@@ -513,7 +513,10 @@ class _Demo:
             f'client.payments.create_and_wait(..., sale="{sale}")\n'
             f'client.compensate("{sale}")  # ' + words("the late approval, refunded once"),
         )
-        yield _Act(self.sandbox.hold_events)
+        from smartpos.testing import Hold
+
+        # The terminal approves this attempt, but its event is held until released below.
+        yield _Act(lambda: self.sandbox.script_payments(Hold()))
         slow = yield _Call("payments", "create", {**payment, "sale": sale})
         self.referencias["payment_abandoned"] = slow.referencia
         out.line(
@@ -526,12 +529,12 @@ class _Demo:
         out.line(
             words("  abandoned, nothing sent: the sale is {state} again", state=given_up.state)
         )
-        yield _Act(lambda: self.release_later(self.args.delay / 2))
         paid = yield _Call("payments", "create_and_wait", {**charge, "sale": sale})
         out.line(f"  referencia {paid.dados.referencia}: {out.tipo(paid.tipo)}")
         yield _Wait((paid.tipo,), paid.dados.referencia, paid.tipo, quiet=True)
         if paid.tipo == "pagamento.aprovado":
             self.outcomes["approved"].append(paid.dados.referencia)
+        yield _Act(lambda: self.sandbox.release(slow.referencia))
         yield _Wait(("pagamento.aprovado",), slow.referencia, "pagamento.aprovado")
         out.line(
             words("  the slow attempt was approved late: a pendência, never counted for the sale")
