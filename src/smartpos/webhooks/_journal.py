@@ -676,8 +676,11 @@ class JournalBase:
         """Up to ``limit`` sales with ``seq > after``, by seq, that may have pendências or an
         open attempt: those with a payment attempt still waiting (``sending``, ``accepted``,
         ``unknown``), with two stored events or more, or refused or abandoned with one event
-        or more. A superset (each is judged when built); found by an index, not a scan."""
-        raise NotImplementedError
+        or more. A superset (each is judged when built); found by an index, not a scan.
+
+        This default lists every sale (``_sale_list``): a correct superset for a backend
+        without such an index yet, so that the till's review never fails on it."""
+        return self._sale_list(after=after, limit=limit)
 
     def _terminal_get(self, smartpos_id: str) -> tuple[str, float] | None:
         """The attempt that last held the terminal and until when, or ``None``."""
