@@ -288,6 +288,14 @@ def _different_request(referencia: str, operation: Operation) -> ValidationError
     )
 
 
+def _refused_attempt(referencia: str, sale: str) -> ValidationError:
+    return ValidationError(
+        "REFERENCIA_DUPLICADA",
+        message("sale.attempt_refused", referencia=referencia, sale=sale),
+        campo="referencia",
+    )
+
+
 def _accepted_without_answer(operation: Operation) -> OutcomeUnknownError:
     # A resend answered 409 REFERENCIA_DUPLICADA: accepted, but the acceptance was never read.
     cause = SmartPOSError(
@@ -566,6 +574,10 @@ def _existing(store: StoreBase, call: Call[T], operation: Operation) -> Flow[T |
             raise _accepted_without_answer(operation)
         logger.info("smartpos: referencia=%s was accepted already: nothing sent", referencia)
         return cast("T", saved)
+    if operation.state == "rejected" and operation.sale is not None:
+        # A first send again would be a new charge of the sale outside its rules (paid once,
+        # one open attempt, the terminal's hold): another attempt may have paid it since.
+        raise _refused_attempt(referencia, operation.sale)
     if operation.state == "rejected":
         # Surely not accepted, so sending it again is safe: a first send again. Journal it as
         # sending first (a crash meanwhile leaves it listed by operations(final=False), and
