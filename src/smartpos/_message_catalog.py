@@ -618,6 +618,20 @@ CATALOG: Final[dict[str, dict[str, str]]] = {
             "onde as regras dela se aplicam; nada foi enviado"
         ),
     },
+    "sale.attempt_abandoned": {
+        "en": (
+            "referencia {referencia} is an attempt of sale {sale!r} that was abandoned before "
+            "its outcome was known: it is never sent again (on the terminal it would be a new "
+            "charge); its late approval, if any, is a pending item that client.compensate "
+            "refunds; charge the sale under a new referencia; nothing was sent"
+        ),
+        "pt_BR": (
+            "a referencia {referencia} é uma tentativa da venda {sale!r} abandonada antes de "
+            "seu desfecho ser conhecido: ela nunca é enviada de novo (no terminal seria uma nova "
+            "cobrança); uma aprovação atrasada dela é uma pendência que client.compensate "
+            "estorna; cobre a venda com uma nova referencia; nada foi enviado"
+        ),
+    },
     "sale.unknown": {
         "en": "the store knows no sale {sale!r}: check the sale key",
         "pt_BR": "o store não conhece a venda {sale!r}: confira a chave da venda",

@@ -588,7 +588,15 @@ def _existing(store: StoreBase, call: Call[T], operation: Operation) -> Flow[T |
         if not reply.get():
             return _Again()
         return (yield from _send(store, call, resend=False))
-    # sending / unknown: the earlier send may have arrived; resend its exact bytes.
+    # sending / unknown: the earlier send may have arrived; resend its exact bytes. Not an
+    # abandoned attempt: if the earlier send never arrived, the resend is a new charge on a
+    # terminal the cashier gave up (and the sale no longer holds).
+    if operation.abandoned is not None and operation.sale is not None:
+        raise ValidationError(
+            "REFERENCIA_DUPLICADA",
+            message("sale.attempt_abandoned", referencia=referencia, sale=operation.sale),
+            campo="referencia",
+        )
     if not (yield from _mark_resending(store, referencia)):
         return _Again()
     journaled = attrs.evolve(call, body=operation.body)
@@ -730,7 +738,8 @@ def reconcile(store: StoreBase | None, referencia: object) -> Flow[Operation]:
     ``sending`` and ``unknown`` operations are resent with their journaled bytes (so the same
     referencia): a 2xx or a 409 ``REFERENCIA_DUPLICADA`` makes them ``accepted``; an answer
     that judges the bytes makes them ``rejected``. ``accepted``, ``final`` and ``rejected``
-    operations are returned as they are, nothing sent: there is nothing to resolve.
+    operations are returned as they are, nothing sent: there is nothing to resolve; so is an
+    abandoned attempt of a sale (its late approval is the sale's pendência).
 
     Raises:
         ConfigurationError: No store; nothing was sent.
@@ -747,7 +756,9 @@ def reconcile(store: StoreBase | None, referencia: object) -> Flow[Operation]:
             message("outcomes.not_journaled", referencia=ref),
             campo="referencia",
         )
-    if operation.state not in ("sending", "unknown"):
+    if operation.state not in ("sending", "unknown") or operation.abandoned is not None:
+        # An abandoned attempt is never resent: if its first send never arrived, the resend
+        # would be a new charge on a terminal the cashier gave up.
         return operation
     if not (yield from _mark_resending(journal, ref)):
         # Accepted (or ended) meanwhile, by another process: nothing to resend.

@@ -226,8 +226,9 @@ class JournalBase:
                 those whose final event is already stored): what a process reconciles at
                 start-up. Not an accepted refund either (no refund event is specified yet:
                 acceptance is as far as it goes), nor a QR code past its ``expires_at``
-                (nobody can read it any more). ``True`` lists every operation, whatever its
-                state.
+                (nobody can read it any more), nor an abandoned attempt of a sale (nobody
+                waits for it: its late approval is the sale's pendência, and a resend could
+                charge anew). ``True`` lists every operation, whatever its state.
             limit: Most operations to list; below 1, none.
 
         Returns:
@@ -248,7 +249,11 @@ class JournalBase:
             batch = self._journal_list(waiting=not final, after=after, limit=limit)
             for entry in batch:
                 operation = self._resolved(entry, self._journal_events(entry.referencia))
-                if final or (operation.waiting and not _nothing_more_to_come(operation, now)):
+                if final or (
+                    operation.waiting
+                    and operation.abandoned is None
+                    and not _nothing_more_to_come(operation, now)
+                ):
                     found.append(operation)
                     if len(found) == limit:
                         break
