@@ -479,6 +479,10 @@ def _begin(store: StoreBase, call: Call[Any]) -> Flow[tuple[Operation, bool]]:
     again = yield Blocking(begin)
     if again.error is None:
         return cast("tuple[Operation, bool]", again.value)
+    if isinstance(again.error, ValidationError):
+        # A sale's rule refused the re-run, which read the journal first and found no entry
+        # under the referencia: nothing was journaled, so nothing can have been sent.
+        raise again.error
     raise _unconfirmed(referencia, again.error) from again.error
 
 
