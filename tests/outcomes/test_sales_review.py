@@ -397,3 +397,62 @@ def test_review_a_refusal_on_the_confirmation_rerun_is_a_refusal(
 
     assert not isinstance(info.value, smartpos.OutcomeUnknownError)
     assert ("VENDA_EM_ANDAMENTO", []) == (info.value.codigo, recording.sent)
+
+
+# --- F4b: a compensation cut between its journal entry and its send --------------------------
+
+
+class _Crash(BaseException):
+    """The process dies here (kill -9 between the journal write and the send)."""
+
+
+class _CrashOnRefund(httpx.BaseTransport):
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/v1/refunds":
+            raise _Crash
+        response: httpx.Response = self.inner.handle_request(request)
+        return response
+
+
+def test_review_a_compensation_cut_before_its_send_is_not_forgotten(
+    store: StoreBase, sandbox: Sandbox
+) -> None:
+    """``compensate`` journals the refund, then the process dies before sending it. The entry
+    stays ``sending``: the late approval leaves the pendências (a journaled compensation counts)
+    and ``compensate`` never sends a journaled one again. Unless a start-up loop reconciles
+    every operation, the customer's money is never returned and the till's review is clean.
+    Either ``compensate`` resumes its own compensation (same referencia and bytes: never a
+    second refund) or the sale stays in the review."""
+    with smartpos.Client(
+        api_key=Sandbox.API_KEY, base_url=BASE, transport=sandbox.transport(), store=store
+    ) as client:
+        sandbox.hold_events()
+        client.payments.create(**payment_kwargs(), sale="mesa-3")
+        client.abandon("mesa-3", motivo="desistiu")
+        sandbox.release_events()
+        client.payments.create_and_wait(**payment_kwargs(), sale="mesa-3", timeout=10)
+    with (
+        smartpos.Client(
+            api_key=Sandbox.API_KEY,
+            base_url=BASE,
+            transport=_CrashOnRefund(sandbox.transport()),
+            store=store,
+        ) as dying,
+        pytest.raises(_Crash),
+    ):
+        dying.compensate("mesa-3")
+    with smartpos.Client(
+        api_key=Sandbox.API_KEY, base_url=BASE, transport=sandbox.transport(), store=store
+    ) as client:
+        client.compensate("mesa-3")
+
+    sale = store.sale("mesa-3")
+    assert sale is not None
+    refunded = len(sandbox.refunds)
+    assert refunded == 1 or ["mesa-3"] == [s.sale_id for s in store.sales(attention=True)], (
+        f"refunds sent: {refunded}; compensations: {[c.state for c in sale.compensations]}; "
+        f"pendencias: {[p.reason for p in sale.pendencias]}"
+    )
