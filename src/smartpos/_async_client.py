@@ -392,7 +392,7 @@ class AsyncClient:
         Returns:
             The compensation refunds' operations, started now or found, in attempt order;
             a refund the service refused or whose answer is unknown is returned with that
-            state (``rejected``, ``unknown``) and stays a pendência while refused.
+            state (``rejected``, ``unknown``) and stays a pendência while so.
 
         Raises:
             ConfigurationError: the client has no store.

@@ -608,6 +608,34 @@ CATALOG: Final[dict[str, dict[str, str]]] = {
             "primeira tentativa: omita total_centavos ou passe {total}; nada foi enviado"
         ),
     },
+    "sale.attempt_refused": {
+        "en": (
+            "referencia {referencia} is an attempt of sale {sale!r} the service surely did not "
+            "accept: it is never sent again (the sale may have been charged since); charge the "
+            "sale under a new referencia (smartpos.new_referencia()), where its rules apply; "
+            "nothing was sent"
+        ),
+        "pt_BR": (
+            "a referencia {referencia} é uma tentativa da venda {sale!r} que o serviço "
+            "certamente não aceitou: ela nunca é enviada de novo (a venda pode ter sido cobrada "
+            "desde então); cobre a venda com uma nova referencia (smartpos.new_referencia()), "
+            "onde as regras dela se aplicam; nada foi enviado"
+        ),
+    },
+    "sale.attempt_abandoned": {
+        "en": (
+            "referencia {referencia} is an attempt of sale {sale!r} that was abandoned before "
+            "its outcome was known: it is never sent again (on the terminal it would be a new "
+            "charge); its late approval, if any, is a pending item that client.compensate "
+            "refunds; charge the sale under a new referencia; nothing was sent"
+        ),
+        "pt_BR": (
+            "a referencia {referencia} é uma tentativa da venda {sale!r} abandonada antes de "
+            "seu desfecho ser conhecido: ela nunca é enviada de novo (no terminal seria uma nova "
+            "cobrança); uma aprovação atrasada dela é uma pendência que client.compensate "
+            "estorna; cobre a venda com uma nova referencia; nada foi enviado"
+        ),
+    },
     "sale.unknown": {
         "en": "the store knows no sale {sale!r}: check the sale key",
         "pt_BR": "o store não conhece a venda {sale!r}: confira a chave da venda",

@@ -288,6 +288,14 @@ def _different_request(referencia: str, operation: Operation) -> ValidationError
     )
 
 
+def _refused_attempt(referencia: str, sale: str) -> ValidationError:
+    return ValidationError(
+        "REFERENCIA_DUPLICADA",
+        message("sale.attempt_refused", referencia=referencia, sale=sale),
+        campo="referencia",
+    )
+
+
 def _accepted_without_answer(operation: Operation) -> OutcomeUnknownError:
     # A resend answered 409 REFERENCIA_DUPLICADA: accepted, but the acceptance was never read.
     cause = SmartPOSError(
@@ -471,6 +479,10 @@ def _begin(store: StoreBase, call: Call[Any]) -> Flow[tuple[Operation, bool]]:
     again = yield Blocking(begin)
     if again.error is None:
         return cast("tuple[Operation, bool]", again.value)
+    if isinstance(again.error, ValidationError):
+        # A sale's rule refused the re-run, which read the journal first and found no entry
+        # under the referencia: nothing was journaled, so nothing can have been sent.
+        raise again.error
     raise _unconfirmed(referencia, again.error) from again.error
 
 
@@ -566,6 +578,10 @@ def _existing(store: StoreBase, call: Call[T], operation: Operation) -> Flow[T |
             raise _accepted_without_answer(operation)
         logger.info("smartpos: referencia=%s was accepted already: nothing sent", referencia)
         return cast("T", saved)
+    if operation.state == "rejected" and operation.sale is not None:
+        # A first send again would be a new charge of the sale outside its rules (paid once,
+        # one open attempt, the terminal's hold): another attempt may have paid it since.
+        raise _refused_attempt(referencia, operation.sale)
     if operation.state == "rejected":
         # Surely not accepted, so sending it again is safe: a first send again. Journal it as
         # sending first (a crash meanwhile leaves it listed by operations(final=False), and
@@ -576,7 +592,15 @@ def _existing(store: StoreBase, call: Call[T], operation: Operation) -> Flow[T |
         if not reply.get():
             return _Again()
         return (yield from _send(store, call, resend=False))
-    # sending / unknown: the earlier send may have arrived; resend its exact bytes.
+    # sending / unknown: the earlier send may have arrived; resend its exact bytes. Not an
+    # abandoned attempt: if the earlier send never arrived, the resend is a new charge on a
+    # terminal the cashier gave up (and the sale no longer holds).
+    if operation.abandoned is not None and operation.sale is not None:
+        raise ValidationError(
+            "REFERENCIA_DUPLICADA",
+            message("sale.attempt_abandoned", referencia=referencia, sale=operation.sale),
+            campo="referencia",
+        )
     if not (yield from _mark_resending(store, referencia)):
         return _Again()
     journaled = attrs.evolve(call, body=operation.body)
@@ -718,7 +742,8 @@ def reconcile(store: StoreBase | None, referencia: object) -> Flow[Operation]:
     ``sending`` and ``unknown`` operations are resent with their journaled bytes (so the same
     referencia): a 2xx or a 409 ``REFERENCIA_DUPLICADA`` makes them ``accepted``; an answer
     that judges the bytes makes them ``rejected``. ``accepted``, ``final`` and ``rejected``
-    operations are returned as they are, nothing sent: there is nothing to resolve.
+    operations are returned as they are, nothing sent: there is nothing to resolve; so is an
+    abandoned attempt of a sale (its late approval is the sale's pendência).
 
     Raises:
         ConfigurationError: No store; nothing was sent.
@@ -735,7 +760,9 @@ def reconcile(store: StoreBase | None, referencia: object) -> Flow[Operation]:
             message("outcomes.not_journaled", referencia=ref),
             campo="referencia",
         )
-    if operation.state not in ("sending", "unknown"):
+    if operation.state not in ("sending", "unknown") or operation.abandoned is not None:
+        # An abandoned attempt is never resent: if its first send never arrived, the resend
+        # would be a new charge on a terminal the cashier gave up.
         return operation
     if not (yield from _mark_resending(journal, ref)):
         # Accepted (or ended) meanwhile, by another process: nothing to resend.

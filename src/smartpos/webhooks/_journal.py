@@ -249,8 +249,9 @@ class JournalBase:
                 those whose final event is already stored): what a process reconciles at
                 start-up. Not an accepted refund either (no refund event is specified yet:
                 acceptance is as far as it goes), nor a QR code past its ``expires_at``
-                (nobody can read it any more). ``True`` lists every operation, whatever its
-                state.
+                (nobody can read it any more), nor an abandoned attempt of a sale (nobody
+                waits for it: its late approval is the sale's pendência, and a resend could
+                charge anew). ``True`` lists every operation, whatever its state.
             limit: Most operations to list; below 1, none.
 
         Returns:
@@ -271,7 +272,11 @@ class JournalBase:
             batch = self._journal_list(waiting=not final, after=after, limit=limit)
             for entry in batch:
                 operation = self._resolved(entry, self._journal_events(entry.referencia))
-                if final or (operation.waiting and not _nothing_more_to_come(operation, now)):
+                if final or (
+                    operation.waiting
+                    and operation.abandoned is None
+                    and not _nothing_more_to_come(operation, now)
+                ):
                     found.append(operation)
                     if len(found) == limit:
                         break
@@ -405,13 +410,21 @@ class JournalBase:
         and lets a process that finds it resend it (marking it ``unknown``, which this
         process then sees). Durable, like the entry written before a first send.
 
+        Never an attempt of a sale (``False``): it would open again outside the sale's
+        compare-and-set (``_begin_sale_attempt`` trusts that attempts only end outside it),
+        so a second attempt could be open, or the sale paid, meanwhile.
+
         Returns:
-            ``True`` when written; ``False`` when the entry is no longer ``rejected``.
+            ``True`` when written; ``False`` when the entry is no longer ``rejected``, or is
+            an attempt of a sale.
 
         Raises:
             StoreError: The backend failed.
         """
         referencia = _check_referencia(referencia)
+        entry = self._journal_get(referencia)
+        if entry is None or entry.sale is not None:  # an entry's sale never changes
+            return False
         return self._journal_update(
             referencia, "sending", frozenset({"rejected"}), None, self._now()
         )
@@ -701,8 +714,11 @@ class JournalBase:
         """Up to ``limit`` sales with ``seq > after``, by seq, that may have pendências or an
         open attempt: those with a payment attempt still waiting (``sending``, ``accepted``,
         ``unknown``), with two stored events or more, or refused or abandoned with one event
-        or more. A superset (each is judged when built); found by an index, not a scan."""
-        raise NotImplementedError
+        or more. A superset (each is judged when built); found by an index, not a scan.
+
+        This default lists every sale (``_sale_list``): a correct superset for a backend
+        without such an index yet, so that the till's review never fails on it."""
+        return self._sale_list(after=after, limit=limit)
 
     def _terminal_get(self, smartpos_id: str) -> tuple[str, float] | None:
         """The attempt that last held the terminal and until when, or ``None``."""

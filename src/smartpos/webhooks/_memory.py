@@ -600,6 +600,8 @@ class MemoryStore(StoreBase):
         if entry.kind != "payment":
             return False
         events = len(self._by_referencia.get(entry.referencia, ()))
+        # The recorded outcome is one even after the inbox's purge (or eviction) dropped it.
+        events = max(events, int(entry.final_event is not None))
         ended = entry.abandoned is not None or entry.state == "rejected"
         return entry.state in WAITING_STATES or events >= 2 or (events >= 1 and ended)
 
