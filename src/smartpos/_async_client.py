@@ -390,9 +390,12 @@ class AsyncClient:
             sale_id: The sale's key.
 
         Returns:
-            The compensation refunds' operations, started now or found, in attempt order;
-            a refund the service refused or whose answer is unknown is returned with that
-            state (``rejected``, ``unknown``) and stays a pendência while so.
+            The compensation refunds' operations, started now or found, in attempt order.
+            Only an ``accepted`` (or ``final``) refund takes its late approval off the
+            pendências: one refused (``rejected``), unknown (``unknown``) or journaled by a
+            process that died before sending it (``sending``) stays a pendência; settle an
+            unknown or unsent one with ``client.reconcile(operation.referencia)`` (the same
+            bytes, never a second refund).
 
         Raises:
             ConfigurationError: the client has no store.

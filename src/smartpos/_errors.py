@@ -14,6 +14,8 @@
     │   └── ClientClosedError          the client was closed: nothing was sent
     ├── OutcomeUnknownError            the service may have accepted it: wait for the event,
     │   │                              never retry with a new referencia
+    │   ├── AttemptAbandonedError      the attempt create_and_wait(sale=) waited for was given
+    │   │                              up meanwhile: its approval is not counted
     │   └── OutcomePendingError        accepted (or may have been), but no final event came
     │                                  within the wait's timeout: wait again later
     ├── OperationRejectedError         a wait for an operation the service surely refused
@@ -50,6 +52,7 @@ __all__ = [
     "APIError",
     "ApiKeyInvalidaError",
     "ApiKeyNaoInformadaError",
+    "AttemptAbandonedError",
     "AuthenticationError",
     "BadRequestError",
     "CampoInvalidoError",
@@ -242,6 +245,32 @@ class OutcomeUnknownError(SmartPOSError):
                 str(self),
             ),
         )
+
+
+class AttemptAbandonedError(OutcomeUnknownError):
+    """The attempt ``create_and_wait(sale=...)`` waited for was abandoned meanwhile.
+
+    A cashier gave it up (``client.abandon``) while this call waited. Its event, when one came,
+    is ``event``; an approval of an abandoned attempt is never counted toward the sale: it is
+    a ``late_approval`` pendência that ``client.compensate`` refunds. Do not finalize the sale
+    on it; look at ``store.sale(sale_id)``.
+
+    Attributes:
+        event: The attempt's final event, or ``None``.
+        sale_id: The sale's key.
+    """
+
+    def __init__(self, referencia: str, *, sale_id: str, event: Any = None) -> None:
+        from ._messages import message
+
+        self.sale_id = sale_id
+        self.event = event
+        reason = SmartPOSError(message("error.attempt_abandoned", sale=sale_id))
+        super().__init__(referencia, reason, attempts=0)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        kw = {"sale_id": self.sale_id, "event": self.event}
+        return (_rebuild, (type(self), (self.referencia,), kw, str(self)))
 
 
 class OutcomePendingError(OutcomeUnknownError):

@@ -656,6 +656,16 @@ CATALOG: Final[dict[str, dict[str, str]]] = {
             "são registradas nele; nada foi enviado"
         ),
     },
+    "error.attempt_abandoned": {
+        "en": (
+            "the attempt was abandoned while it was awaited (sale {sale!r}): its event is not "
+            "counted toward the sale; a late approval is refunded by client.compensate"
+        ),
+        "pt_BR": (
+            "a tentativa foi abandonada enquanto era esperada (venda {sale!r}): o evento dela "
+            "não conta para a venda; uma aprovação atrasada é estornada por client.compensate"
+        ),
+    },
     "error.sale_in_progress": {
         "en": (
             "sale {sale!r} has an open attempt, referencia {referencia}: wait for its outcome "

@@ -62,6 +62,7 @@ from ._calls import Call, journaled_call
 from ._config import is_seconds
 from ._errors import (
     APIError,
+    AttemptAbandonedError,
     ClientClosedError,
     ConfigurationError,
     OperationRejectedError,
@@ -679,6 +680,14 @@ def payment_and_wait(
 
     what = "payments.create_and_wait"
     event = yield from create_and_wait(store, call, timeout=timeout, what=what)
+    if call.sale is not None and store is not None:
+        # A cashier may have given the attempt up while we waited: its approval is a late one.
+        reply = yield Blocking(functools.partial(store.operation, _referencia(call)))
+        operation = reply.value if reply.error is None else None
+        if operation is not None and operation.abandoned is not None:
+            raise AttemptAbandonedError(
+                operation.referencia, sale_id=call.sale.sale_id, event=event
+            )
     return cast(
         "PagamentoAprovado | PagamentoRecusado",
         _expect(event, PagamentoAprovado, PagamentoRecusado, what=what),

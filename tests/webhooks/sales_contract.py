@@ -428,9 +428,11 @@ class SalesContract:
 
         _, created = compensation(store, R1)
         _, again = compensation(store, R1)
+        unsent = [p.reason for p in the_sale(store).pendencias]
+        store._record_operation(compensation_referencia(R1), "accepted")
 
         sale = the_sale(store)
-        assert (True, False, []) == (created, again, sale.pendencias)
+        assert (True, False, ["late_approval"], []) == (created, again, unsent, sale.pendencias)
         assert [compensation_referencia(R1)] == [c.referencia for c in sale.compensations]
         assert [R1] == [a.referencia for a in sale.attempts]
         assert [] == store.sales(attention=True)

@@ -68,6 +68,8 @@ CONFLICT = "conflict"
 #: Compare-and-set rounds of one sale attempt before giving up (each lost one means another
 #: process journaled an attempt of the same sale or terminal meanwhile).
 _SALE_ROUNDS = 50
+#: Waiting operations read per round by ``_settle_waiting``.
+_SETTLE_BATCH = 500
 
 
 def _utc(ts: float) -> _dt.datetime:
@@ -451,6 +453,23 @@ class JournalBase:
             raise OperationRejectedError(referencia)
         return operation.event
 
+    def _settle_waiting(self) -> None:
+        """Record the outcome of every waiting operation whose final event is stored.
+
+        Run by ``purge`` before it deletes events: an outcome is recorded in the journal only
+        when somebody reads the operation, and an approval nobody read (a ``create`` without a
+        waiter, its event handled by a worker) must not vanish with its event: the sale it
+        paid would look unpaid again.
+        """
+        after = 0
+        while True:
+            batch = self._journal_list(waiting=True, after=after, limit=_SETTLE_BATCH)
+            for entry in batch:
+                self._resolved(entry, self._journal_events(entry.referencia))
+            if len(batch) < _SETTLE_BATCH:
+                return
+            after = batch[-1].seq
+
     def _resolved(self, entry: JournalEntry, events: builtins.list[Mapping[str, Any]]) -> Operation:
         """Settle an entry with its events, recording an outcome found now."""
         operation, newly_final = resolve(entry, events)
@@ -590,9 +609,10 @@ class JournalBase:
                         op = self._resolved(*holding)
                         if op.referencia != entry.referencia and is_open(op):
                             raise TerminalBusyError(holder, smartpos_id=imediato)
-                if terms.terminal_hold > 0:
-                    terminal = imediato
-                    hold_until = now + terms.terminal_hold
+                # Compared even without a hold (terminal_hold=0 records one that ends now): a
+                # hold another client takes between this read and the insert is then seen.
+                terminal = imediato
+                hold_until = now + terms.terminal_hold
             stamped = attrs.evolve(entry, created_at=now, updated_at=now)
             result = self._sale_insert(
                 stamped,

@@ -325,6 +325,7 @@ class MemoryStore(StoreBase):
             return True
 
     def purge(self, *, done_before: _dt.datetime | None = None) -> int:
+        self._settle_waiting()
         with self._lock:
             self._check_open()
             cutoff = self._purge_cutoff(done_before)

@@ -624,6 +624,7 @@ class PostgresStore(StoreBase):
 
     @_translate
     def purge(self, *, done_before: _dt.datetime | None = None) -> int:
+        self._settle_waiting()
         cutoff = _utc(self._purge_cutoff(done_before))
         params = {
             # None: the server's clock minus the retention (done_at is the server's time).

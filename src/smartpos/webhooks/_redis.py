@@ -530,6 +530,7 @@ class RedisStore(StoreBase):
     @_translate
     def purge(self, *, done_before: _dt.datetime | None = None) -> int:
         self._check_open()
+        self._settle_waiting()
         cutoff = self._purge_cutoff(done_before)
         # '': the server's clock minus the retention (done times are the server's).
         since = "" if done_before is None and self._server_clock else _num(cutoff)

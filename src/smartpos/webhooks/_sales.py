@@ -14,8 +14,8 @@ The rules:
   counted approvals add up to its total.
 - An approval of an abandoned attempt is a **late approval**: money the customer paid that
   the sale did not take; a compensation refund (journaled under the sale, with the
-  deterministic referencia of ``compensation_referencia``) takes it off the pendências,
-  unless the service refused that refund or its answer is unknown.
+  deterministic referencia of ``compensation_referencia``) takes it off the pendências once
+  the service accepted it (not while it is refused, unknown, or journaled and never sent).
 - **no_outcome**: an attempt not abandoned and without a final event, ``unknown``, or
   ``sending``/``accepted`` longer than its ``pending_after``.
 - The anomalies of the attempts (a contradiction, a duplicate, a disagreement, an unreadable
@@ -249,9 +249,10 @@ def build_sale(
         pending_after: An attempt's ``pending_after`` seconds by referencia (``None``: never).
         stored_at: When the store took an event, by id (``None``: unknown, then ``now``).
     """
-    # A refund the service refused, or whose answer is unknown (a 5xx, a read timeout: it may
-    # never have happened), compensates nothing yet: the late approval stays a pendência.
-    unsettled = {op.referencia for op in compensations if op.state in ("rejected", "unknown")}
+    # Only a refund the service accepted compensates: one refused, one whose answer is unknown
+    # (a 5xx, a read timeout: it may never have happened) or one journaled but never sent (a
+    # process cut before its send) leaves the late approval a pendência (reconcile settles it).
+    unsettled = {op.referencia for op in compensations if op.state not in ("accepted", "final")}
     compensated = {op.referencia for op in compensations} - unsettled
     approvals: list[PagamentoAprovado] = []
     approved = 0

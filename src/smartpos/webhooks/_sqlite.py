@@ -569,6 +569,7 @@ class SQLiteStore(StoreBase):
             return conn.execute(_REQUEUE, (self._now(), event_id)).rowcount == 1
 
     def purge(self, *, done_before: _dt.datetime | None = None) -> int:
+        self._settle_waiting()
         with self._write() as conn:
             cutoff = self._purge_cutoff(done_before)
             events = conn.execute(_PURGE, (cutoff,)).rowcount
