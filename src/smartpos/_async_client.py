@@ -107,6 +107,12 @@ class AsyncClient:
         lang: The language of the SDK's own messages (errors it raises): ``"pt_BR"`` or
             ``"en"``. Default: env ``SMARTPOS_LANG`` (``pt_BR`` for Portuguese), else English.
             The service's own ``mensagem``/``acao`` are Portuguese either way; logs stay English.
+        terminal_hold: Seconds an ``imediato`` attempt of a sale (``sale=``) holds its
+            terminal at most, journaled with the attempt: another sale's ``imediato`` charge
+            to that terminal is refused (``TerminalBusyError``) until the attempt's final
+            event, its abandon, or this long after it was sent. 0: no hold.
+        pending_after: Seconds after which an attempt of a sale still without outcome is a
+            ``no_outcome`` pendência (``store.sale(...).pendencias``), journaled with it.
 
     Raises:
         ConfigurationError: no API key or base URL, a key that cannot be an HTTP header value,
@@ -383,8 +389,10 @@ class AsyncClient:
         Each is refunded in full with ``refunds.create_for(event,
         referencia=smartpos.referencia_for(f"compensacao:{referencia}"))`` (the late
         attempt's referencia), journaled under the sale. A compensation the journal holds
-        already (this or another process, in any state) is never sent again: running this
-        twice, or from several processes at once, sends one refund per late approval.
+        already (this or another process) is never sent again: running this twice, or from
+        several processes at once, sends one refund per late approval. The one exception is
+        a compensation the service surely did not take (``rejected``: a 4xx, a send that
+        never left), which is sent again under the same referencia: a first send.
 
         Args:
             sale_id: The sale's key.

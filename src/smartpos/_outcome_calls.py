@@ -579,7 +579,7 @@ def _existing(store: StoreBase, call: Call[T], operation: Operation) -> Flow[T |
             raise _accepted_without_answer(operation)
         logger.info("smartpos: referencia=%s was accepted already: nothing sent", referencia)
         return cast("T", saved)
-    if operation.state == "rejected" and operation.sale is not None:
+    if operation.state == "rejected" and operation.sale is not None and operation.kind == "payment":
         # A first send again would be a new charge of the sale outside its rules (paid once,
         # one open attempt, the terminal's hold): another attempt may have paid it since.
         raise _refused_attempt(referencia, operation.sale)
@@ -861,7 +861,8 @@ def compensate(store: StoreBase | None, config: Any, sale_id: object) -> Flow[li
     A late approval is the approval of an attempt a cashier abandoned. Its compensation is
     ``refunds.create_for(event, referencia=referencia_for(f"compensacao:{referencia}"))``,
     journaled under the sale; a compensation the journal holds already (this or another
-    process, any state) is never sent again.
+    process) is never sent again, unless the service surely did not take it (``rejected``:
+    sending it again is a first send of that referencia, never a second refund).
 
     Raises:
         ConfigurationError: No store.
@@ -886,9 +887,15 @@ def compensate(store: StoreBase | None, config: Any, sale_id: object) -> Flow[li
         call = refund_for_call(config, event, valor_centavos=None, referencia=referencia)
         call = attrs.evolve(call, sale=SaleTerms(sale_id=key, attempt=False))
         operation, created = yield from _begin(journal, call)
-        if created:
+        # A refused compensation (surely not accepted: a 4xx, a send that never left) is sent
+        # again under its referencia, a first send; any other journaled one never is.
+        again = not created and operation.state == "rejected"
+        if created or again:
             try:
-                yield from _send(journal, call, resend=False)
+                if again:
+                    yield from _existing(journal, call, operation)
+                else:
+                    yield from _send(journal, call, resend=False)
             except SmartPOSError as exc:
                 # The journal says what became of it (rejected, unknown): returned below.
                 logger.warning(

@@ -354,3 +354,31 @@ async def test_a_clients_sale_refusals_speak_its_language(
 
     assert "tentativa em aberto" in str(running.value)
     assert "ocupado" in str(busy.value)
+
+
+async def test_a_compensation_the_service_never_took_is_sent_again(
+    client: SDK, store: StoreBase, sandbox: Sandbox, recording: Recording
+) -> None:
+    """The refund never left (connection refused): rejected, the late approval stays a
+    pendência; compensate again sends it under the same referencia, once refunded."""
+    from smartpos.testing import ConnectionRefused, Hold
+
+    sandbox.script_payments(Hold())
+    late = await client.call("payments", "create", **payment_kwargs(), sale="mesa-5")
+    await on_client(client, "abandon", "mesa-5", motivo="desistiu")
+    sandbox.release(late.referencia)
+    until(lambda: bool(getattr(store.sale("mesa-5"), "pendencias", None)))
+    sandbox.fail_next("refunds", ConnectionRefused(), times=3)  # the first call and its retries
+
+    [refused] = await on_client(client, "compensate", "mesa-5")
+    sale = store.sale("mesa-5")
+    assert sale is not None
+    assert ("rejected", ["late_approval"]) == (refused.state, [p.reason for p in sale.pendencias])
+
+    [sent] = await on_client(client, "compensate", "mesa-5")
+    [again] = await on_client(client, "compensate", "mesa-5")
+
+    sale = store.sale("mesa-5")
+    assert sale is not None
+    assert (refused.referencia, "accepted", []) == (sent.referencia, again.state, sale.pendencias)
+    assert 1 == sum(1 for r in sandbox.refunds if r.referencia == refused.referencia)

@@ -412,9 +412,10 @@ class JournalBase:
         and lets a process that finds it resend it (marking it ``unknown``, which this
         process then sees). Durable, like the entry written before a first send.
 
-        Never an attempt of a sale (``False``): it would open again outside the sale's
+        Never a payment attempt of a sale (``False``): it would open again outside the sale's
         compare-and-set (``_begin_sale_attempt`` trusts that attempts only end outside it),
-        so a second attempt could be open, or the sale paid, meanwhile.
+        so a second attempt could be open, or the sale paid, meanwhile. A compensation refund
+        may: it is no attempt.
 
         Returns:
             ``True`` when written; ``False`` when the entry is no longer ``rejected``, or is
@@ -425,8 +426,8 @@ class JournalBase:
         """
         referencia = _check_referencia(referencia)
         entry = self._journal_get(referencia)
-        if entry is None or entry.sale is not None:  # an entry's sale never changes
-            return False
+        if entry is None or (entry.sale is not None and entry.kind == "payment"):
+            return False  # an entry's sale and kind never change
         return self._journal_update(
             referencia, "sending", frozenset({"rejected"}), None, self._now()
         )
