@@ -250,11 +250,12 @@ def test_a_put_and_a_journal_insert_racing_count_the_event_once(
                 rival.execute(store._sql["j_insert"], _journal_params(_attempt_entry(_R1, "m")))
                 racer = threading.Thread(target=lambda: store.put(event("ev-1", referencia=_R1)))
             racer.start()
-            _wait_for_a_lock_wait(postgres_server.dsn, table)
+            _wait_for_a_lock_wait(postgres_server.dsn, table, racer)
+            waited = racer.is_alive()
             rival.commit()
             racer.join(timeout=30)
 
-    assert {_R1: 1} == _event_counts(postgres_server.dsn, table)
+    assert ({_R1: 1}, True) == (_event_counts(postgres_server.dsn, table), waited)
 
 
 def test_a_nul_escape_anywhere_in_a_body_never_fails_a_put(postgres_server: PostgresServer) -> None:
@@ -388,10 +389,13 @@ def test_an_attempt_waits_for_a_rival_transaction_on_its_rows(
         assert "mesa-1" == entry.sale
 
 
-def _wait_for_a_lock_wait(dsn: str, table: str) -> None:
-    """Return once a statement on ``table`` waits for a lock (the racer met the rival's write)."""
+def _wait_for_a_lock_wait(dsn: str, table: str, racer: threading.Thread | None = None) -> None:
+    """Return once a statement on ``table`` waits for a lock (the racer met the rival's write),
+    or once ``racer`` (when given) ended without waiting."""
     with psycopg.connect(dsn, autocommit=True) as conn:
         for _ in range(500):
+            if racer is not None and not racer.is_alive():
+                return
             waiting = conn.execute(
                 "SELECT count(*) FROM pg_stat_activity "
                 "WHERE wait_event_type = 'Lock' AND query LIKE %s",
