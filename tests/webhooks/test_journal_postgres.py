@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from journal_contract import JournalContract, begin_payment
 from journal_races import race_begins, race_outcomes
-from outcome_events import REFERENCIA, event
+from outcome_events import REFERENCIA, Envelope, event
 from races import StoreSpec
-from sales_contract import SalesContract
+from sales_contract import SalesContract, refs
 from sales_contract import attempt as sales_attempt
 from sales_races import race_one_sale, race_one_terminal
 from servers import PostgresServer, require_module
@@ -30,6 +30,7 @@ from smartpos.webhooks._postgres import (  # noqa: E402
     SCHEMA_VERSION,
     MigrationRequiredError,
     PostgresStore,
+    _journal_params,
 )
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
@@ -165,6 +166,98 @@ def test_lookup_by_referencia_uses_the_index(postgres_server: PostgresServer) ->
     assert f"{store._table}_ref_idx" in text
 
 
+def test_the_review_of_sales_reads_its_index(postgres_server: PostgresServer) -> None:
+    """store.sales(attention=True) reads the partial index of candidate attempts, then each
+    candidate's sale by its key: never every sale in seq order."""
+    with PostgresStore(postgres_server.dsn, table=new_table()) as store:
+        store.migrate()
+        for n, referencia in enumerate(refs(3)):
+            sales_attempt(store, referencia, f"s{n}", smartpos_id=f"T{n}")
+        for n, referencia in enumerate(refs(2)):  # paid, quiet: not candidates
+            store.put(event(f"ev-{n}", referencia=referencia, smartpos_id=f"T{n}"))
+        store._record_operation(refs(3)[2], "unknown")
+        with psycopg.connect(postgres_server.dsn) as conn:
+            conn.execute("SET enable_seqscan = off")
+            plan = conn.execute("EXPLAIN " + store._sql["s_candidates"], (0, 10)).fetchall()
+        found = [s.sale_id for s in store.sales(attention=True)]
+
+    text = " ".join(row[0] for row in plan)
+    assert f"{store._table}_ops_review_idx" in text
+    assert f"{store._table}_sales_pkey" in text
+    assert f"{store._table}_sales_seq_idx" not in text
+    assert ["s2"] == found
+
+
+def _event_counts(dsn: str, table: str) -> dict[str, int]:
+    """Each journal entry's count of stored events, by referencia."""
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        rows = conn.execute(f'SELECT referencia, events FROM "{table}_operations"').fetchall()
+    return dict(rows)
+
+
+def test_puts_count_the_events_of_sale_attempts_only(postgres_server: PostgresServer) -> None:
+    """A new event with a sale entry's referencia adds one to that entry's count, by put and by
+    put_many, and one stored before the entry is counted when it is journaled; a duplicate id,
+    an event of an operation without a sale, or without a referencia, count nothing."""
+    sold, plain, unknown = refs(3, prefix="c0c0")
+    table = new_table()
+    no_referencia = Envelope(
+        id="ev-none", tipo="smartpos.status", criado_em=None, raw={"id": "ev-none", "dados": {}}
+    )
+    with PostgresStore(postgres_server.dsn, table=table) as store:
+        store.migrate()
+        store.put(event("ev-early", "pagamento.recusado", sold))  # before its entry
+        sales_attempt(store, sold)
+        begin_payment(store, plain)
+        store.put(event("ev-1", referencia=sold))
+        store.put(event("ev-1", referencia=sold))  # the same event again
+        store.put(event("ev-plain", referencia=plain))
+        results = store.put_many(
+            [
+                event("ev-2", referencia=sold),
+                event("ev-1", referencia=sold),
+                event("ev-2", referencia=sold),
+                event("ev-plain-2", referencia=plain),
+                event("ev-unknown", referencia=unknown),
+                no_referencia,
+            ]
+        )
+
+    assert ["new", "duplicate", "duplicate", "new", "new", "new"] == [r.value for r in results]
+    assert {sold: 3, plain: 0} == _event_counts(postgres_server.dsn, table)
+
+
+@pytest.mark.parametrize("first", ["put", "journal"])
+def test_a_put_and_a_journal_insert_racing_count_the_event_once(
+    postgres_server: PostgresServer, first: str
+) -> None:
+    """Under READ COMMITTED neither transaction sees the other's row: whichever holds its
+    transaction open, the other waits for its commit, and the event is counted exactly once
+    (not missed by the count at insert nor by the put's increment)."""
+    table = new_table()
+    with PostgresStore(postgres_server.dsn, table=table) as store:
+        store.migrate()
+        with psycopg.connect(postgres_server.dsn) as rival:  # its transaction stays open
+            if first == "put":
+                rival.execute(
+                    f'INSERT INTO "{table}" (id, tipo, body, body_hash, received_at, '
+                    "available_at, referencia) VALUES ('ev-1', 'pagamento.aprovado', '{}', "
+                    "'h', now(), now(), %s)",
+                    (_R1,),
+                )
+                racer = threading.Thread(target=lambda: sales_attempt(store, _R1))
+            else:
+                rival.execute(store._sql["j_insert"], _journal_params(_attempt_entry(_R1, "m")))
+                racer = threading.Thread(target=lambda: store.put(event("ev-1", referencia=_R1)))
+            racer.start()
+            _wait_for_a_lock_wait(postgres_server.dsn, table, racer)
+            waited = racer.is_alive()
+            rival.commit()
+            racer.join(timeout=30)
+
+    assert ({_R1: 1}, True) == (_event_counts(postgres_server.dsn, table), waited)
+
+
 def test_a_nul_escape_anywhere_in_a_body_never_fails_a_put(postgres_server: PostgresServer) -> None:
     """PostgreSQL's json operators refuse \\u0000: such an event is stored and linked all the
     same (its referencia is a column written from Python), like on every other store."""
@@ -296,10 +389,13 @@ def test_an_attempt_waits_for_a_rival_transaction_on_its_rows(
         assert "mesa-1" == entry.sale
 
 
-def _wait_for_a_lock_wait(dsn: str, table: str) -> None:
-    """Return once a statement on ``table`` waits for a lock (the racer met the rival's write)."""
+def _wait_for_a_lock_wait(dsn: str, table: str, racer: threading.Thread | None = None) -> None:
+    """Return once a statement on ``table`` waits for a lock (the racer met the rival's write),
+    or once ``racer`` (when given) ended without waiting."""
     with psycopg.connect(dsn, autocommit=True) as conn:
         for _ in range(500):
+            if racer is not None and not racer.is_alive():
+                return
             waiting = conn.execute(
                 "SELECT count(*) FROM pg_stat_activity "
                 "WHERE wait_event_type = 'Lock' AND query LIKE %s",

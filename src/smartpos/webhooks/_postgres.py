@@ -760,6 +760,15 @@ class PostgresStore(StoreBase):
         return [_sale_row(row) for row in rows]
 
     @_translate
+    def _sale_candidates(self, *, after: int, limit: int) -> list[SaleRow]:
+        # The sales of the attempts in the partial index <table>_ops_review_idx: each entry of
+        # a sale counts its stored events (the triggers of migration 4), so the index holds the
+        # attempts waiting, contradicted, or refused or abandoned and then approved.
+        with self._connection() as conn:
+            rows = conn.execute(self._sql["s_candidates"], (after, limit)).fetchall()
+        return [_sale_row(row) for row in rows]
+
+    @_translate
     def _terminal_get(self, smartpos_id: str) -> tuple[str, float] | None:
         if "\x00" in smartpos_id:
             return None

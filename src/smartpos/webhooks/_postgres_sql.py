@@ -12,6 +12,7 @@ become records here, next to the column lists they follow.
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -118,13 +119,15 @@ _MIGRATIONS: list[list[str]] = [
     ],
     # 4: sales (see _journal.py). A sale's row holds its total and a version each attempt
     # increments (the compare-and-set of one attempt at a time), a terminal's row the attempt
-    # that last held it; the journal gains each entry's sale, its pending_after and its abandon.
-    # The new columns are NULL in existing rows (no rewrite); the sale index is built over them,
-    # blocking journal writes meanwhile: run it at deploy.
+    # that last held it; the journal gains each entry's sale, its pending_after, its abandon
+    # and its count of stored events (below). The new columns are NULL or 0 in existing rows
+    # (no rewrite); the sale indexes are built over them, blocking journal writes meanwhile:
+    # run it at deploy.
     [
         """ALTER TABLE {ops} ADD COLUMN IF NOT EXISTS sale text,
             ADD COLUMN IF NOT EXISTS pending_after float8,
-            ADD COLUMN IF NOT EXISTS abandoned json""",
+            ADD COLUMN IF NOT EXISTS abandoned json,
+            ADD COLUMN IF NOT EXISTS events integer NOT NULL DEFAULT 0""",
         """CREATE TABLE IF NOT EXISTS {sales} (
             sale_id text PRIMARY KEY,
             seq bigint GENERATED ALWAYS AS IDENTITY,
@@ -140,6 +143,52 @@ _MIGRATIONS: list[list[str]] = [
             hold_until timestamptz NOT NULL
         )""",
         "CREATE INDEX IF NOT EXISTS {ops_sale_idx} ON {ops} (sale, seq) WHERE sale IS NOT NULL",
+        # The attempts that may need a human (see the "candidate" fragment): the till's review
+        # (sales(attention=True)) reads this index of few rows, not every sale.
+        "CREATE INDEX IF NOT EXISTS {ops_review_idx} ON {ops} (sale) WHERE {candidate}",
+        # An entry of a sale counts its events: those stored before it when it is inserted
+        # (here), each later one as it is stored (the inbox's trigger, below). Under READ
+        # COMMITTED (PostgreSQL's default, which this store assumes throughout: each statement
+        # of a function sees what committed before it began) neither side sees the other's
+        # uncommitted row, so a journal insert and a put of the same referencia are ordered by
+        # an advisory lock of the referencia's stripe, held until each one commits: exclusive
+        # here, taken before the count's snapshot; shared in a put that found no entry to count
+        # in, before it looks again. Whichever commits first, the other one sees it. (An event
+        # counted twice would be harmless, a candidate too many; one not counted would hide a
+        # sale from the review.)
+        """CREATE OR REPLACE FUNCTION {ops_events_fn}() RETURNS trigger LANGUAGE plpgsql AS $fn$
+        BEGIN
+            PERFORM pg_advisory_xact_lock({events_lock}, hashtext(NEW.referencia) & {stripes});
+            SELECT count(*) INTO NEW.events FROM {t} WHERE referencia = NEW.referencia;
+            RETURN NEW;
+        END
+        $fn$""",
+        "DROP TRIGGER IF EXISTS {ops_events_trg} ON {ops}",
+        """CREATE TRIGGER {ops_events_trg} BEFORE INSERT ON {ops}
+            FOR EACH ROW WHEN (NEW.sale IS NOT NULL) EXECUTE FUNCTION {ops_events_fn}()""",
+        # A new event (never a duplicate id: ON CONFLICT DO NOTHING inserts no row) with a
+        # referencia adds one to its entry's count, if that entry has a sale, in the put's
+        # transaction. Usually the entry was committed before its event came: one index probe
+        # and no lock. An event of no sale costs two probes and a shared lock; one without a
+        # referencia, nothing (the WHEN skips the function).
+        """CREATE OR REPLACE FUNCTION {count_event_fn}() RETURNS trigger LANGUAGE plpgsql AS $fn$
+        BEGIN
+            UPDATE {ops} SET events = events + 1
+                WHERE referencia = NEW.referencia AND sale IS NOT NULL;
+            IF NOT FOUND THEN
+                -- An entry being inserted now may have counted before this event committed:
+                -- wait for it to commit, then look again.
+                PERFORM pg_advisory_xact_lock_shared(
+                    {events_lock}, hashtext(NEW.referencia) & {stripes});
+                UPDATE {ops} SET events = events + 1
+                    WHERE referencia = NEW.referencia AND sale IS NOT NULL;
+            END IF;
+            RETURN NULL;
+        END
+        $fn$""",
+        "DROP TRIGGER IF EXISTS {count_event_trg} ON {t}",
+        """CREATE TRIGGER {count_event_trg} AFTER INSERT ON {t}
+            FOR EACH ROW WHEN (NEW.referencia IS NOT NULL) EXECUTE FUNCTION {count_event_fn}()""",
     ],
 ]
 
@@ -183,6 +232,17 @@ _FRAGMENTS = {
     "j_columns": "referencia, kind, state, method, path, body, created_at, updated_at, seq, "
     "answer, final_event, sale, pending_after, abandoned",
     "s_columns": "sale_id, total_centavos, version, created_at, updated_at, seq",
+    # The attempts that may need a human (a superset: each sale is then judged by
+    # _sales.build_sale): one still waiting, one with two events or more (a contradiction, a
+    # duplicate), one refused or abandoned that got an event (a late approval). Written out
+    # alike in the index and in s_candidates: the planner uses a partial index only for a
+    # query whose WHERE implies the index's.
+    "candidate": "sale IS NOT NULL AND kind = 'payment' "
+    "AND (state IN ('sending', 'accepted', 'unknown') OR events >= 2 "
+    "OR (events >= 1 AND (abandoned IS NOT NULL OR state = 'rejected')))",
+    # The advisory locks ordering the count of a sale's entry and its events' puts: one
+    # stripe (of 64) per referencia, so that a batch of puts holds at most 64 locks.
+    "stripes": "63",
 }
 
 # Statement templates for ``psycopg.sql``, rendered once per store with its quoted names.
@@ -275,6 +335,13 @@ _QUERIES = {
     # always in that order, so that two attempts never wait for each other in a cycle).
     "s_get": "SELECT {s_columns} FROM {sales} WHERE sale_id = %s",
     "s_list": "SELECT {s_columns} FROM {sales} WHERE seq > %s ORDER BY seq LIMIT %s",
+    # From the candidates to their sales, never the other way: as a plain semi-join, a planner
+    # without statistics (a table just filled) may walk every sale in seq order and probe the
+    # candidates for each. The LIMIT 1 (sale_id is unique) keeps the lateral subquery from
+    # being flattened into such a join.
+    "s_candidates": "SELECT s.* FROM (SELECT DISTINCT sale FROM {ops} WHERE {candidate}) AS c "
+    "CROSS JOIN LATERAL (SELECT {s_columns} FROM {sales} "
+    "WHERE sale_id = c.sale AND seq > %s LIMIT 1) AS s ORDER BY s.seq LIMIT %s",
     "s_entries": "SELECT {j_columns} FROM {ops} WHERE sale = %s ORDER BY seq",
     "s_create": "INSERT INTO {sales} (sale_id, total_centavos, version, created_at, updated_at) "
     "VALUES (%(sale)s, %(total)s, 1, %(now)s, %(now)s) ON CONFLICT (sale_id) DO NOTHING",
@@ -298,6 +365,11 @@ def _check_name(name: str, what: str) -> None:
     # PostgreSQL's 63 bytes; psycopg.sql quotes them anyway.
     if not isinstance(name, str) or not _NAME.fullmatch(name):
         raise ConfigurationError(message("webhooks.sql_identifier", what=what, name=name))
+
+
+def _lock_key(text: str) -> int:
+    """A 32-bit advisory lock key of ``text`` (the first of the two-key form)."""
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:4], "big", signed=True)
 
 
 def render(
@@ -334,6 +406,12 @@ def render(
         "ops_ended_idx": sql.Identifier(f"{table}_ops_ended_idx"),
         "ref_idx": sql.Identifier(f"{table}_ref_idx"),
         "ops_sale_idx": sql.Identifier(f"{table}_ops_sale_idx"),
+        "ops_review_idx": sql.Identifier(f"{table}_ops_review_idx"),
+        "ops_events_fn": name(f"{table}_ops_events"),
+        "ops_events_trg": sql.Identifier(f"{table}_ops_events"),
+        "count_event_fn": name(f"{table}_count_event"),
+        "count_event_trg": sql.Identifier(f"{table}_count_event"),
+        "events_lock": sql.Literal(_lock_key(f"smartpos-events:{schema or ''}.{table}")),
         "sales": name(f"{table}_sales"),
         "sales_seq_idx": sql.Identifier(f"{table}_sales_seq_idx"),
         "holds": name(f"{table}_terminal_holds"),
