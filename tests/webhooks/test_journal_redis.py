@@ -3,6 +3,7 @@ races."""
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -18,7 +19,9 @@ from servers import RedisServer, require_module
 from store_contract import StoreFactory, closing_factory
 
 redis = require_module("redis", "the redis client (pip install 'smartpos[redis]')")
+from smartpos.webhooks._outcomes import Abandon  # noqa: E402
 from smartpos.webhooks._redis import RedisStore  # noqa: E402
+from smartpos.webhooks._store_interface import _utc  # noqa: E402
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 
@@ -212,6 +215,28 @@ def test_many_quiet_paid_sales_leave_an_empty_watch(redis_server: RedisServer, c
 
         assert ({}, []) == (_watched(client, prefix), store.sales(attention=True))
         assert 40 == len(store.sales(state="paid"))
+
+
+def test_an_abandon_recorded_after_the_approval_puts_the_sale_back(
+    redis_server: RedisServer, client: Any
+) -> None:
+    """An abandon that lands on an attempt whose approval was recorded meanwhile (its checks
+    read it open): the approval is a late one, so the sale is watched again."""
+    prefix = new_prefix()
+    [paid] = refs(1, prefix="ab4d")
+    with RedisStore(redis_server.url, prefix=prefix, check_settings=False) as store:
+        attempt(store, paid)
+        approve(store, paid)
+        store.sale("mesa-1")
+        before = _watched(client, prefix)
+        now = time.time()
+        record = Abandon(motivo="desistiu", operador=None, at=_utc(now)).to_json()
+
+        assert store._sale_abandon(paid, record, now)
+
+        reasons = [[p.reason for p in s.pendencias] for s in store.sales(attention=True)]
+    assert ({}, {"mesa-1": 1}) == (before, _watched(client, prefix))
+    assert [["late_approval"]] == reasons
 
 
 def test_put_counts_the_events_of_sale_attempts_only(
