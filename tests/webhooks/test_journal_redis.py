@@ -272,6 +272,7 @@ def test_put_counts_the_events_of_sale_attempts_only(
         assert "final" == store.operation(late).state  # type: ignore[union-attr]
         late_approval = (count(late), _watched(client, prefix))  # abandoned with one event: in
         refund, _ = compensation(store, late, "b")
+        store._record_operation(refund.referencia, "accepted")
         store.put(event("ev-refund", "pagamento.aprovado", refund.referencia))
         counts = (count(REFERENCIA), count(refund.referencia))
         # The compensated late approval needs no human, though its sale stays watched.
