@@ -15,7 +15,8 @@ of a store's keys live in one slot and every Lua script can touch them atomicall
                           member "<8-digit byte length of referencia>:<referencia>:<arrival
                           member>", so that one ZRANGEBYLEX gives a referencia's events in
                           arrival order (UTF-8 never holds byte 0xff, the range's end)
-    {P}:op:<referencia>  hash  one journaled operation (see _journal.py)
+    {P}:op:<referencia>  hash  one journaled operation (see _journal.py); a sale's payment
+                          attempt also counts the events stored with its referencia
     {P}:ops       zset    every journaled operation by its journal number
     {P}:ops:waiting zset  operations still waiting for an outcome, by journal number
     {P}:ops:ended zset    final and rejected operations by their last update, for purge()
@@ -25,6 +26,11 @@ of a store's keys live in one slot and every Lua script can touch them atomicall
     {P}:saleops:<sale>   zset  the sale's operations (attempts, compensation refunds) by
                           journal number
     {P}:sales     zset    every sale by its sale number
+    {P}:salewatch zset    the sales the till's review reads (sales(attention=True), and
+                          state="in_progress"), by sale number: those with an attempt still
+                          waiting, with two events or more, or refused or abandoned with one
+                          or more; kept exact by the scripts that change those (a quiet paid
+                          sale leaves it when its approval is recorded)
     {P}:saleseq   string  sale counter
     {P}:terminal:<smartpos_id>  hash  the attempt that last held the terminal, and until when
     {P}:changes   channel (pub/sub) where the put script publishes each new event's referencia
@@ -315,9 +321,13 @@ class RedisStore(StoreBase):
         self._sale = base + "sale:"
         self._saleops = base + "saleops:"
         self._sales = base + "sales"
+        self._salewatch = base + "salewatch"
         self._saleseq = base + "saleseq"
         self._terminal = base + "terminal:"
         self._changes = base + "changes"
+        # The scripts that keep the sales' watch derive its keys (sale:, saleops:, op:, refs,
+        # ev:, salewatch) from this prefix; all share the hash tag.
+        self._base = base
         self._ttl_seconds = math.ceil(self._retention.total_seconds()) + _TTL_GRACE_SECONDS
         self._ttl = str(self._ttl_seconds)
         # Keys used by every call, encoded once.
@@ -377,7 +387,7 @@ class RedisStore(StoreBase):
         """
         fixed = [self._ready, self._timer, self._dead, self._done, self._seq, self._refs]
         fixed += [self._ops, self._ops_waiting, self._ops_ended, self._opseq]
-        fixed += [self._sales, self._saleseq]
+        fixed += [self._sales, self._saleseq, self._salewatch]
         return (
             fixed
             + [self._ev + event_id for event_id in event_ids]
@@ -422,7 +432,7 @@ class RedisStore(StoreBase):
     def _insert(self, batch: Sequence[_Encoded], timeout: float | None) -> list[str | None]:
         self._check_open()
         keys: list[str | bytes] = [*self._put_keys]
-        args = [self._now_arg(), self._changes]
+        args = [self._now_arg(), self._changes, self._base]
         for item in batch:
             keys.append(self._ev + item.id)
             criado = "" if item.criado_em is None else _num(item.criado_em)
@@ -592,6 +602,7 @@ class RedisStore(StoreBase):
             _num(entry.created_at),
             "" if entry.sale is None else entry.sale,
             "" if entry.pending_after is None else _num(entry.pending_after),
+            self._base,
         ]
         return keys, args
 
@@ -616,13 +627,13 @@ class RedisStore(StoreBase):
     ) -> bool:
         self._check_open()
         answer_json = "" if answer is None else answer.to_json()
-        args = [state, _num(now), answer_json, *sorted(allowed_from)]
+        args = [state, _num(now), answer_json, self._base, *sorted(allowed_from)]
         return bool(self._j_update(self._op_keys(referencia), args))
 
     @_translate
     def _journal_finalize(self, referencia: str, event: Mapping[str, Any], now: float) -> bool:
         self._check_open()
-        args = [canonical_json(event), _num(now)]
+        args = [canonical_json(event), _num(now), self._base]
         return bool(self._j_finalize(self._op_keys(referencia), args))
 
     @_translate
@@ -659,6 +670,13 @@ class RedisStore(StoreBase):
     def _sale_list(self, *, after: int, limit: int) -> list[SaleRow]:
         self._check_open()
         rows = self._j_list([self._sales], [str(after), str(limit), self._sale])
+        return [_sale_row(dict(zip(row[::2], row[1::2], strict=True))) for row in rows if row]
+
+    @_translate
+    def _sale_candidates(self, *, after: int, limit: int) -> list[SaleRow]:
+        # The watch holds exactly the sales with a candidate attempt (the scripts keep it).
+        self._check_open()
+        rows = self._j_list([self._salewatch], [str(after), str(limit), self._sale])
         return [_sale_row(dict(zip(row[::2], row[1::2], strict=True))) for row in rows if row]
 
     @_translate
@@ -702,7 +720,7 @@ class RedisStore(StoreBase):
     @_translate
     def _sale_abandon(self, referencia: str, abandon: Mapping[str, Any], now: float) -> bool:
         self._check_open()
-        args = [canonical_json(abandon), _num(now)]
+        args = [canonical_json(abandon), _num(now), self._base]
         return bool(self._s_abandon([self._op + referencia], args))
 
 

@@ -56,20 +56,58 @@ end
 """
 )
 
+#: Lua functions that keep the till's review index, ``salewatch``: the sales (scored by their
+#: sale number) with an attempt that may have pendências or be open, a superset that
+#: ``store.sales(attention=True)`` reads instead of every sale. Each script that changes what
+#: decides it (an attempt's state, its events count ``ev``, its abandon) calls them in the same
+#: step, so the set is exact after every script: a sale enters when one of its attempts becomes
+#: a candidate and leaves when none is any more (a quiet paid sale once its approval is
+#: recorded). ``base`` is the store's key prefix ``{P}:``; the keys derived from it share the
+#: store's hash tag.
+#: candidate(): whether the operation of key ``op`` is such an attempt: a payment of a sale
+#: still waiting, with two events or more, or refused or abandoned with one or more.
+#: watch_add(): the sale into the watch, by its sale number.
+#: watch(): after a change to the attempt ``op`` of ``sale``: the sale into the watch when
+#: ``op`` is a candidate, else out of it unless another of its attempts is one.
+_LUA_WATCH = """
+local function candidate(op)
+  local f = redis.call('HMGET', op, 'k', 'st', 'ev', 'ab', 'sl')
+  if f[1] ~= 'payment' or not f[5] then return false end
+  if f[2] == 'sending' or f[2] == 'accepted' or f[2] == 'unknown' then return true end
+  local ev = tonumber(f[3]) or 0
+  return ev >= 2 or (ev >= 1 and (f[4] ~= false or f[2] == 'rejected'))
+end
+local function watch_add(base, sale)
+  local s = redis.call('HGET', base .. 'sale:' .. sale, 's')
+  if s then redis.call('ZADD', base .. 'salewatch', s, sale) end
+end
+local function watch(base, sale, op)
+  if candidate(op) then return watch_add(base, sale) end
+  for _, r in ipairs(redis.call('ZRANGE', base .. 'saleops:' .. sale, 0, -1)) do
+    if candidate(base .. 'op:' .. r) then return watch_add(base, sale) end
+  end
+  redis.call('ZREM', base .. 'salewatch', sale)
+end
+"""
+
 #: ``put`` and ``put_many``: store each event whose id is new.
 #: KEYS: ready, seq, refs, event keys...
-#: ARGV: now ('' for the server's), changes channel, then (id, body, hash, tipo, criado,
-#: referencia or '') per event.
+#: ARGV: now ('' for the server's), changes channel, the store's key prefix ``{P}:``, then (id,
+#: body, hash, tipo, criado, referencia or '') per event.
 #: Answers per event: 0 when new, else the body hash already stored under its id. Each new
-#: event's referencia is published on the channel (the change listeners' wake-up).
+#: event's referencia is published on the channel (the change listeners' wake-up); when it is
+#: a sale's payment attempt, the attempt's events count ``ev`` grows by one, and the sale
+#: enters the watch when that makes the attempt a candidate.
 _PUT = (
     _LUA_CLOCK
+    + _LUA_WATCH
     + """
 local now = clock(ARGV[1])
+local base = ARGV[3]
 local out = {}
 for i = 4, #KEYS do
   local k = KEYS[i]
-  local a = (i - 4) * 6 + 3
+  local a = (i - 4) * 6 + 4
   local stored = redis.call('HGET', k, 'h')
   if stored then
     out[#out + 1] = stored
@@ -87,6 +125,15 @@ for i = 4, #KEYS do
       redis.call('HSET', k, 'ref', ref)
       redis.call('ZADD', KEYS[3], 0, string.format('%08d', #ref) .. ':' .. ref .. ':' .. rm)
       redis.call('PUBLISH', ARGV[2], ref)
+      local op = base .. 'op:' .. ref
+      local o = redis.call('HMGET', op, 'sl', 'k', 'st', 'ab')
+      if o[1] and o[2] == 'payment' then
+        -- Waiting, the attempt is in the watch already; ended, this event may make it a
+        -- candidate (the count is at least one now).
+        if redis.call('HINCRBY', op, 'ev', 1) >= 2 or o[4] or o[3] == 'rejected' then
+          watch_add(base, o[1])
+        end
+      end
     end
     out[#out + 1] = 0
   end
@@ -363,33 +410,56 @@ return out
 # The outcome journal (see _journal.py). An operation's hash: r referencia, k kind, st state,
 # m method, p path, b body, c created, u updated, n journal number, a answer JSON, fe the
 # recorded outcome's envelope, sl its sale, pa its pending_after seconds, ab its abandon JSON
-# (the last three absent when None). A sale's hash: id sale id, t total_centavos, v version,
-# c created, u updated, s sale number. A terminal's hash: r the referencia that last held it,
-# h until when. The journal's times are the host's (passed in), never the server's TIME.
+# (the last three absent when None), ev the number of events stored with its referencia (a
+# sale's payment attempts only: the till's review, see _LUA_WATCH). A sale's hash: id sale id,
+# t total_centavos, v version, c created, u updated, s sale number. A terminal's hash: r the
+# referencia that last held it, h until when. The journal's times are the host's (passed
+# in), never the server's TIME.
 
-#: Lua function that journals an operation, shared by the journal's insert and a sale's.
-#: journal(): writes the operation of ARGV[1..8] (referencia, kind, method, path, body, now,
-#: sale or '', pending_after or '') under KEYS[1..5] (op, ops, waiting, opseq, and the sale's
-#: saleops when it has a sale); answers its journal number.
-_LUA_JOURNAL = """
+#: Lua functions that journal an operation, shared by the journal's insert and a sale's.
+#: events_so_far(): how many events stored now carry the referencia (its ``refs`` members
+#: whose event is still there: an event can be stored before its journal entry).
+#: journal(): writes the operation of ARGV[1..9] (referencia, kind, method, path, body, now,
+#: sale or '', pending_after or '', the store's key prefix ``{P}:``) under KEYS[1..5] (op, ops,
+#: waiting, opseq, and the sale's saleops when it has a sale); a sale's payment attempt gets
+#: its events count and puts its sale in the watch (so the sale's hash must exist by then).
+#: Answers its journal number.
+_LUA_JOURNAL = (
+    _LUA_WATCH
+    + """
+local function events_so_far(base, ref)
+  local p = string.format('%08d', #ref) .. ':' .. ref .. ':'
+  local n = 0
+  for _, m in ipairs(redis.call('ZRANGEBYLEX', base .. 'refs', '[' .. p, '(' .. p .. '\\255')) do
+    local rm = string.sub(m, #p + 1)
+    if redis.call('HGET', base .. 'ev:' .. string.sub(rm, 18), 'rm') == rm then n = n + 1 end
+  end
+  return n
+end
 local function journal()
   local n = redis.call('INCR', KEYS[4])
   redis.call('HSET', KEYS[1], 'r', ARGV[1], 'k', ARGV[2], 'st', 'sending', 'm', ARGV[3],
              'p', ARGV[4], 'b', ARGV[5], 'c', ARGV[6], 'u', ARGV[6], 'n', n)
   redis.call('ZADD', KEYS[2], n, ARGV[1])
   redis.call('ZADD', KEYS[3], n, ARGV[1])
+  if ARGV[8] ~= '' then redis.call('HSET', KEYS[1], 'pa', ARGV[8]) end
   if ARGV[7] ~= '' then
     redis.call('HSET', KEYS[1], 'sl', ARGV[7])
     redis.call('ZADD', KEYS[5], n, ARGV[1])
+    if ARGV[2] == 'payment' then
+      redis.call('HSET', KEYS[1], 'ev', events_so_far(ARGV[9], ARGV[1]))
+      watch_add(ARGV[9], ARGV[7])
+    end
   end
-  if ARGV[8] ~= '' then redis.call('HSET', KEYS[1], 'pa', ARGV[8]) end
   return n
 end
 """
+)
 
 #: The journal's insert: journal an operation unless its referencia already is.
 #: KEYS: op, ops, waiting, opseq, then saleops when the operation has a sale.
-#: ARGV: referencia, kind, method, path, body, now, sale or '', pending_after or ''.
+#: ARGV: referencia, kind, method, path, body, now, sale or '', pending_after or '', the
+#: store's key prefix.
 #: Answers the existing operation's HGETALL, or an empty list when it journaled this one.
 _J_BEGIN = (
     _LUA_JOURNAL
@@ -403,53 +473,64 @@ return {}
 #: A sale's attempt: the sale's compare-and-set and the journal's insert, in one step.
 #: KEYS: op, ops, waiting, opseq, saleops, sale, sales, saleseq, then the terminal's key when
 #: the attempt holds one.
-#: ARGV: as ``_J_BEGIN`` (1-8), total_centavos, expected version ('' for no sale yet),
+#: ARGV: as ``_J_BEGIN`` (1-9), total_centavos, expected version ('' for no sale yet),
 #: expected holder ('' for none), hold_until.
 #: Answers the existing operation's HGETALL (nothing written); 'conflict' when the sale's
 #: version or the terminal's holder is not the expected one (nothing written); else an empty
-#: list: the operation journaled, the sale created (version 1, the next sale number) or its
-#: version incremented, the terminal's holder set.
+#: list: the sale created (version 1, the next sale number) or its version incremented, the
+#: operation journaled (its sale in the watch), the terminal's holder set.
 _S_INSERT = (
     _LUA_JOURNAL
     + """
 if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('HGETALL', KEYS[1]) end
 local version = redis.call('HGET', KEYS[6], 'v') or ''
-if version ~= ARGV[10] then return 'conflict' end
-if KEYS[9] and (redis.call('HGET', KEYS[9], 'r') or '') ~= ARGV[11] then return 'conflict' end
-journal()
+if version ~= ARGV[11] then return 'conflict' end
+if KEYS[9] and (redis.call('HGET', KEYS[9], 'r') or '') ~= ARGV[12] then return 'conflict' end
 if version == '' then
   local s = redis.call('INCR', KEYS[8])
-  redis.call('HSET', KEYS[6], 'id', ARGV[7], 't', ARGV[9], 'v', 1, 'c', ARGV[6], 'u', ARGV[6],
+  redis.call('HSET', KEYS[6], 'id', ARGV[7], 't', ARGV[10], 'v', 1, 'c', ARGV[6], 'u', ARGV[6],
              's', s)
   redis.call('ZADD', KEYS[7], s, ARGV[7])
 else
   redis.call('HINCRBY', KEYS[6], 'v', 1)
   redis.call('HSET', KEYS[6], 'u', ARGV[6])
 end
-if KEYS[9] then redis.call('HSET', KEYS[9], 'r', ARGV[1], 'h', ARGV[12]) end
+journal()
+if KEYS[9] then redis.call('HSET', KEYS[9], 'r', ARGV[1], 'h', ARGV[13]) end
 return {}
 """
 )
 
 #: A sale's abandon: record who, why and when on an operation, once.
-#: KEYS: op.  ARGV: the abandon's JSON, now.
-#: Answers 1, or 0 when the operation is unknown or abandoned already.
-_S_ABANDON = """
+#: KEYS: op.  ARGV: the abandon's JSON, now, the store's key prefix.
+#: Answers 1, or 0 when the operation is unknown or abandoned already. An abandoned attempt
+#: with an event is a candidate: its sale enters the watch.
+_S_ABANDON = (
+    _LUA_WATCH
+    + """
 if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('HEXISTS', KEYS[1], 'ab') == 1 then
   return 0
 end
 redis.call('HSET', KEYS[1], 'ab', ARGV[1], 'u', ARGV[2])
+local sale = redis.call('HGET', KEYS[1], 'sl')
+if sale then watch(ARGV[3], sale, KEYS[1]) end
 return 1
 """
+)
 
 #: The journal's update: a new state (and answer) when the current state allows it.
-#: KEYS: op, waiting, ended.  ARGV: state, now, answer JSON or '', states it may replace...
-#: Answers 1, or 0 when unknown or not allowed.
-_J_UPDATE = """
-local f = redis.call('HMGET', KEYS[1], 'st', 'n', 'r')
+#: KEYS: op, waiting, ended.  ARGV: state, now, answer JSON or '', the store's key prefix,
+#: states it may replace...
+#: Answers 1, or 0 when unknown or not allowed. A sale's operation into or out of
+#: ``rejected`` updates the watch (the waiting states are all candidates: between them
+#: nothing changes).
+_J_UPDATE = (
+    _LUA_WATCH
+    + """
+local f = redis.call('HMGET', KEYS[1], 'st', 'n', 'r', 'sl')
 if not f[1] then return 0 end
 local allowed = false
-for i = 4, #ARGV do
+for i = 5, #ARGV do
   if ARGV[i] == f[1] then allowed = true end
 end
 if not allowed then return 0 end
@@ -462,24 +543,31 @@ else
   redis.call('ZADD', KEYS[2], f[2], f[3])
   redis.call('ZREM', KEYS[3], f[3])
 end
+if f[4] and (ARGV[1] == 'rejected' or f[1] == 'rejected') then watch(ARGV[4], f[4], KEYS[1]) end
 return 1
 """
+)
 
 #: The journal's finalize: record the outcome's envelope, once.
-#: KEYS: op, waiting, ended.  ARGV: the outcome's envelope (JSON), now.
-#: Answers 1, or 0 when unknown or final already.
-_J_FINALIZE = """
-local f = redis.call('HMGET', KEYS[1], 'st', 'r')
+#: KEYS: op, waiting, ended.  ARGV: the outcome's envelope (JSON), now, the store's key prefix.
+#: Answers 1, or 0 when unknown or final already. A sale's operation updates the watch: its
+#: sale leaves it when no attempt is a candidate any more (a quiet paid sale).
+_J_FINALIZE = (
+    _LUA_WATCH
+    + """
+local f = redis.call('HMGET', KEYS[1], 'st', 'r', 'sl')
 if not f[1] or f[1] == 'final' then return 0 end
 redis.call('HSET', KEYS[1], 'st', 'final', 'fe', ARGV[1], 'u', ARGV[2])
 redis.call('ZREM', KEYS[2], f[2])
 redis.call('ZADD', KEYS[3], ARGV[2], f[2])
+if f[3] then watch(ARGV[3], f[3], KEYS[1]) end
 return 1
 """
+)
 
 #: The journal's list: members after a score, in score order, with their hashes. Lists
 #: operations (ops or waiting, by journal number), a sale's operations (saleops) and sales
-#: (sales, by sale number).
+#: (sales, or the review's salewatch, by sale number).
 #: KEYS: the zset.  ARGV: after (exclusive score), limit (negative: all), the hashes' key prefix.
 #: Answers each member's HGETALL (an empty list for a member whose hash is gone).
 _J_LIST = """
