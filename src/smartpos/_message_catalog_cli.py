@@ -837,6 +837,173 @@ CLI: Final[dict[str, dict[str, str]]] = {
             "mais tarde)"
         ),
     },
+    "cli.command.sales": {
+        "en": "list and show the sales of a store, abandon an attempt, compensate, close the till",
+        "pt_BR": (
+            "lista e mostra as vendas de um store, abandona uma tentativa, compensa, fecha o caixa"
+        ),
+    },
+    "cli.about.sales": {
+        "en": (
+            "A sale (a tab, an order, a ticket) and its attempts, as a Client(store=...)\n"
+            "journals them (payments.create(..., sale=...)): one open attempt at a time, paid\n"
+            "once. Without an action, list the sales, oldest first. Before closing the till,\n"
+            "'sales --attention' lists the ones with pendencias (a late approval, an outcome\n"
+            "still unknown) and 'sales report' sums up the day."
+        ),
+        "pt_BR": (
+            "Uma venda (uma comanda, um pedido, um tíquete) e as tentativas dela, como um\n"
+            "Client(store=...) as registra no diário (payments.create(..., sale=...)): uma\n"
+            "tentativa aberta por vez, paga uma vez só. Sem ação, lista as vendas, da mais antiga\n"
+            "para a mais nova. Antes de fechar o caixa, 'sales --attention' lista as que têm\n"
+            "pendências (uma aprovação atrasada, um resultado ainda desconhecido) e 'sales\n"
+            "report' resume o dia."
+        ),
+    },
+    "cli.command.sales_list": {
+        "en": "list the sales, oldest first (the default)",
+        "pt_BR": "lista as vendas, da mais antiga para a mais nova (o padrão)",
+    },
+    "cli.about.sales_list": {
+        "en": (
+            "List the sales of the store, oldest first: state, key, approved of total, when\n"
+            "it began, attempts, and its pendencias, if any."
+        ),
+        "pt_BR": (
+            "Lista as vendas do store, da mais antiga para a mais nova: estado, chave, aprovado\n"
+            "do total, quando começou, tentativas, e as pendências dela, se houver."
+        ),
+    },
+    "cli.help.sales.attention": {
+        "en": "only the sales with pendencias (what a human reviews before closing the till)",
+        "pt_BR": "só as vendas com pendências (o que uma pessoa revisa antes de fechar o caixa)",
+    },
+    "cli.help.sales.state": {
+        "en": "only the sales in this state",
+        "pt_BR": "só as vendas neste estado",
+    },
+    "cli.help.sales.sale": {
+        "en": "the sale's key (the sale= of payments.create)",
+        "pt_BR": "a chave da venda (o sale= de payments.create)",
+    },
+    "cli.command.sales_show": {
+        "en": "show a sale: its attempts, approvals, pendencias and compensations",
+        "pt_BR": "mostra uma venda: tentativas, aprovações, pendências e compensações",
+    },
+    "cli.about.sales_show": {
+        "en": (
+            "Show SALE: its total, what is approved and what remains; each attempt\n"
+            "(referencia, state, amount, terminal, and who abandoned it, why and when); the\n"
+            "counted approvals; the pendencias (reason, referencia, since when); the\n"
+            "compensation refunds. Documents are masked."
+        ),
+        "pt_BR": (
+            "Mostra SALE: o valor total, o que está aprovado e o que falta; cada tentativa\n"
+            "(referencia, estado, valor, terminal, e quem a abandonou, por quê e quando); as\n"
+            "aprovações contadas; as pendências (motivo, referencia, desde quando); os estornos\n"
+            "de compensação. Os documentos saem mascarados."
+        ),
+    },
+    "cli.command.sales_abandon": {
+        "en": "give up the open attempt of a sale: nothing is sent",
+        "pt_BR": "desiste da tentativa aberta de uma venda: nada é enviado",
+    },
+    "cli.about.sales_abandon": {
+        "en": (
+            "The cashier gives up the open attempt of SALE (the customer pays another way, or\n"
+            "tries again): it is marked abandoned, with who, why and when; the sale is open for\n"
+            "a new attempt and its terminal free at once. Nothing is sent (the service has no\n"
+            "cancel, and the terminal may still run it), so no API key is needed. If the\n"
+            "terminal approves it anyway, that approval is never counted: it is a\n"
+            "late_approval pendencia, which 'sales compensate' refunds. A sale without an open\n"
+            "attempt is left as it is."
+        ),
+        "pt_BR": (
+            "O caixa desiste da tentativa aberta de SALE (o cliente paga de outro jeito, ou\n"
+            "tenta de novo): ela fica marcada como abandonada, com quem, por quê e quando; a\n"
+            "venda fica aberta para uma nova tentativa e o terminal livre na hora. Nada é\n"
+            "enviado (o serviço não tem cancelamento, e o terminal ainda pode executá-la), então\n"
+            "nenhuma chave de API é necessária. Se o terminal aprová-la mesmo assim, essa\n"
+            "aprovação nunca conta: é uma pendência late_approval, que 'sales compensate'\n"
+            "estorna. Uma venda sem tentativa aberta fica como está."
+        ),
+    },
+    "cli.help.sales_abandon.motivo": {
+        "en": "why, in the cashier's words (at most 200 characters)",
+        "pt_BR": "por quê, nas palavras do caixa (no máximo 200 caracteres)",
+    },
+    "cli.help.sales_abandon.operador": {
+        "en": "who gave it up (at most 200 characters)",
+        "pt_BR": "quem desistiu (no máximo 200 caracteres)",
+    },
+    "cli.command.sales_compensate": {
+        "en": "refund each late approval of a sale, once",
+        "pt_BR": "estorna cada aprovação atrasada de uma venda, uma vez só",
+    },
+    "cli.about.sales_compensate": {
+        "en": (
+            "Refund in full each late approval of SALE (the approval of an attempt the cashier\n"
+            "abandoned), under a referencia made from the late attempt's: a compensation the\n"
+            "store holds already, from this or another process, is never sent again, so running\n"
+            "it twice refunds once. Takes the service options."
+        ),
+        "pt_BR": (
+            "Estorna por inteiro cada aprovação atrasada de SALE (a aprovação de uma tentativa\n"
+            "que o caixa abandonou), com uma referencia feita a partir da tentativa atrasada:\n"
+            "uma compensação que o store já tem, deste ou de outro processo, nunca é enviada de\n"
+            "novo, então rodar duas vezes estorna uma vez só. Aceita as opções do serviço."
+        ),
+    },
+    "cli.epilog.sales_compensate": {
+        "en": (
+            "exit status: 0 each compensation accepted (or none to make), 1 the service refused\n"
+            "one (it stays a pendencia: a human decides) or an error, 3 the outcome of one is\n"
+            "unknown (reconcile it: 'smartpos operations reconcile REFERENCIA', never refund\n"
+            "by hand)"
+        ),
+        "pt_BR": (
+            "status de saída: 0 cada compensação aceita (ou nenhuma a fazer), 1 o serviço\n"
+            "recusou uma (ela continua uma pendência: uma pessoa decide) ou um erro, 3 o\n"
+            "resultado de uma é desconhecido (reconcilie: 'smartpos operations reconcile\n"
+            "REFERENCIA', nunca estorne à mão)"
+        ),
+    },
+    "cli.command.sales_report": {
+        "en": "the till close of a day, per terminal and per payment method",
+        "pt_BR": "o fechamento de caixa de um dia, por terminal e por forma de pagamento",
+    },
+    "cli.about.sales_report": {
+        "en": (
+            "The sales created on a day (the host's local day, midnight to midnight, its\n"
+            "bounds printed with their UTC offset), per terminal (smartposId) and per\n"
+            "formaPagamento: the counted approvals (count and sum), the refusals, the\n"
+            "compensation refunds and the pendencias; then each pendencia, plainly.\n"
+            "Documents are masked."
+        ),
+        "pt_BR": (
+            "As vendas criadas num dia (o dia local da máquina, de meia-noite a meia-noite, os\n"
+            "limites impressos com o deslocamento de UTC), por terminal (smartposId) e por\n"
+            "formaPagamento: as aprovações contadas (quantidade e soma), as recusas, os\n"
+            "estornos de compensação e as pendências; depois cada pendência, às claras.\n"
+            "Os documentos saem mascarados."
+        ),
+    },
+    "cli.epilog.sales_report": {
+        "en": (
+            "exit status: 0 no pendencia remains (the till can close), 1 an error, 4 pendencias\n"
+            "remain: the report is printed, and a human decides each one before the till\n"
+            "closes"
+        ),
+        "pt_BR": (
+            "status de saída: 0 nenhuma pendência resta (o caixa pode fechar), 1 um erro, 4\n"
+            "restam pendências: o relatório é impresso, e uma pessoa decide cada uma antes de\n"
+            "fechar o caixa"
+        ),
+    },
+    "cli.help.sales_report.date": {
+        "en": "the day (default: today, in the host's time zone)",
+        "pt_BR": "o dia (padrão: hoje, no fuso horário da máquina)",
+    },
     "cli.about.smartpos": {
         "en": (
             "Drive smart POS payment terminals from the command line, receive and replay\n"
@@ -914,12 +1081,13 @@ CLI: Final[dict[str, dict[str, str]]] = {
             "  3  outcome unknown: the service may have accepted the payment, refund or print\n"
             "     job; do NOT retry with a new referencia, wait for the event of that "
             "referencia\n"
+            "  4  sales report: pendencias remain; a human decides before the till closes\n"
             "\n"
             "environment:\n"
             "  SMARTPOS_API_KEY   the integration key (or --api-key; it is never printed)\n"
             "  SMARTPOS_BASE_URL  the service's base address (or --base-url)\n"
-            "  SMARTPOS_INBOX     the store of listen, events and operations: a file or a URL\n"
-            "                     (default: smartpos-inbox.db)\n"
+            "  SMARTPOS_INBOX     the store of listen, events, operations and sales: a file or a\n"
+            "                     URL (default: smartpos-inbox.db)\n"
             "  SMARTPOS_SANDBOX_URL  the running sandbox of 'sandbox ACTION' and trigger "
             "(default:\n"
             "                     SMARTPOS_BASE_URL, else http://127.0.0.1:8765)\n"
@@ -941,12 +1109,14 @@ CLI: Final[dict[str, dict[str, str]]] = {
             "a\n"
             "     impressão; NÃO tente de novo com uma nova referencia, espere o evento dessa "
             "referencia\n"
+            "  4  sales report: restam pendências; uma pessoa decide antes de fechar o caixa\n"
             "\n"
             "ambiente:\n"
             "  SMARTPOS_API_KEY   a chave de integração (ou --api-key; ela nunca é impressa)\n"
             "  SMARTPOS_BASE_URL  o endereço base do serviço (ou --base-url)\n"
-            "  SMARTPOS_INBOX     o store de listen, events e operations: um arquivo ou uma URL\n"
-            "                     (padrão: smartpos-inbox.db)\n"
+            "  SMARTPOS_INBOX     o store de listen, events, operations e sales: um arquivo ou "
+            "uma\n"
+            "                     URL (padrão: smartpos-inbox.db)\n"
             "  SMARTPOS_SANDBOX_URL  o sandbox em execução de 'sandbox ACTION' e de trigger "
             "(padrão:\n"
             "                     SMARTPOS_BASE_URL, senão http://127.0.0.1:8765)\n"
@@ -1267,6 +1437,263 @@ CLI: Final[dict[str, dict[str, str]]] = {
             "novo mais tarde, ou reconcilie se a resposta dela se perdeu: smartpos operations "
             "reconcile {referencia}"
         ),
+    },
+    "cli.sales_none": {
+        "en": "no sale in {store}",
+        "pt_BR": "nenhuma venda em {store}",
+    },
+    "cli.sales_none_attention": {
+        "en": "no sale needs attention in {store}: no pendencia",
+        "pt_BR": "nenhuma venda precisa de atenção em {store}: nenhuma pendência",
+    },
+    "cli.sales_none_in_state": {
+        "en": "no sale in state {state} in {store}",
+        "pt_BR": "nenhuma venda no estado {state} em {store}",
+    },
+    "cli.sales_count": {
+        "en": "{count} sale(s) in {store}",
+        "pt_BR": "{count} venda(s) em {store}",
+    },
+    "cli.sales_review": {
+        "en": ("review the ones with pendencias before closing the till: smartpos sales show SALE"),
+        "pt_BR": ("revise as que têm pendências antes de fechar o caixa: smartpos sales show SALE"),
+    },
+    "cli.sales_pendencias": {
+        "en": "pendencias {count}: {reasons}",
+        "pt_BR": "pendências {count}: {reasons}",
+    },
+    "cli.sales_pendencia": {
+        "en": "{reason}  referencia {referencia}  since {since}",
+        "pt_BR": "{reason}  referencia {referencia}  desde {since}",
+    },
+    "cli.sales_sale": {
+        "en": "sale {sale}",
+        "pt_BR": "venda {sale}",
+    },
+    "cli.label.total": {
+        "en": "total",
+        "pt_BR": "valor total",
+    },
+    "cli.label.approved": {
+        "en": "approved",
+        "pt_BR": "aprovado",
+    },
+    "cli.label.remaining": {
+        "en": "remaining",
+        "pt_BR": "restante",
+    },
+    "cli.label.created": {
+        "en": "created",
+        "pt_BR": "criada",
+    },
+    "cli.label.updated": {
+        "en": "updated",
+        "pt_BR": "atualizada",
+    },
+    "cli.sales_attempts": {
+        "en": "attempts ({count})",
+        "pt_BR": "tentativas ({count})",
+    },
+    "cli.sales_abandoned_by": {
+        "en": "abandoned by {operador} at {at}: {motivo}",
+        "pt_BR": "abandonada por {operador} em {at}: {motivo}",
+    },
+    "cli.sales_approvals": {
+        "en": "approvals ({count})",
+        "pt_BR": "aprovações ({count})",
+    },
+    "cli.sales_compensations": {
+        "en": "compensations ({count})",
+        "pt_BR": "compensações ({count})",
+    },
+    "cli.sales_compensates": {
+        "en": "refunds the late approval of referencia {referencia} ({valor})",
+        "pt_BR": "estorna a aprovação atrasada da referencia {referencia} ({valor})",
+    },
+    "cli.sales_pendencias_heading": {
+        "en": "pendencias ({count}): a human decides before the till closes",
+        "pt_BR": "pendências ({count}): uma pessoa decide antes de fechar o caixa",
+    },
+    "cli.sales_todo_late_approval": {
+        "en": (
+            "late_approval: money the customer paid that the sale did not take; smartpos sales "
+            "compensate {sale} refunds it"
+        ),
+        "pt_BR": (
+            "late_approval: dinheiro que o cliente pagou e a venda não levou; smartpos sales "
+            "compensate {sale} o estorna"
+        ),
+    },
+    "cli.sales_todo_no_outcome": {
+        "en": (
+            "no_outcome: never charge again under a new referencia; smartpos operations "
+            "reconcile REFERENCIA, then smartpos operations wait REFERENCIA"
+        ),
+        "pt_BR": (
+            "no_outcome: nunca cobre de novo com uma nova referencia; smartpos operations "
+            "reconcile REFERENCIA, depois smartpos operations wait REFERENCIA"
+        ),
+    },
+    "cli.sales_todo_event": {
+        "en": "{reasons}: read the event (smartpos events show ID) and decide; it may have charged",
+        "pt_BR": (
+            "{reasons}: leia o evento (smartpos events show ID) e decida; ele pode ter cobrado"
+        ),
+    },
+    "cli.sales_no_sale": {
+        "en": "no sale {sale!r} in {store}",
+        "pt_BR": "nenhuma venda {sale!r} em {store}",
+    },
+    "cli.sales_no_sale_hint": {
+        "en": (
+            "list them with 'smartpos sales list' (a sale is in the store once a client with "
+            "this store charged it)"
+        ),
+        "pt_BR": (
+            "liste-as com 'smartpos sales list' (uma venda está no store depois que um cliente "
+            "com este store a cobrou)"
+        ),
+    },
+    "cli.sales_nothing_to_abandon": {
+        "en": "sale {sale} has no open attempt: nothing recorded (it is {state})",
+        "pt_BR": "a venda {sale} não tem tentativa aberta: nada registrado (ela está {state})",
+    },
+    "cli.sales_abandoned": {
+        "en": (
+            "abandoned referencia {referencia}, nothing sent: the sale is {state} again, its "
+            "terminal free"
+        ),
+        "pt_BR": (
+            "referencia {referencia} abandonada, nada enviado: a venda está {state} de novo, o "
+            "terminal livre"
+        ),
+    },
+    "cli.sales_late_approval_hint": {
+        "en": (
+            "if the terminal approves it anyway, that approval is never counted: smartpos sales "
+            "compensate {sale} refunds it"
+        ),
+        "pt_BR": (
+            "se o terminal aprová-la mesmo assim, essa aprovação nunca conta: smartpos sales "
+            "compensate {sale} a estorna"
+        ),
+    },
+    "cli.sales_no_late_approval": {
+        "en": "sale {sale} has no late approval to compensate: nothing sent",
+        "pt_BR": "a venda {sale} não tem aprovação atrasada a compensar: nada enviado",
+    },
+    "cli.sales_compensated": {
+        "en": (
+            "{count} compensation refund(s) accepted by the service; running this again sends "
+            "nothing"
+        ),
+        "pt_BR": (
+            "{count} estorno(s) de compensação aceito(s) pelo serviço; rodar de novo não envia nada"
+        ),
+    },
+    "cli.sales_pendencias_left": {
+        "en": "the sale still has {count} pendencia(s): smartpos sales show {sale}",
+        "pt_BR": "a venda ainda tem {count} pendência(s): smartpos sales show {sale}",
+    },
+    "cli.sales_compensation_unknown": {
+        "en": (
+            "the outcome of compensation refund(s) {referencias} is unknown: the service may "
+            "have accepted it"
+        ),
+        "pt_BR": (
+            "o resultado do(s) estorno(s) de compensação {referencias} é desconhecido: o serviço "
+            "pode tê-lo aceitado"
+        ),
+    },
+    "cli.sales_compensation_unknown_hint": {
+        "en": (
+            "do NOT refund by hand (that may refund twice), and compensate never sends it "
+            "again: settle it with smartpos operations reconcile {referencia}"
+        ),
+        "pt_BR": (
+            "NÃO estorne à mão (isso pode estornar duas vezes), e compensate nunca o envia de "
+            "novo: resolva com smartpos operations reconcile {referencia}"
+        ),
+    },
+    "cli.sales_compensation_rejected": {
+        "en": (
+            "the service refused compensation refund(s) {referencias}: the late approval stays "
+            "a pendencia"
+        ),
+        "pt_BR": (
+            "o serviço recusou o(s) estorno(s) de compensação {referencias}: a aprovação "
+            "atrasada continua uma pendência"
+        ),
+    },
+    "cli.sales_compensation_rejected_hint": {
+        "en": (
+            "compensate never sends a refused one again: a human decides (smartpos sales show "
+            "{sale}, then smartpos refund --event FILE of the late approval)"
+        ),
+        "pt_BR": (
+            "compensate nunca reenvia um recusado: uma pessoa decide (smartpos sales show "
+            "{sale}, depois smartpos refund --event FILE da aprovação atrasada)"
+        ),
+    },
+    "cli.sales_report_title": {
+        "en": "till close {date}: sales created from {start} to {end} in {store}",
+        "pt_BR": "fechamento de caixa {date}: vendas criadas de {start} a {end} em {store}",
+    },
+    "cli.sales_report_none": {
+        "en": "no sale was created on {date}",
+        "pt_BR": "nenhuma venda criada em {date}",
+    },
+    "cli.sales_report_sales": {
+        "en": (
+            "sales {count}: paid {paid}, open {open}, in_progress {in_progress}; total {total}, "
+            "remaining {remaining}"
+        ),
+        "pt_BR": (
+            "vendas {count}: pagas {paid}, abertas {open}, em andamento {in_progress}; valor "
+            "total {total}, restante {remaining}"
+        ),
+    },
+    "cli.sales_column_approved": {
+        "en": "approved",
+        "pt_BR": "aprovados",
+    },
+    "cli.sales_column_refused": {
+        "en": "refused",
+        "pt_BR": "recusados",
+    },
+    "cli.sales_column_compensated": {
+        "en": "compensated",
+        "pt_BR": "compensados",
+    },
+    "cli.sales_column_pendencias": {
+        "en": "pendencias",
+        "pt_BR": "pendências",
+    },
+    "cli.sales_all": {
+        "en": "all",
+        "pt_BR": "todos",
+    },
+    "cli.sales_report_earlier": {
+        "en": (
+            "{count} sale(s) of earlier days still have pendencias, not counted here: {sales} "
+            "(smartpos sales --attention)"
+        ),
+        "pt_BR": (
+            "{count} venda(s) de dias anteriores ainda têm pendências, fora desta conta: {sales} "
+            "(smartpos sales --attention)"
+        ),
+    },
+    "cli.sales_report_clean": {
+        "en": "no pendencia: the till can close",
+        "pt_BR": "nenhuma pendência: o caixa pode fechar",
+    },
+    "cli.sales_report_pendencias": {
+        "en": "PENDENCIAS REMAIN: {count}; a human decides each one before the till closes",
+        "pt_BR": "RESTAM PENDÊNCIAS: {count}; uma pessoa decide cada uma antes de fechar o caixa",
+    },
+    "cli.sales_report_pendencia": {
+        "en": "{sale}  {reason}  referencia {referencia}  since {since}",
+        "pt_BR": "{sale}  {reason}  referencia {referencia}  desde {since}",
     },
     "cli.sample_unknown_tipo": {
         "en": "no sample of tipo {tipo!r}: this version of the CLI cannot build one",

@@ -40,6 +40,16 @@ COMMANDS = [
     ["events", "show"],
     ["events", "requeue"],
     ["events", "resend"],
+    ["operations"],
+    ["operations", "list"],
+    ["operations", "reconcile"],
+    ["operations", "wait"],
+    ["sales"],
+    ["sales", "list"],
+    ["sales", "show"],
+    ["sales", "abandon"],
+    ["sales", "compensate"],
+    ["sales", "report"],
 ]
 
 
@@ -66,6 +76,7 @@ def test_top_level_help_lists_every_command() -> None:
     for command in {c[0] for c in COMMANDS}:
         assert f"    {command}" in result.stdout
     assert "3  outcome unknown" in result.stdout
+    assert "4  sales report: pendencias remain" in result.stdout
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
@@ -191,6 +202,10 @@ def test_parser_every_subcommand_has_a_handler() -> None:
             "requeue": ["X"],
             "resend": ["X", "--to", "http://x"] if command[0] == "events" else ["X"],
             "next": ["payment", "aprovar"],
+            "reconcile": ["X"],
+            "wait": ["X"],
+            "abandon": ["X", "--motivo", "M"],
+            "compensate": ["X"],
         }.get(command[-1], [])
         positional = {
             "qrcode": ["D"],

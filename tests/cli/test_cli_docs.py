@@ -10,11 +10,13 @@ the docs is therefore tested as it reads. Commands named inside prose (``smartpo
 
 Each line runs in a fresh world that holds what the docs assume (a served sandbox and the
 environment of ``smartpos sandbox``'s "Use it from another terminal", ``aprovado.json``,
-``recibo.txt``, inbox files with the ids the docs name). Placeholders are replaced: the docs'
-loopback URLs by the world's, ``ID``/``EVENT_ID`` by an approved payment's event id,
-``REFERENCIA`` by an attempt whose event the sandbox holds back, fixed ports of servers by
-``0``. The exit status must be the documented one (0, or what a following ``echo $?`` shows),
-and the first documented output line must match: its JSON keys, or its leading words.
+``recibo.txt``, inbox files with the ids the docs name, the default one with the sale
+``mesa-12``, whose one attempt waits for an approval the sandbox holds back). Placeholders are
+replaced: the docs' loopback URLs by the world's, ``ID``/``EVENT_ID`` by an approved
+payment's event id, ``REFERENCIA`` by an attempt whose event the sandbox holds back, fixed
+ports of servers by ``0``. The exit status must be the documented one (0, or what a
+following ``echo $?`` shows), and the first documented output line must match: its JSON keys,
+or its leading words.
 
 Most lines run in-process through ``smartpos.cli.main``; lines that contain a pipe also run
 through a real ``bash`` pipe, and the long-running servers (``smartpos sandbox``, ``smartpos
@@ -231,6 +233,22 @@ def _fill_inbox(path: Path, approved: dict[str, Any]) -> None:
             assert store.dead_letter(claim, error="RuntimeError: printer offline")
 
 
+def _start_sale(path: Path, sandbox: Sandbox, base_url: str) -> None:
+    """The docs' sale mesa-12, journaled in the inbox: one attempt, its approval held back."""
+    with (
+        SQLiteStore(path) as store,
+        smartpos.Client(api_key=Sandbox.API_KEY, base_url=base_url, store=store) as client,
+    ):
+        sandbox.script_payments(Hold())
+        client.payments.create(
+            documento_cliente=Sandbox.DOCUMENTO,
+            valor_centavos=5000,
+            smartpos_id=Sandbox.SMARTPOS_ID,
+            forma_pagamento="credito",
+            sale="mesa-12",
+        )
+
+
 @pytest.fixture
 def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
     """A served sandbox with an approved payment, a receiver, and the files the docs name."""
@@ -273,6 +291,8 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
         (cwd / "recibo.txt").write_text("Obrigado e volte sempre!\n", encoding="utf-8")
         for inbox in ("smartpos-inbox.db", "inbox.sqlite3"):
             _fill_inbox(cwd / inbox, approved)
+        # Only in the default inbox: inbox.sqlite3 has no operation waiting, as documented.
+        _start_sale(cwd / "smartpos-inbox.db", sandbox, base_url)
         env = {"SMARTPOS_BASE_URL": base_url, "SMARTPOS_API_KEY": Sandbox.API_KEY}
         monkeypatch.chdir(cwd)
         for name in ("SMARTPOS_INBOX", "SMARTPOS_LOG", "NO_COLOR"):

@@ -1,4 +1,4 @@
-"""``--store`` takes every store URL: ``events`` and ``operations`` on SQLite, Redis, PostgreSQL.
+"""``--store`` takes every store URL: ``events``, ``operations`` and ``sales`` on every store.
 
 Redis and PostgreSQL are real servers, started by the helpers of ``tests/webhooks/servers.py``;
 each test has its own key prefix or table (``--namespace``).
@@ -167,6 +167,52 @@ def test_operations_lists_and_reconciles_on_every_store(place: Place) -> None:
     assert ZONED.search(text.stdout)
     assert "accepted" in reconciled.stdout
     assert 1 == charges
+
+
+def test_sales_lists_shows_abandons_and_reports_on_every_store(place: Place) -> None:
+    """A sale journaled in any store: listed, shown, its open attempt abandoned (nothing
+    sent) and counted in the day's till close, through the store's URL."""
+    from smartpos.testing import Hold
+
+    with (
+        Sandbox() as sandbox,
+        sandbox.serve() as base_url,
+        place.open() as store,
+        smartpos.Client(api_key=Sandbox.API_KEY, base_url=base_url, store=store) as client,
+    ):
+        sandbox.script_payments(Hold())
+        referencia = client.payments.create(
+            documento_cliente=Sandbox.DOCUMENTO,
+            valor_centavos=1990,
+            smartpos_id=Sandbox.SMARTPOS_ID,
+            sale="mesa-12",
+        ).referencia
+
+        listed = invoke("sales", "--json", *place.args)
+        shown = invoke("sales", "show", "mesa-12", *place.args)
+        given_up = invoke("sales", "abandon", "mesa-12", "--motivo", "dinheiro", *place.args)
+        report = invoke("sales", "report", "--json", *place.args)
+        after = store.sale("mesa-12")
+
+    assert (0, 0, 0, 0) == (
+        listed.returncode,
+        shown.returncode,
+        given_up.returncode,
+        report.returncode,
+    ), (listed, shown, given_up, report)
+    assert [("mesa-12", "in_progress")] == [
+        (s["sale_id"], s["state"]) for s in json.loads(listed.stdout)
+    ]
+    assert referencia in shown.stdout
+    assert ZONED.search(shown.stdout)
+    assert f"abandoned referencia {referencia}" in given_up.stdout
+    assert after is not None
+    assert "open" == after.state
+    assert (1, store_name(place.url)) == (
+        json.loads(report.stdout)["sales"]["count"],
+        json.loads(report.stdout)["store"],
+    )
+    assert 1 == len(sandbox.payments)
 
 
 def test_a_memory_store_is_refused_with_exit_2() -> None:

@@ -7,7 +7,7 @@ inside the command that needs them, so the help stays fast.
 Exit statuses: 0 success; 1 an error (the service refused, local validation, the network,
 a file); 2 a usage error; 3 the outcome of a payment, refund or print job is unknown (the
 service may have accepted it: never retry it with a new referencia, wait for its event);
-130 interrupted.
+4 ``sales report`` found pendências (a human decides before the till closes); 130 interrupted.
 """
 
 from __future__ import annotations

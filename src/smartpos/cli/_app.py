@@ -73,6 +73,7 @@ _OPTIONS: Final[dict[str, dict[str, str]]] = {
         "pagamentoOriginal.tipoPagamento": "--event (its dados.autorizacao.tipoPagamento)",
         "pagamentoOriginal": "--event",
     },
+    "_sales:run": {"sale": "SALE", "motivo": "--motivo", "operador": "--operador"},
     "_service:print_job": {
         **_DOC,
         "smartposId": "SMARTPOS_ID",

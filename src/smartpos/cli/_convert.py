@@ -7,7 +7,9 @@ was expected (argparse then exits 2 naming the option).
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import os
+import re
 from collections.abc import Callable
 from typing import Final, TypeVar
 
@@ -15,6 +17,7 @@ from ._i18n import words
 
 __all__ = [
     "DEFAULT_STORE",
+    "day",
     "delay",
     "port",
     "positive_int",
@@ -32,6 +35,7 @@ def store_default() -> str:
 
 
 _N = TypeVar("_N", int, float)
+_DAY: Final = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
 def _number(
@@ -77,3 +81,15 @@ def delay(text: str) -> float:
     return _number(
         text, float, "seconds", lambda v: 0 <= v <= 60, "expected 0 to 60 seconds, not {text!r}"
     )
+
+
+def day(text: str) -> dt.date:
+    """A calendar day written ``YYYY-MM-DD`` (``sales report --date``), nothing looser."""
+    try:
+        if not _DAY.fullmatch(text):
+            raise ValueError(text)
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            words("expected a day as YYYY-MM-DD, not {text!r}", text=text)
+        ) from None

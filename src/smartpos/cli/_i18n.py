@@ -67,6 +67,7 @@ PORTUGUESE_WORDS: Final[dict[str, str]] = {
     "a port is 0 to 65535, not {value}": "uma porta vai de 0 a 65535, não {value}",
     "expected seconds > 0, not {text!r}": "esperava segundos > 0, não {text!r}",
     "expected 0 to 60 seconds, not {text!r}": "esperava de 0 a 60 segundos, não {text!r}",
+    "expected a day as YYYY-MM-DD, not {text!r}": "esperava um dia como AAAA-MM-DD, não {text!r}",
     # The command's report of an SDK error (_app._report).
     (
         "the outcome of referencia {referencia} is unknown: the service may have accepted it"

@@ -35,7 +35,7 @@ from ._store import local_time
 if TYPE_CHECKING:
     from smartpos.webhooks import Operation, StoreBase
 
-__all__ = ["add_parser", "operation_data", "run"]
+__all__ = ["add_parser", "open_store", "operation_data", "print_operation", "run", "store_parents"]
 
 _WAIT_DEFAULT: Final = 60.0
 _STATE_STYLE: Final = {
@@ -47,25 +47,16 @@ _STATE_STYLE: Final = {
 }
 
 
-def add_parser(
-    sub: Any,
-    *,
-    service: argparse.ArgumentParser,
-    formatter: type[argparse.HelpFormatter],
-) -> argparse.ArgumentParser:
-    """Add ``operations`` and its actions to the command's subparsers.
+def store_parents() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
+    """The ``--json`` and ``--store``/``--namespace`` parents of a command with actions.
 
-    Args:
-        sub: The root parser's subparsers.
-        service: The parent parser with the service options (for ``reconcile``).
-        formatter: The help formatter of the other commands.
+    The options are on the command and on its actions, with default=SUPPRESS: given before
+    or after the action, a value is kept (argparse lets an action's default overwrite a value
+    given to the command). The handler reads them with ``getattr(args, name, default)``.
 
     Returns:
-        The ``operations`` parser.
+        The ``--json`` parent and the store parent.
     """
-    # The options are on the command and on its actions, with default=SUPPRESS: given
-    # before or after the action, a value is kept (argparse lets an action's default
-    # overwrite a value given to the command).
     json_parent = argparse.ArgumentParser(add_help=False)
     json_parent.add_argument(
         "--json",
@@ -88,6 +79,26 @@ def add_parser(
         default=argparse.SUPPRESS,
         help=message("cli.help.namespace"),
     )
+    return json_parent, store
+
+
+def add_parser(
+    sub: Any,
+    *,
+    service: argparse.ArgumentParser,
+    formatter: type[argparse.HelpFormatter],
+) -> argparse.ArgumentParser:
+    """Add ``operations`` and its actions to the command's subparsers.
+
+    Args:
+        sub: The root parser's subparsers.
+        service: The parent parser with the service options (for ``reconcile``).
+        formatter: The help formatter of the other commands.
+
+    Returns:
+        The ``operations`` parser.
+    """
+    json_parent, store = store_parents()
     listing = argparse.ArgumentParser(add_help=False)
     listing.add_argument(
         "--all",
@@ -214,7 +225,7 @@ def _state(out: Output, state: str) -> str:
     return out.style(state.ljust(8), _STATE_STYLE.get(state, "bold"))
 
 
-def _print_operation(out: Output, operation: Operation) -> None:
+def print_operation(out: Output, operation: Operation) -> None:
     created = local_time(operation.created_at)
     line = f"{_state(out, operation.state)}  {operation.kind:<9}  {operation.referencia}  {created}"
     if operation.event is not None:
@@ -248,7 +259,7 @@ def _list(args: argparse.Namespace, out: Output) -> int:
         out.line(message(key, store=name))
         return EXIT_OK
     for operation in operations:
-        _print_operation(out, operation)
+        print_operation(out, operation)
     if every:
         out.line(message("cli.operations_count", count=len(operations), store=name))
         return EXIT_OK
@@ -282,7 +293,7 @@ def _reconcile(args: argparse.Namespace, out: Output) -> int:
     if out.json:
         out.data(operation_data(operation))
     else:
-        _print_operation(out, operation)
+        print_operation(out, operation)
         keys = {
             "accepted": "cli.operations_accepted",
             "final": "cli.operations_final",

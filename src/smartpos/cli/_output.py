@@ -20,6 +20,7 @@ from typing import Any, Final, TextIO
 from ._i18n import words
 
 __all__ = [
+    "EXIT_ATTENTION",
     "EXIT_ERROR",
     "EXIT_OK",
     "EXIT_UNKNOWN",
@@ -43,6 +44,9 @@ EXIT_USAGE: Final = 2
 """A usage error (argparse's own status)."""
 EXIT_UNKNOWN: Final = 3
 """The outcome of an operation on a terminal is unknown: wait for its event, do not retry."""
+EXIT_ATTENTION: Final = 4
+"""``sales report``: pendências remain (the report is printed); a human decides before the till
+closes."""
 
 _STYLES: Final = {
     "bold": "1",

@@ -738,4 +738,7 @@ def build_parser() -> argparse.ArgumentParser:
     from ._operations import add_parser as add_operations  # argparse only, like this module
 
     add_operations(sub, service=service, formatter=_Formatter)
+    from ._sales import add_parser as add_sales  # argparse only, like this module
+
+    add_sales(sub, service=service, formatter=_Formatter)
     return parser
