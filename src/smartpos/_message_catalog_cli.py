@@ -856,7 +856,7 @@ CLI: Final[dict[str, dict[str, str]]] = {
             "Client(store=...) as registra no diário (payments.create(..., sale=...)): uma\n"
             "tentativa aberta por vez, paga uma vez só. Sem ação, lista as vendas, da mais antiga\n"
             "para a mais nova. Antes de fechar o caixa, 'sales --attention' lista as que têm\n"
-            "pendências (uma aprovação atrasada, um resultado ainda desconhecido) e 'sales\n"
+            "pendências (uma aprovação tardia, um resultado ainda desconhecido) e 'sales\n"
             "report' resume o dia."
         ),
     },
@@ -938,32 +938,35 @@ CLI: Final[dict[str, dict[str, str]]] = {
     },
     "cli.command.sales_compensate": {
         "en": "refund each late approval of a sale, once",
-        "pt_BR": "estorna cada aprovação atrasada de uma venda, uma vez só",
+        "pt_BR": "estorna cada aprovação tardia de uma venda, uma vez só",
     },
     "cli.about.sales_compensate": {
         "en": (
             "Refund in full each late approval of SALE (the approval of an attempt the cashier\n"
             "abandoned), under a referencia made from the late attempt's: a compensation the\n"
-            "store holds already, from this or another process, is never sent again, so running\n"
-            "it twice refunds once. Takes the service options."
+            "store holds already, from this or another process, is never sent again (unless\n"
+            "the service surely refused it: then it is sent again under the same referencia),\n"
+            "so running it twice refunds once. Takes the service options."
         ),
         "pt_BR": (
-            "Estorna por inteiro cada aprovação atrasada de SALE (a aprovação de uma tentativa\n"
-            "que o caixa abandonou), com uma referencia feita a partir da tentativa atrasada:\n"
+            "Estorna por inteiro cada aprovação tardia de SALE (a aprovação de uma tentativa\n"
+            "que o caixa abandonou), com uma referencia feita a partir da tentativa tardia:\n"
             "uma compensação que o store já tem, deste ou de outro processo, nunca é enviada de\n"
-            "novo, então rodar duas vezes estorna uma vez só. Aceita as opções do serviço."
+            "novo (a não ser que o serviço certamente a recusou: aí ela é reenviada com a mesma\n"
+            "referencia), então rodar duas vezes estorna uma vez só. Aceita as opções do serviço."
         ),
     },
     "cli.epilog.sales_compensate": {
         "en": (
             "exit status: 0 each compensation accepted (or none to make), 1 the service refused\n"
-            "one (it stays a pendencia: a human decides) or an error, 3 the outcome of one is\n"
-            "unknown (reconcile it: 'smartpos operations reconcile REFERENCIA', never refund\n"
-            "by hand)"
+            "one (it stays a pendencia; once fixed, run this again: a refused one is sent again\n"
+            "under its referencia, never twice) or an error, 3 the outcome of one is unknown\n"
+            "(reconcile it: 'smartpos operations reconcile REFERENCIA', never refund by hand)"
         ),
         "pt_BR": (
             "status de saída: 0 cada compensação aceita (ou nenhuma a fazer), 1 o serviço\n"
-            "recusou uma (ela continua uma pendência: uma pessoa decide) ou um erro, 3 o\n"
+            "recusou uma (ela continua uma pendência; depois de corrigir, rode de novo: uma\n"
+            "recusada é reenviada com a mesma referencia, nunca duas vezes) ou um erro, 3 o\n"
             "resultado de uma é desconhecido (reconcilie: 'smartpos operations reconcile\n"
             "REFERENCIA', nunca estorne à mão)"
         ),
@@ -1466,6 +1469,10 @@ CLI: Final[dict[str, dict[str, str]]] = {
         "en": "{reason}  referencia {referencia}  since {since}",
         "pt_BR": "{reason}  referencia {referencia}  desde {since}",
     },
+    "cli.sales_pendencia_compensation": {
+        "en": "compensation {referencia} {state}",
+        "pt_BR": "compensação {referencia} {state}",
+    },
     "cli.sales_sale": {
         "en": "sale {sale}",
         "pt_BR": "venda {sale}",
@@ -1508,7 +1515,7 @@ CLI: Final[dict[str, dict[str, str]]] = {
     },
     "cli.sales_compensates": {
         "en": "refunds the late approval of referencia {referencia} ({valor})",
-        "pt_BR": "estorna a aprovação atrasada da referencia {referencia} ({valor})",
+        "pt_BR": "estorna a aprovação tardia da referencia {referencia} ({valor})",
     },
     "cli.sales_pendencias_heading": {
         "en": "pendencias ({count}): a human decides before the till closes",
@@ -1522,6 +1529,16 @@ CLI: Final[dict[str, dict[str, str]]] = {
         "pt_BR": (
             "late_approval: dinheiro que o cliente pagou e a venda não levou; smartpos sales "
             "compensate {sale} o estorna"
+        ),
+    },
+    "cli.sales_todo_compensation_unknown": {
+        "en": (
+            "a compensation whose outcome is unknown ({referencias}): never refund by hand; "
+            "smartpos operations reconcile REFERENCIA settles it"
+        ),
+        "pt_BR": (
+            "uma compensação de resultado desconhecido ({referencias}): nunca estorne à mão; "
+            "smartpos operations reconcile REFERENCIA a resolve"
         ),
     },
     "cli.sales_todo_no_outcome": {
@@ -1580,7 +1597,7 @@ CLI: Final[dict[str, dict[str, str]]] = {
     },
     "cli.sales_no_late_approval": {
         "en": "sale {sale} has no late approval to compensate: nothing sent",
-        "pt_BR": "a venda {sale} não tem aprovação atrasada a compensar: nada enviado",
+        "pt_BR": "a venda {sale} não tem aprovação tardia a compensar: nada enviado",
     },
     "cli.sales_compensated": {
         "en": (
@@ -1622,17 +1639,18 @@ CLI: Final[dict[str, dict[str, str]]] = {
         ),
         "pt_BR": (
             "o serviço recusou o(s) estorno(s) de compensação {referencias}: a aprovação "
-            "atrasada continua uma pendência"
+            "tardia continua uma pendência"
         ),
     },
     "cli.sales_compensation_rejected_hint": {
         "en": (
-            "compensate never sends a refused one again: a human decides (smartpos sales show "
-            "{sale}, then smartpos refund --event FILE of the late approval)"
+            "fix what the service said (the API key, say) and run smartpos sales compensate "
+            "{sale} again: a refused refund is sent again under its referencia, never twice"
         ),
         "pt_BR": (
-            "compensate nunca reenvia um recusado: uma pessoa decide (smartpos sales show "
-            "{sale}, depois smartpos refund --event FILE da aprovação atrasada)"
+            "corrija o que o serviço disse (a chave de API, por exemplo) e rode smartpos sales "
+            "compensate {sale} de novo: um estorno recusado é reenviado com a mesma referencia, "
+            "nunca duas vezes"
         ),
     },
     "cli.sales_report_title": {
@@ -1690,10 +1708,6 @@ CLI: Final[dict[str, dict[str, str]]] = {
     "cli.sales_report_pendencias": {
         "en": "PENDENCIAS REMAIN: {count}; a human decides each one before the till closes",
         "pt_BR": "RESTAM PENDÊNCIAS: {count}; uma pessoa decide cada uma antes de fechar o caixa",
-    },
-    "cli.sales_report_pendencia": {
-        "en": "{sale}  {reason}  referencia {referencia}  since {since}",
-        "pt_BR": "{sale}  {reason}  referencia {referencia}  desde {since}",
     },
     "cli.sample_unknown_tipo": {
         "en": "no sample of tipo {tipo!r}: this version of the CLI cannot build one",

@@ -363,7 +363,8 @@ def test_a_compensation_whose_answer_is_lost_is_exit_3_and_never_sent_again(
     world: World,
 ) -> None:
     """The refund's answer is lost: exit 3 with the reconcile to run; compensate again sends
-    nothing (it is journaled) and still says 3; the till close does not close on it."""
+    nothing (it is journaled) and still says 3; the late approval stays a pendência, with its
+    compensation, and the till close says to reconcile it, not to refund by hand."""
     late = world.given_up()
     referencia = compensation_referencia(late)
     world.sandbox.fail_next("refunds", DropConnection())
@@ -371,36 +372,55 @@ def test_a_compensation_whose_answer_is_lost_is_exit_3_and_never_sent_again(
     lost = invoke("sales", "compensate", SALE, "--max-retries", "0")
     again = invoke("sales", "compensate", SALE, "--max-retries", "0")
     report = invoke("sales", "report", "--json")
+    text = invoke("sales", "report")
 
-    assert (3, 3, 4) == (lost.returncode, again.returncode, report.returncode), (lost, again)
+    assert (3, 3, 4, 4) == (
+        lost.returncode,
+        again.returncode,
+        report.returncode,
+        text.returncode,
+    ), (lost, again, report)
     assert f"the outcome of compensation refund(s) {referencia} is unknown" in lost.stderr
     assert f"smartpos operations reconcile {referencia}" in lost.stderr
     assert "do NOT refund by hand" in lost.stderr
     assert 1 == world.refunds(referencia)
     closed = json.loads(report.stdout)
-    assert [("no_outcome", referencia, late)] == [
-        (p["reason"], p["referencia"], p["compensates"]) for p in closed["pendencias"]
+    assert [("late_approval", late, {"referencia": referencia, "state": "unknown"})] == [
+        (p["reason"], p["referencia"], p["compensation"]) for p in closed["pendencias"]
     ]
     assert 0 == closed["totals"]["compensated_count"]
+    assert f"compensation {referencia} unknown" in text.stdout
+    assert f"a compensation whose outcome is unknown ({referencia}): never refund" in text.stdout
+    assert "smartpos sales compensate SALE refunds it" not in text.stdout
 
 
-def test_a_compensation_the_service_refused_is_exit_1_and_stays_a_pendencia(
+def test_a_compensation_the_service_refused_is_exit_1_and_sent_again_once_fixed(
     world: World,
 ) -> None:
-    """The service refuses the refund (a wrong key: HTTP 401): exit 1; the late approval stays a
-    pendência and the till close still needs a human."""
+    """The service refuses the refund (a wrong key: HTTP 401): exit 1, the late approval stays
+    a pendência and the till close needs a human; with the right key compensate sends it again
+    under the same referencia: one refund."""
     late = world.given_up()
+    referencia = compensation_referencia(late)
 
     refused = invoke("sales", "compensate", SALE, "--api-key", "sk_test_wrong")
     report = invoke("sales", "report", "--json")
+    fixed = invoke("sales", "compensate", SALE)
 
-    assert (1, 4) == (refused.returncode, report.returncode), (refused, report)
+    assert (1, 4, 0) == (refused.returncode, report.returncode, fixed.returncode), (
+        refused,
+        report,
+        fixed,
+    )
     assert "rejected  refund" in refused.stdout
     assert "the service refused compensation refund(s)" in refused.stderr
-    assert "a human decides" in refused.stderr
-    assert [("late_approval", late)] == [
-        (p["reason"], p["referencia"]) for p in json.loads(report.stdout)["pendencias"]
+    assert "run smartpos sales compensate mesa-12 again" in refused.stderr
+    assert [("late_approval", late, {"referencia": referencia, "state": "rejected"})] == [
+        (p["reason"], p["referencia"], p["compensation"])
+        for p in json.loads(report.stdout)["pendencias"]
     ]
+    assert f"accepted  refund     {referencia}" in fixed.stdout
+    assert 1 == world.refunds(referencia)
 
 
 # --- report ---------------------------------------------------------------------------------

@@ -77,6 +77,8 @@ _OP_STYLE: Final = {
 }
 #: The states of a refund whose outcome is not known yet.
 _UNSETTLED: Final = frozenset({"sending", "unknown"})
+#: The states of a compensation refund that compensates (`smartpos.webhooks._sales.build_sale`).
+_COMPENSATED: Final = frozenset({"accepted", "final"})
 #: The most sales of earlier days with pendências a till close names.
 _EARLIER: Final = 100
 #: Sale rows read at a time while ``report`` looks for the day's sales.
@@ -256,8 +258,26 @@ def _compensated(sale: Sale) -> dict[str, Operation]:
     return {compensation_referencia(op.referencia): op for op in sale.attempts}
 
 
-def pendencia_data(pendencia: Pendencia) -> dict[str, Any]:
-    """A pendência as JSON-ready data: its event named (``id``, ``tipo``), the document masked."""
+def _compensation_of(sale: Sale) -> dict[str, Operation]:
+    """The compensation refund journaled for each late attempt, by the attempt's referencia."""
+    late = _compensated(sale)
+    return {
+        late[op.referencia].referencia: op for op in sale.compensations if op.referencia in late
+    }
+
+
+def pendencia_data(pendencia: Pendencia, compensation: Operation | None = None) -> dict[str, Any]:
+    """A pendência as JSON-ready data: its event named (``id``, ``tipo``), the document masked.
+
+    Args:
+        pendencia: The pendência.
+        compensation: For a late approval, its compensation refund if one is journaled (not
+            accepted, or it would not be a pendência: refused, unknown, never sent).
+
+    Returns:
+        ``reason``, ``referencia``, ``since``, ``event``, ``documento_cliente`` and
+        ``compensation`` (its ``referencia`` and ``state``, or ``None``).
+    """
     event = pendencia.event
     return {
         "reason": pendencia.reason,
@@ -265,7 +285,15 @@ def pendencia_data(pendencia: Pendencia) -> dict[str, Any]:
         "since": pendencia.since.isoformat(),
         "event": None if event is None else {"id": event.id, "tipo": event.tipo},
         "documento_cliente": _documento(event),
+        "compensation": None
+        if compensation is None or pendencia.reason != "late_approval"
+        else {"referencia": compensation.referencia, "state": compensation.state},
     }
+
+
+def _pendencias_data(sale: Sale) -> list[dict[str, Any]]:
+    compensation = _compensation_of(sale)
+    return [pendencia_data(p, compensation.get(p.referencia)) for p in sale.pendencias]
 
 
 def sale_data(sale: Sale) -> dict[str, Any]:
@@ -322,7 +350,7 @@ def sale_data(sale: Sale) -> dict[str, Any]:
             }
             for event in sale.approvals
         ],
-        "pendencias": [pendencia_data(p) for p in sale.pendencias],
+        "pendencias": _pendencias_data(sale),
         "compensations": [
             {
                 **operation_data(op),
@@ -368,16 +396,22 @@ def _print_line(out: Output, sale: Sale) -> None:
         )
 
 
-def _print_pendencia(out: Output, pendencia: Pendencia, indent: str = "  ") -> None:
-    line = message(
+def _print_pendencia(
+    out: Output, found: Mapping[str, Any], prefix: str = "", suffix: str = ""
+) -> None:
+    """One pendência (`pendencia_data`), with its event or its compensation."""
+    line = prefix + message(
         "cli.sales_pendencia",
-        reason=out.style(pendencia.reason, "bold", "yellow"),
-        referencia=pendencia.referencia,
-        since=local_time(pendencia.since),
+        reason=out.style(found["reason"], "bold", "yellow"),
+        referencia=found["referencia"],
+        since=local_time(dt.datetime.fromisoformat(found["since"])),
     )
-    if pendencia.event is not None:
-        line += f"  {out.tipo(pendencia.event.tipo)}  id {pendencia.event.id}"
-    out.line(indent + line)
+    if found["event"] is not None:
+        line += f"  {out.tipo(found['event']['tipo'])}  id {found['event']['id']}"
+    compensation = found["compensation"]
+    if compensation is not None:
+        line += "  " + message("cli.sales_pendencia_compensation", **compensation)
+    out.line("  " + line + suffix)
 
 
 def _print_sale(out: Output, sale: Sale) -> None:
@@ -449,19 +483,28 @@ def _print_sale(out: Output, sale: Sale) -> None:
                 "yellow",
             )
         )
-        for pendencia in sale.pendencias:
-            _print_pendencia(out, pendencia)
-        _print_what_to_do(out, (p.reason for p in sale.pendencias), sale.sale_id)
+        pendencias = _pendencias_data(sale)
+        for found in pendencias:
+            _print_pendencia(out, found)
+        _print_what_to_do(out, pendencias, sale.sale_id)
 
 
-def _print_what_to_do(out: Output, reasons: Iterable[str], sale: str) -> None:
-    """What to do about each kind of pendência shown (one line per kind)."""
-    found = set(reasons)
-    if "late_approval" in found:
+def _print_what_to_do(out: Output, pendencias: Sequence[Mapping[str, Any]], sale: str) -> None:
+    """What to do about each kind of pendência shown (`pendencia_data`), one line per kind."""
+    reasons = {found["reason"] for found in pendencias}
+    lost = [
+        found["compensation"]["referencia"]
+        for found in pendencias
+        if found["compensation"] is not None and found["compensation"]["state"] in _UNSETTLED
+    ]
+    late = sum(1 for found in pendencias if found["reason"] == "late_approval")
+    if late > len(lost):
         out.line("  " + message("cli.sales_todo_late_approval", sale=sale))
-    if "no_outcome" in found:
+    if lost:
+        out.line("  " + message("cli.sales_todo_compensation_unknown", referencias=", ".join(lost)))
+    if "no_outcome" in reasons:
         out.line("  " + message("cli.sales_todo_no_outcome"))
-    others = sorted(found - {"late_approval", "no_outcome"})
+    others = sorted(reasons - {"late_approval", "no_outcome"})
     if others:
         out.line("  " + message("cli.sales_todo_event", reasons=", ".join(others)))
 
@@ -589,7 +632,7 @@ def _compensate(args: argparse.Namespace, out: Output) -> int:
         except StoreError:  # the refunds are sent: what they became is still printed below
             sale = None
     late = {} if sale is None else _compensated(sale)
-    pendencias = [] if sale is None else sale.pendencias
+    pendencias = [] if sale is None else _pendencias_data(sale)
     if out.json:
         out.data(
             {
@@ -603,7 +646,7 @@ def _compensate(args: argparse.Namespace, out: Output) -> int:
                     }
                     for op in operations
                 ],
-                "pendencias": [pendencia_data(p) for p in pendencias],
+                "pendencias": pendencias,
             }
         )
     else:
@@ -696,10 +739,8 @@ def till_close(
     Counted approvals (count and sum), refusals, compensation refunds the service accepted
     (count and the sum of the late approvals they refund) and the open pendências, each under
     the terminal and the ``formaPagamento`` of its attempt (``None`` when unknown: a manual
-    charge with no outcome yet). A compensation refund whose outcome is unknown (``sending``,
-    ``unknown``) is a ``no_outcome`` pendência here under its own referencia (with
-    ``compensates``, the late attempt's), although the sale no longer lists the late approval
-    it may not have refunded.
+    charge with no outcome yet). A late approval whose compensation is refused or unknown is
+    still a pendência, with its compensation's referencia and state.
 
     Args:
         sales: The sales created that day.
@@ -740,6 +781,7 @@ def till_close(
                 add(terms, "approved_count", terms.valor_centavos)
             elif isinstance(op.event, PagamentoRecusado):
                 add(attempt_terms(op), "refused_count")
+        compensation = _compensation_of(sale)
         for pendencia in sale.pendencias:
             attempt = by_referencia.get(pendencia.referencia)
             terms = unknown if attempt is None else attempt_terms(attempt)
@@ -747,7 +789,7 @@ def till_close(
             pendencias.append(
                 {
                     "sale_id": sale.sale_id,
-                    **pendencia_data(pendencia),
+                    **pendencia_data(pendencia, compensation.get(pendencia.referencia)),
                     "smartpos_id": terms.smartpos_id,
                     "forma_pagamento": terms.forma_pagamento,
                     "valor_centavos": terms.valor_centavos,
@@ -755,30 +797,12 @@ def till_close(
             )
         late = _compensated(sale)
         for refund in sale.compensations:
-            attempt = late.get(refund.referencia)
-            terms = unknown if attempt is None else attempt_terms(attempt)
-            if refund.state == "rejected":  # its late approval is still a pendência (above)
-                continue
-            if refund.state in _UNSETTLED:
-                # The sale counts it as compensated, but the refund may never have reached the
-                # service: a till must not close on it (reconcile it, never refund by hand).
-                add(terms, "pendencias")
-                pendencias.append(
-                    {
-                        "sale_id": sale.sale_id,
-                        "reason": "no_outcome",
-                        "referencia": refund.referencia,
-                        "since": refund.updated_at.isoformat(),
-                        "event": None,
-                        "documento_cliente": None,
-                        "smartpos_id": terms.smartpos_id,
-                        "forma_pagamento": terms.forma_pagamento,
-                        "valor_centavos": terms.valor_centavos,
-                        "compensates": None if attempt is None else attempt.referencia,
-                    }
-                )
-                continue
-            add(terms, "compensated_count", terms.valor_centavos)
+            # Only an accepted refund compensates (the sale's rule): a refused or unknown one
+            # leaves its late approval a pendência, counted above.
+            if refund.state in _COMPENSATED:
+                attempt = late.get(refund.referencia)
+                terms = unknown if attempt is None else attempt_terms(attempt)
+                add(terms, "compensated_count", terms.valor_centavos)
 
     def ordered(groups: dict[str | None, dict[str, int]], key: str) -> list[dict[str, Any]]:
         names = sorted(groups, key=lambda name: (name is None, name or ""))
@@ -883,20 +907,14 @@ def _print_report(out: Output, report: Mapping[str, Any], store: str) -> None:
         out.style(message("cli.sales_report_pendencias", count=len(pendencias)), "bold", "yellow")
     )
     for found in pendencias:
-        line = message(
-            "cli.sales_report_pendencia",
-            sale=found["sale_id"],
-            reason=found["reason"],
-            referencia=found["referencia"],
-            since=local_time(dt.datetime.fromisoformat(found["since"])),
-        )
         where = [found["smartpos_id"] or "-", found["forma_pagamento"] or "-"]
         if found["valor_centavos"]:
             where.append(format_centavos(found["valor_centavos"]))
         if found["documento_cliente"]:
             where.append(found["documento_cliente"])
-        out.line("  " + line + "  " + "  ".join(where))
-    _print_what_to_do(out, (found["reason"] for found in pendencias), "SALE")
+        where_text = "  " + "  ".join(where)
+        _print_pendencia(out, {**found, "event": None}, f"{found['sale_id']}  ", where_text)
+    _print_what_to_do(out, pendencias, "SALE")
 
 
 def _report(args: argparse.Namespace, out: Output) -> int:
