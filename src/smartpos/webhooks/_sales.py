@@ -33,7 +33,7 @@ from typing import Final, Literal, TypeAlias, get_args
 import attrs
 
 from ._events import Event, PagamentoAprovado
-from ._outcomes import WAITING_STATES, Abandon, JournalEntry, Operation
+from ._outcomes import WAITING_STATES, Abandon, Operation
 
 __all__ = [
     "SALE_STATES",
@@ -47,8 +47,8 @@ __all__ = [
     "build_sale",
     "compensation_referencia",
     "counted_valor",
-    "holds_terminal",
     "is_open",
+    "split",
 ]
 
 SaleState: TypeAlias = Literal["open", "in_progress", "paid"]
@@ -66,9 +66,6 @@ PendenciaReason: TypeAlias = Literal[
 """Why a sale needs a human."""
 
 SALE_STATES: Final[tuple[SaleState, ...]] = get_args(SaleState)
-#: The longest sale key, ``motivo`` and ``operador``.
-SALE_ID_MAX: Final = 100
-MOTIVO_MAX: Final = 200
 
 
 def _utc(ts: float) -> _dt.datetime:
@@ -191,11 +188,6 @@ def compensation_referencia(referencia: str) -> str:
     return referencia_for(f"compensacao:{referencia}")
 
 
-def abandoned_of(entry: JournalEntry) -> Abandon | None:
-    """The entry's abandon, read."""
-    return None if entry.abandoned is None else Abandon.from_json(entry.abandoned)
-
-
 def is_open(operation: Operation) -> bool:
     """Whether an attempt is open: waiting, no final event, not abandoned."""
     return (
@@ -203,11 +195,6 @@ def is_open(operation: Operation) -> bool:
         and operation.event is None
         and operation.abandoned is None
     )
-
-
-def holds_terminal(operation: Operation, hold_until: float, now: float) -> bool:
-    """Whether an attempt still holds its terminal at ``now`` (a store's epoch seconds)."""
-    return is_open(operation) and now < hold_until
 
 
 def counted_valor(operation: Operation) -> int:
