@@ -112,13 +112,136 @@ OTHERS: Final[dict[str, dict[str, str]]] = {
         "en": "at least one secret is needed",
         "pt_BR": "é preciso pelo menos um secret",
     },
-    "webhooks.header": {
-        "en": "header must be a non-empty header name",
-        "pt_BR": "header deve ser um nome de cabeçalho não vazio",
+    "webhooks.header_named": {
+        "en": "{name} must be a non-empty header name",
+        "pt_BR": "{name} deve ser um nome de cabeçalho não vazio",
     },
     "webhooks.algorithm": {
         "en": "hash algorithm {algorithm!r} is unknown or unusable",
         "pt_BR": "o algoritmo de hash {algorithm!r} é desconhecido ou inutilizável",
+    },
+    "webhooks.choice": {
+        "en": "{name} must be one of {choices}, not {value!r}",
+        "pt_BR": "{name} deve ser um destes: {choices}; não {value!r}",
+    },
+    "webhooks.crypto_missing": {
+        "en": (
+            "{what} needs the cryptography package, which is not installed: "
+            'pip install "smartpos[crypto]"'
+        ),
+        "pt_BR": (
+            "{what} precisa do pacote cryptography, que não está instalado: "
+            'pip install "smartpos[crypto]"'
+        ),
+    },
+    "webhooks.public_key": {
+        "en": (
+            "key #{index} is not a usable {kind} public key (PEM, DER, or their Base64; for "
+            "ed25519 also the 32 raw bytes, their Base64 or hex, or whpk_...)"
+        ),
+        "pt_BR": (
+            "a chave #{index} não é uma chave pública {kind} utilizável (PEM, DER, ou o Base64 "
+            "deles; para ed25519 também os 32 bytes crus, o Base64 ou hex deles, ou whpk_...)"
+        ),
+    },
+    "webhooks.private_key": {
+        "en": (
+            "key #{index} is not a usable {kind} private key (unencrypted PEM, DER, or their "
+            "Base64; for ed25519 also the 32-byte seed, its Base64 or hex, or whsk_...)"
+        ),
+        "pt_BR": (
+            "a chave #{index} não é uma chave privada {kind} utilizável (PEM sem senha, DER, ou "
+            "o Base64 deles; para ed25519 também a semente de 32 bytes, o Base64 ou hex dela, "
+            "ou whsk_...)"
+        ),
+    },
+    "webhooks.public_key_cannot_sign": {
+        "en": "a whpk_ key is a public key: signing needs the whsk_ private key or a whsec_ secret",
+        "pt_BR": (
+            "uma chave whpk_ é pública: para assinar, use a chave privada whsk_ ou um secret whsec_"
+        ),
+    },
+    "webhooks.standard_secret": {
+        "en": (
+            'Standard Webhooks key #{index} must be "whsec_" followed by Base64 (or "whpk_" '
+            "and a Base64 ed25519 public key of 32 bytes)"
+        ),
+        "pt_BR": (
+            'a chave #{index} de Standard Webhooks deve ser "whsec_" seguido de Base64 (ou '
+            '"whpk_" e uma chave pública ed25519 de 32 bytes em Base64)'
+        ),
+    },
+    "webhooks.standard_private_key": {
+        "en": (
+            "a whsk_ key signs deliveries and belongs to the sender: give the receiver its "
+            "public key (whpk_)"
+        ),
+        "pt_BR": (
+            "uma chave whsk_ assina as entregas e pertence a quem envia: dê ao receptor a "
+            "chave pública dela (whpk_)"
+        ),
+    },
+    "webhooks.template_type": {
+        "en": "template must be a non-empty str",
+        "pt_BR": "template deve ser um str não vazio",
+    },
+    "webhooks.template_field": {
+        "en": (
+            "template field {{{field}}} is unknown: use {{body}}, {{timestamp}}, "
+            "{{header:NAME}} or {{json:PATH}} (the last two may end in |lower); "
+            "{{{{ and }}}} are literal braces"
+        ),
+        "pt_BR": (
+            "o campo {{{field}}} do template é desconhecido: use {{body}}, {{timestamp}}, "
+            "{{header:NOME}} ou {{json:CAMINHO}} (os dois últimos podem terminar em |lower); "
+            "{{{{ e }}}} são chaves literais"
+        ),
+    },
+    "webhooks.template_brace": {
+        "en": (
+            "template has an unmatched brace at position {position}; write {{{{ or }}}} for a "
+            "literal one"
+        ),
+        "pt_BR": (
+            "template tem uma chave sem par na posição {position}; escreva {{{{ ou }}}} para "
+            "uma chave literal"
+        ),
+    },
+    "webhooks.template_timestamp": {
+        "en": (
+            "the template signs {{timestamp}}, so timestamp_header, or timestamp_key with "
+            "signature_key (a header of key=value pairs), must say where the timestamp comes "
+            "from"
+        ),
+        "pt_BR": (
+            "o template assina {{timestamp}}, então timestamp_header, ou timestamp_key com "
+            "signature_key (um cabeçalho de pares chave=valor), deve dizer de onde vem o "
+            "timestamp"
+        ),
+    },
+    "webhooks.key_name": {
+        "en": "{name} must be a non-empty str without ',', '=' or spaces, or None",
+        "pt_BR": "{name} deve ser um str não vazio sem ',', '=' ou espaços, ou None",
+    },
+    "webhooks.separator": {
+        "en": "separator must be a str (may be empty)",
+        "pt_BR": "separator deve ser um str (pode ser vazio)",
+    },
+    "webhooks.scheme_unknown": {
+        "en": "unknown signature scheme {scheme!r}: use one of {schemes}",
+        "pt_BR": "esquema de assinatura {scheme!r} desconhecido: use um destes: {schemes}",
+    },
+    "webhooks.scheme_needs": {
+        "en": "the {scheme} scheme needs the option {option}",
+        "pt_BR": "o esquema {scheme} precisa da opção {option}",
+    },
+    "webhooks.scheme_option": {
+        "en": "the {scheme} scheme takes no option {unknown}; it takes: {known}",
+        "pt_BR": "o esquema {scheme} não aceita a opção {unknown}; ele aceita: {known}",
+    },
+    "webhooks.scheme_options": {
+        "en": "the {scheme} scheme cannot be built: {problem}",
+        "pt_BR": "o esquema {scheme} não pode ser montado: {problem}",
     },
     # --- integrations ------------------------------------------------------------------------
     "integrations.secret_and_verifier": {
@@ -128,6 +251,41 @@ OTHERS: Final[dict[str, dict[str, str]]] = {
     "integrations.bad_secret": {
         "en": "unusable webhook secret setting: {problem}",
         "pt_BR": "configuração inutilizável do secret de webhook: {problem}",
+    },
+    "integrations.bad_scheme": {
+        "en": "unusable webhook signature scheme setting: {problem}",
+        "pt_BR": "configuração inutilizável do esquema de assinatura de webhook: {problem}",
+    },
+    "integrations.scheme_options_alone": {
+        "en": "webhook scheme options were given without a scheme: name the scheme too",
+        "pt_BR": (
+            "opções de esquema de webhook foram dadas sem um esquema: informe o esquema também"
+        ),
+    },
+    "integrations.scheme_type": {
+        "en": "the webhook signature scheme must be a str such as 'standard-webhooks'",
+        "pt_BR": "o esquema de assinatura de webhook deve ser um str como 'standard-webhooks'",
+    },
+    "integrations.scheme_no_secret": {
+        "en": (
+            "the webhook scheme {scheme} needs its key material in the webhook secret setting "
+            "(the secret, or the public key for ed25519 and rsa)"
+        ),
+        "pt_BR": (
+            "o esquema de webhook {scheme} precisa do material de chave na configuração do "
+            "secret de webhook (o secret, ou a chave pública para ed25519 e rsa)"
+        ),
+    },
+    "integrations.scheme_secret_header": {
+        "en": (
+            "the secret header setting names the shared secret's header; for the {scheme} "
+            "scheme give the header in the scheme options instead ({{'header': ...}})"
+        ),
+        "pt_BR": (
+            "a configuração do cabeçalho do secret nomeia o cabeçalho do secret compartilhado; "
+            "para o esquema {scheme}, informe o cabeçalho nas opções do esquema "
+            "({{'header': ...}})"
+        ),
     },
     "integrations.bad_receiver_options": {
         "en": "bad webhook receiver options: {problem}",
@@ -535,6 +693,22 @@ OTHERS: Final[dict[str, dict[str, str]]] = {
     "django.check_handler_not_callable": {
         "en": "SMARTPOS['HANDLER'] {path!r} is not callable",
         "pt_BR": "SMARTPOS['HANDLER'] {path!r} não é uma função (não é chamável)",
+    },
+    "django.check_verifier": {
+        "en": "SMARTPOS cannot build the webhook verifier: {problem}",
+        "pt_BR": "SMARTPOS não consegue montar o verificador de webhooks: {problem}",
+    },
+    "django.check_verifier_hint": {
+        "en": (
+            "WEBHOOK_SCHEME names the scheme, WEBHOOK_SECRET holds its key material (a list "
+            "while rotating) and WEBHOOK_SCHEME_OPTIONS its options; WEBHOOK_VERIFIER replaces "
+            "all three."
+        ),
+        "pt_BR": (
+            "WEBHOOK_SCHEME nomeia o esquema, WEBHOOK_SECRET guarda o material de chave dele "
+            "(uma lista durante a troca) e WEBHOOK_SCHEME_OPTIONS as opções; WEBHOOK_VERIFIER "
+            "substitui os três."
+        ),
     },
     "django.check_no_secret": {
         "en": (

@@ -313,6 +313,37 @@ class _Output:
         pass
 
 
+def test_webhook_scheme_settings_choose_the_verifier(
+    smartpos_settings: dict[str, Any], tmp_inbox: Path
+) -> None:
+    """WEBHOOK_SCHEME standard-webhooks with WEBHOOK_SECRET its whsec_ key: signed deliveries
+    are stored, the old x-webhook-secret header and forged signatures are 401."""
+    from django.test import Client, override_settings
+
+    from smartpos.testing import sign
+
+    whsec = "whsec_ZGphbmdvLXNjaGVtZS1zZWNyZXQtMjQ="
+    settings = {
+        **smartpos_settings,
+        "WEBHOOK_SCHEME": "standard-webhooks",
+        "WEBHOOK_SECRET": [whsec],
+        "WEBHOOK_SCHEME_OPTIONS": {"tolerance": 60},
+    }
+    good, forged = delivery("evt-dj-sw-1"), delivery("evt-dj-sw-2")
+    with override_settings(SMARTPOS=settings):
+        client = Client()
+        post = {"content_type": "application/json"}
+        ok = client.post(URL, good, headers=sign(good, secret=whsec), **post)
+        old_style = client.post(URL, forged, headers={"x-webhook-secret": whsec}, **post)
+        wrong = client.post(URL, forged, headers=sign(good, secret=whsec), **post)
+        checks = smartpos_checks(deploy=True)
+
+    assert (200, 401, 401) == (ok.status_code, old_style.status_code, wrong.status_code)
+    assert webhooks.EventState.PENDING == inbox_state(tmp_inbox, "evt-dj-sw-1")
+    assert None is inbox_state(tmp_inbox, "evt-dj-sw-2")
+    assert {} == checks
+
+
 # --- checks ---------------------------------------------------------------------------------
 
 
@@ -338,6 +369,10 @@ def smartpos_checks(*, deploy: bool = False) -> dict[str, str]:
         ({"STORE": "memory://"}, "smartpos.W002", "lost at every restart"),
         ({"API_KEY": None}, "smartpos.W003", "get_client() and get_async_client() will raise"),
         ({"CLIENT_OPTIONS": ["timeout"]}, "smartpos.E001", "must be a dict"),
+        ({"WEBHOOK_SCHEME": "nope"}, "smartpos.E006", "unknown signature scheme 'nope'"),
+        ({"WEBHOOK_SCHEME": "hmac-manifest"}, "smartpos.E006", "needs the option template"),
+        ({"WEBHOOK_SCHEME_OPTIONS": {"x": 1}}, "smartpos.E006", "without a scheme"),
+        ({"WEBHOOK_SCHEME": 5}, "smartpos.E001", "SMARTPOS['WEBHOOK_SCHEME'] must be a str"),
     ],
 )
 def test_checks_report_misconfiguration(

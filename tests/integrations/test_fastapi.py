@@ -16,7 +16,7 @@ import httpx
 import pytest
 from framework_helpers import DOC, EXAMPLES, SECRET, delivery, free_port, serve_process, wait_for
 
-from smartpos import webhooks
+from smartpos import ConfigurationError, webhooks
 from smartpos.testing import Sandbox
 
 pytest.importorskip("fastapi")
@@ -179,6 +179,41 @@ def test_streamed_body_over_the_limit_is_413(test_client_class: Any) -> None:
         answer = client.post("/smartpos", content=chunks())
 
     assert 413 == answer.status_code
+
+
+def test_webhook_scheme_chooses_the_verifier(test_client_class: Any) -> None:
+    """webhook_scheme="hmac-manifest": manifest-signed deliveries stored, others 401; a bad
+    scheme fails when SmartPOS is built."""
+    from smartpos.testing import sign
+
+    template = "id:{json:id};request-id:{header:x-request-id};ts:{timestamp};{body}"
+    store = webhooks.MemoryStore()
+    smartpos_app = SmartPOS(
+        store=store,
+        webhook_secret=["old-secret", "new-secret"],
+        webhook_scheme="hmac-manifest",
+        webhook_scheme_options={"template": template},
+    )
+    app = FastAPI(lifespan=smartpos_app.lifespan)
+    app.include_router(smartpos_app.router)
+    good, forged = delivery("evt-fa-mf-1"), delivery("evt-fa-mf-2")
+    headers = sign(
+        good,
+        secret="old-secret",
+        scheme="hmac-manifest",
+        template=template,
+        headers={"x-request-id": "req-7"},
+    )
+
+    with test_client_class(app) as client:
+        ok = client.post("/smartpos", content=good, headers=headers)
+        refused = client.post("/smartpos", content=forged, headers=headers)
+
+    assert (200, 401) == (ok.status_code, refused.status_code)
+    assert None is not store.get("evt-fa-mf-1")
+    assert None is store.get("evt-fa-mf-2")
+    with pytest.raises(ConfigurationError, match="needs the option template"):
+        SmartPOS(store=store, webhook_secret="s", webhook_scheme="hmac-manifest")
 
 
 def test_store_failure_is_503_with_retry_after(test_client_class: Any) -> None:

@@ -124,6 +124,32 @@ def test_app_factory_extension_and_shared_client(tmp_inbox: Path) -> None:
     assert 'src="data:image/svg+xml;' in page.text
 
 
+def test_webhook_scheme_config_chooses_the_verifier(tmp_inbox: Path) -> None:
+    """SMARTPOS_WEBHOOK_SCHEME=stripe: Stripe-style deliveries stored, others 401."""
+    from smartpos.testing import sign
+
+    app = Flask(__name__)
+    app.config.update(
+        SMARTPOS_STORE=str(tmp_inbox),
+        SMARTPOS_WEBHOOK_SCHEME="stripe",
+        SMARTPOS_WEBHOOK_SECRET="whsec_flask",
+        SMARTPOS_WEBHOOK_SCHEME_OPTIONS={"header": "x-smartpos-signature"},
+    )
+    ext = SmartPOS(app)
+    client = app.test_client()
+    good, forged = delivery("evt-fl-st-1"), delivery("evt-fl-st-2")
+    headers = sign(good, secret="whsec_flask", scheme="stripe", header="x-smartpos-signature")
+
+    ok = client.post(URL, data=good, headers=headers)
+    refused = client.post(URL, data=forged, headers=headers)
+    secret_header = client.post(URL, data=forged, headers={"x-webhook-secret": "whsec_flask"})
+    ext.close(app)
+
+    assert (200, 401, 401) == (ok.status_code, refused.status_code, secret_header.status_code)
+    assert webhooks.EventState.PENDING == state(tmp_inbox, "evt-fl-st-1")
+    assert None is state(tmp_inbox, "evt-fl-st-2")
+
+
 def test_misconfiguration_is_refused_with_what_to_do() -> None:
     """A SMARTPOS_* typo fails init_app; a missing store fails the delivery's view clearly."""
     typo = Flask(__name__)

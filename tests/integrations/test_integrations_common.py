@@ -192,3 +192,69 @@ def test_the_readme_lists_the_integrations_guide() -> None:
     """The README's documentation list links docs/en/integrations.md."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "- [docs/en/integrations.md](docs/en/integrations.md)" in readme
+
+
+# --- verification settings shared by every integration ---------------------------------------
+
+WHSEC = "whsec_aW50ZWdyYXRpb24tc2NoZW1lLXNlY3JldA=="
+
+
+def test_build_verifier_keeps_the_shared_secret_default() -> None:
+    """A secret alone is the x-webhook-secret header (or its configured header), as before."""
+    from smartpos.integrations._receive import build_verifier
+
+    default = build_verifier(secret="s")
+    renamed = build_verifier(secret="s", secret_header="X-Partner")
+    assert isinstance(default, webhooks.SharedSecretVerifier)
+    assert "x-webhook-secret" == default.header
+    assert isinstance(renamed, webhooks.SharedSecretVerifier)
+    assert "x-partner" == renamed.header
+    assert None is build_verifier()
+
+
+def test_build_verifier_names_a_scheme_from_settings() -> None:
+    """scheme + secret + options build that scheme's verifier, which verifies sign()'s headers."""
+    from smartpos.integrations._receive import build_verifier
+    from smartpos.testing import sign
+
+    body = b'{"id":"evt-1"}'
+    standard = build_verifier(scheme="standard-webhooks", secret=WHSEC)
+    assert isinstance(standard, webhooks.StandardWebhooksVerifier)
+    standard.verify(body, sign(body, secret=WHSEC))
+    template = "{header:x-request-id}.{timestamp}.{body}"
+    manifest = build_verifier(
+        scheme="hmac-manifest", secret=["old", "new"], scheme_options={"template": template}
+    )
+    headers = sign(
+        body, secret="new", scheme="hmac-manifest", template=template,
+        headers={"x-request-id": "r-1"},
+    )  # fmt: skip
+    assert manifest is not None
+    manifest.verify(body, headers)
+    shared = build_verifier(scheme="shared-secret", secret="s", secret_header="x-partner")
+    assert isinstance(shared, webhooks.SharedSecretVerifier)
+    assert "x-partner" == shared.header
+
+
+@pytest.mark.parametrize(
+    ("settings", "text"),
+    [
+        ({"scheme": "stripe"}, "needs its key material"),
+        ({"scheme": "nope", "secret": "s"}, "unknown signature scheme 'nope'"),
+        ({"scheme": 3, "secret": "s"}, "must be a str"),
+        ({"scheme": "hmac-manifest", "secret": "s"}, "needs the option template"),
+        ({"scheme": "stripe", "secret": "s", "scheme_options": {"nope": 1}}, "nope"),
+        ({"scheme": "stripe", "secret": "s", "secret_header": "x-sig"}, "scheme options"),
+        ({"scheme_options": {"tolerance": 1}, "secret": "s"}, "without a scheme"),
+        ({"scheme": "stripe", "secret": "s", "verifier": object()}, "not both"),
+        ({"secret": "s", "verifier": object()}, "not both"),
+    ],
+)
+def test_build_verifier_refuses_conflicting_or_unusable_settings(
+    settings: dict[str, object], text: str
+) -> None:
+    """Each misconfiguration is a ConfigurationError that says what to change."""
+    from smartpos.integrations._receive import build_verifier
+
+    with pytest.raises(ConfigurationError, match=text):
+        build_verifier(**settings)  # type: ignore[arg-type]

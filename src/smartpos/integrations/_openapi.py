@@ -66,9 +66,9 @@ ENVELOPE_SCHEMA: Final[dict[str, Any]] = {
 }
 
 WEBHOOK_DESCRIPTION: Final = (
-    "Receives the smartpos service's webhook deliveries: checks the shared secret, stores the "
-    "event durably and answers at once; a worker processes it later. Configure this URL in "
-    "the partner portal."
+    "Receives the smartpos service's webhook deliveries: checks its authenticity (a shared "
+    "secret or a signature), stores the event durably and answers at once; a worker "
+    "processes it later. Configure this URL in the partner portal."
 )
 
 #: Status -> what the receiver means by it.
@@ -76,7 +76,8 @@ RESPONSE_DESCRIPTIONS: Final[dict[int, str]] = {
     200: "Stored (duplicado: false), or already stored (duplicado: true; conflito: true when "
     "the body differed, the first one is kept). The service stops delivering it.",
     400: "Not an event at all (EVENTO_INVALIDO) or a body cut short (CORPO_INCOMPLETO).",
-    401: "The delivery failed verification (NAO_AUTORIZADO): a missing or wrong secret.",
+    401: "The delivery failed verification (NAO_AUTORIZADO): a missing or wrong secret or "
+    "signature, or a stale timestamp.",
     405: "Only POST is accepted (METODO_NAO_PERMITIDO).",
     413: "The body is over the receiver's max_body_bytes (CORPO_MUITO_GRANDE).",
     503: "The store failed or was too slow (ARMAZENAMENTO_INDISPONIVEL); nothing was lost: "

@@ -26,6 +26,7 @@ from smartpos.webhooks import (
     Store,
     Verifier,
     WebhookReceiver,
+    make_verifier,
 )
 from smartpos.webhooks._adapters import GroupCommit
 from smartpos.webhooks._open import option_problem
@@ -35,6 +36,7 @@ __all__ = [
     "DEFAULT_SECRET_HEADER",
     "AsyncReceive",
     "build_receiver",
+    "build_verifier",
     "check_length",
     "declared_too_large",
     "response_headers",
@@ -44,12 +46,65 @@ __all__ = [
 DEFAULT_SECRET_HEADER: Final = "x-webhook-secret"  # noqa: S105 - a header name
 
 
+def build_verifier(
+    *,
+    secret: str | bytes | Sequence[str | bytes] | None = None,
+    secret_header: str = DEFAULT_SECRET_HEADER,
+    verifier: Verifier | None = None,
+    scheme: str | None = None,
+    scheme_options: Mapping[str, Any] | None = None,
+) -> Verifier | None:
+    """The verifier the settings every integration takes describe (``None``: no check).
+
+    Args:
+        secret: The key material: deliveries must carry it in ``secret_header`` (the
+            ``shared-secret`` scheme, the default), or, with ``scheme``, the secret(s) or
+            public key(s) of that scheme (several while rotating).
+        secret_header: The header of the shared secret. For another scheme the header is a
+            scheme option (``scheme_options={"header": ...}``).
+        verifier: A ``Verifier`` of your own; neither ``secret`` nor ``scheme`` with it.
+        scheme: A signature scheme of ``smartpos.webhooks.make_verifier``
+            (``"standard-webhooks"``, ``"stripe"``, ``"hmac-manifest"``, ...).
+        scheme_options: The scheme's options (``template``, ``header``, ``tolerance``...).
+
+    Raises:
+        ConfigurationError: Conflicting settings, a scheme without its key material, or what
+            the scheme's verifier refuses. Secrets never appear in the message.
+    """
+    if verifier is not None and (secret is not None or scheme is not None):
+        raise ConfigurationError(message("integrations.secret_and_verifier"))
+    if scheme is None:
+        if scheme_options:
+            raise ConfigurationError(message("integrations.scheme_options_alone"))
+        if secret is None:
+            return verifier
+        try:
+            return SharedSecretVerifier(secret_header, secret=secret)
+        except ValueError as exc:
+            raise ConfigurationError(message("integrations.bad_secret", problem=exc)) from None
+    if not isinstance(scheme, str):
+        raise ConfigurationError(message("integrations.scheme_type"))
+    if secret is None:
+        raise ConfigurationError(message("integrations.scheme_no_secret", scheme=scheme))
+    options = dict(scheme_options or {})
+    if scheme == "shared-secret":
+        options.setdefault("header", secret_header)
+    elif secret_header.strip().lower() != DEFAULT_SECRET_HEADER:
+        raise ConfigurationError(message("integrations.scheme_secret_header", scheme=scheme))
+    try:
+        return make_verifier(scheme, secret, **options)
+    except ConfigurationError as exc:
+        raise ConfigurationError(message("integrations.bad_scheme", problem=exc)) from None
+
+
 def build_receiver(
     store: Store,
     *,
     secret: str | bytes | Sequence[str | bytes] | None = None,
     secret_header: str = DEFAULT_SECRET_HEADER,
     verifier: Verifier | None = None,
+    scheme: str | None = None,
+    scheme_options: Mapping[str, Any] | None = None,
     options: Mapping[str, Any] | None = None,
 ) -> WebhookReceiver:
     """A ``WebhookReceiver`` from the settings every integration takes.
@@ -57,22 +112,25 @@ def build_receiver(
     Args:
         store: The inbox.
         secret: Deliveries must carry it (or one of several, while rotating) in
-            ``secret_header``; ``None`` with no ``verifier``: no check (development only).
-        secret_header: The header that carries the secret.
-        verifier: A ``Verifier`` of your own (an HMAC scheme); not with ``secret``.
+            ``secret_header``; with ``scheme``, the key material of that scheme; ``None``
+            with no ``verifier``: no check (development only).
+        secret_header: The header that carries the shared secret.
+        verifier: A ``Verifier`` of your own; not with ``secret`` nor ``scheme``.
+        scheme: A signature scheme name (see `build_verifier`).
+        scheme_options: The scheme's options.
         options: More ``WebhookReceiver`` arguments (``max_body_bytes``, ``store_timeout``).
 
     Raises:
-        ConfigurationError: Both ``secret`` and ``verifier``, an empty secret, or options the
+        ConfigurationError: Conflicting or unusable verification settings, or options the
             receiver does not take. Secrets never appear in the message.
     """
-    if secret is not None and verifier is not None:
-        raise ConfigurationError(message("integrations.secret_and_verifier"))
-    if secret is not None:
-        try:
-            verifier = SharedSecretVerifier(secret_header, secret=secret)
-        except ValueError as exc:
-            raise ConfigurationError(message("integrations.bad_secret", problem=exc)) from None
+    verifier = build_verifier(
+        secret=secret,
+        secret_header=secret_header,
+        verifier=verifier,
+        scheme=scheme,
+        scheme_options=scheme_options,
+    )
     kwargs = dict(options or {})
     try:
         return WebhookReceiver(store, verifier=verifier, **kwargs)

@@ -52,6 +52,7 @@ from ._receive import (
     DEFAULT_SECRET_HEADER,
     AsyncReceive,
     build_receiver,
+    build_verifier,
     check_length,
     declared_too_large,
     response_headers,
@@ -111,6 +112,12 @@ class SmartPOS:
             ``webhook_secret_header``; ``None`` without a ``verifier``: no check
             (development only).
         webhook_secret_header: The header that carries the secret.
+        webhook_scheme: The signature scheme ``webhook_secret`` is the key material of
+            (``"standard-webhooks"``, ``"stripe"``, ``"hmac-manifest"``, ``"token"``,
+            ``"ed25519"``, ``"rsa"``, ``"hmac"``); ``None``: a shared secret in
+            ``webhook_secret_header``.
+        webhook_scheme_options: That scheme's options (``template``, ``header``,
+            ``tolerance``...; see ``smartpos.webhooks.make_verifier``).
         verifier: A ``Verifier`` of your own instead of the secret.
         handler: Called with each stored event by a worker the lifespan runs: an
             ``async def`` runs on the app's loop (``AsyncWorker``), a plain function in a
@@ -126,8 +133,8 @@ class SmartPOS:
         tags: OpenAPI tags of the webhook operation.
 
     Raises:
-        smartpos.ConfigurationError: Both a secret and a verifier, an unknown store scheme,
-            or an option the receiver refuses.
+        smartpos.ConfigurationError: Both a secret and a verifier, an unusable signature
+            scheme, an unknown store scheme, or an option the receiver refuses.
     """
 
     def __init__(
@@ -136,6 +143,8 @@ class SmartPOS:
         store: StoreSetting,
         webhook_secret: str | bytes | Sequence[str | bytes] | None = None,
         webhook_secret_header: str = DEFAULT_SECRET_HEADER,
+        webhook_scheme: str | None = None,
+        webhook_scheme_options: Mapping[str, Any] | None = None,
         verifier: Verifier | None = None,
         handler: Handler | None = None,
         path: str = "/smartpos",
@@ -151,9 +160,14 @@ class SmartPOS:
             raise smartpos.ConfigurationError(message("integrations.handler"))
         self._store_setting = store
         self._store_options = dict(store_options or {})
-        self._secret = webhook_secret
-        self._secret_header = webhook_secret_header
-        self._verifier = verifier
+        # Built now, so that a bad scheme fails at import time, not at the first delivery.
+        self._verifier = build_verifier(
+            secret=webhook_secret,
+            secret_header=webhook_secret_header,
+            verifier=verifier,
+            scheme=webhook_scheme,
+            scheme_options=webhook_scheme_options,
+        )
         self._receiver_options = dict(receiver_options or {})
         self._handler = handler
         self._worker_options = dict(worker_options or {})
@@ -197,11 +211,7 @@ class SmartPOS:
         with self._lock:
             if self._receive is None:
                 receiver = build_receiver(
-                    store,
-                    secret=self._secret,
-                    secret_header=self._secret_header,
-                    verifier=self._verifier,
-                    options=self._receiver_options,
+                    store, verifier=self._verifier, options=self._receiver_options
                 )
                 self._receive = AsyncReceive(receiver)
             return self._receive

@@ -21,7 +21,11 @@ Configuration keys (``app.config``): ``SMARTPOS_API_KEY``, ``SMARTPOS_BASE_URL``
 environment variables of the same names), ``SMARTPOS_CLIENT_OPTIONS``, ``SMARTPOS_STORE``
 (required: a path, ``sqlite:///``, ``redis://``, ``postgresql://``), ``SMARTPOS_STORE_OPTIONS``,
 ``SMARTPOS_WEBHOOK_SECRET``, ``SMARTPOS_WEBHOOK_SECRET_HEADER``, ``SMARTPOS_WEBHOOK_VERIFIER``,
-``SMARTPOS_RECEIVER_OPTIONS``, ``SMARTPOS_WEBHOOK_URL`` (default ``/webhooks/smartpos``),
+``SMARTPOS_WEBHOOK_SCHEME`` (a signature scheme ``SMARTPOS_WEBHOOK_SECRET`` is the key material
+of: ``standard-webhooks``, ``stripe``, ``hmac-manifest``, ``token``, ``ed25519``, ``rsa``,
+``hmac``; default a shared secret in ``SMARTPOS_WEBHOOK_SECRET_HEADER``),
+``SMARTPOS_WEBHOOK_SCHEME_OPTIONS`` (that scheme's options), ``SMARTPOS_RECEIVER_OPTIONS``,
+``SMARTPOS_WEBHOOK_URL`` (default ``/webhooks/smartpos``),
 ``SMARTPOS_HANDLER`` (a dotted path, when ``SmartPOS(handler=...)`` is not given) and
 ``SMARTPOS_WORKER_OPTIONS``.
 """
@@ -69,6 +73,8 @@ _CONFIG_KEYS: Final = (
     "SMARTPOS_WEBHOOK_SECRET",
     "SMARTPOS_WEBHOOK_SECRET_HEADER",
     "SMARTPOS_WEBHOOK_VERIFIER",
+    "SMARTPOS_WEBHOOK_SCHEME",
+    "SMARTPOS_WEBHOOK_SCHEME_OPTIONS",
     "SMARTPOS_RECEIVER_OPTIONS",
     "SMARTPOS_WEBHOOK_URL",
     "SMARTPOS_HANDLER",
@@ -108,6 +114,8 @@ class _AppState:
                     secret_header=config.get("SMARTPOS_WEBHOOK_SECRET_HEADER")
                     or DEFAULT_SECRET_HEADER,
                     verifier=config.get("SMARTPOS_WEBHOOK_VERIFIER"),
+                    scheme=config.get("SMARTPOS_WEBHOOK_SCHEME") or None,
+                    scheme_options=config.get("SMARTPOS_WEBHOOK_SCHEME_OPTIONS"),
                     options=config.get("SMARTPOS_RECEIVER_OPTIONS"),
                 )
             return self.receiver

@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     )
     from ._remote import RemoteSandbox
     from ._sandbox import Sandbox
+    from ._signing import sign
 
 __all__ = [
     "Approve",
@@ -98,6 +99,7 @@ __all__ = [
     "SandboxTransport",
     "SupportsReceive",
     "WebhookTarget",
+    "sign",
 ]
 
 # Names load on first use: the pytest plugin (entry point ``pytest11``) lives in this package, so
@@ -147,6 +149,7 @@ _HOMES = {
     "._remote": ("RemoteSandbox",),
     "._httpx": ("SandboxTransport",),
     "._sandbox": ("Sandbox",),
+    "._signing": ("sign",),
 }
 _LAZY = {name: module for module, names in _HOMES.items() for name in names}
 

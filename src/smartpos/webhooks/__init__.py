@@ -5,7 +5,8 @@
     from smartpos import webhooks
 
     store = webhooks.SQLiteStore("inbox.db")           # or webhooks.open_store(url)
-    receiver = webhooks.WebhookReceiver(store)          # receiver.asgi_app() / .wsgi_app()
+    verifier = webhooks.StandardWebhooksVerifier(secret)   # or make_verifier(scheme, secret)
+    receiver = webhooks.WebhookReceiver(store, verifier=verifier)   # .asgi_app(), .wsgi_app()
     worker = webhooks.Worker(store, handle)             # handle(event) in your own code
     event = webhooks.parse_event(body)                  # strict, typed
 
@@ -41,6 +42,15 @@ from ._open import open_store
 from ._outcomes import Abandon, Operation
 from ._receiver import Receipt, WebhookReceiver
 from ._sales import Pendencia, Sale
+from ._schemes import (
+    Ed25519SignatureVerifier,
+    HmacManifestVerifier,
+    RsaSignatureVerifier,
+    StandardWebhooksVerifier,
+    StripeStyleVerifier,
+    TokenDigestVerifier,
+    make_verifier,
+)
 from ._sqlite import SQLiteStore
 from ._store import StoreBase
 from ._store_errors import StoreError, StoreFullError
@@ -60,9 +70,11 @@ __all__ = [
     "DadosImpressao",
     "DadosPagamento",
     "DadosSmartposIdentificado",
+    "Ed25519SignatureVerifier",
     "Envelope",
     "Event",
     "EventState",
+    "HmacManifestVerifier",
     "HmacSignatureVerifier",
     "ImpressaoConcluida",
     "ImpressaoFalhou",
@@ -78,20 +90,25 @@ __all__ = [
     "Receipt",
     "RedisStore",
     "ResultadoSmartPOS",
+    "RsaSignatureVerifier",
     "SQLiteStore",
     "Sale",
     "SharedSecretVerifier",
     "SmartposIdentificado",
+    "StandardWebhooksVerifier",
     "Store",
     "StoreBase",
     "StoreError",
     "StoreFullError",
     "StoredEvent",
+    "StripeStyleVerifier",
+    "TokenDigestVerifier",
     "UnknownEvent",
     "VerificationError",
     "Verifier",
     "WebhookReceiver",
     "Worker",
+    "make_verifier",
     "open_store",
     "parse_envelope",
     "parse_event",

@@ -4,28 +4,45 @@ The service does not publish how it signs deliveries (spec 5.5). What a partner 
 today is a secret header added in front of the receiver (at the partner portal if it allows
 custom headers, or at the reverse proxy / API gateway that forwards deliveries):
 [`SharedSecretVerifier`][smartpos.webhooks.SharedSecretVerifier] checks it in constant time.
-[`HmacSignatureVerifier`][smartpos.webhooks.HmacSignatureVerifier] is a ready hook for an
-HMAC-of-the-body scheme (the common ``sha256=<hex>`` form); anything else is a class with one
-method, ``verify(body, headers)``, that raises
+[`HmacSignatureVerifier`][smartpos.webhooks.HmacSignatureVerifier] checks an HMAC of the body
+(the common ``sha256=<hex>`` form). The schemes payment providers sign with, one of which the
+service will publish, are in ``_schemes``: Standard Webhooks, the Stripe-style ``t=...,v1=...``
+header, a configurable HMAC manifest, a token digest, ed25519 and RSA. Anything else is a class
+with one method, ``verify(body, headers)``, that raises
 [`VerificationError`][smartpos.webhooks.VerificationError].
 
 The receiver runs the verifier *before* it parses or deduplicates, so a forged request can
 never claim (and so suppress) a real event id. Secrets never appear in messages, reprs or logs.
+
+A refused delivery is logged at DEBUG on ``smartpos.webhooks.verify`` with what was compared
+(the scheme, the header, how many signatures and keys, the timestamp's skew, the manifest's
+shape with each field's size), never a key, the body, or the signature that was expected
+(that would make the receiver a signing oracle).
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 import hmac
-from collections.abc import Mapping, Sequence
-from typing import Protocol, runtime_checkable
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from typing import ClassVar, Protocol, runtime_checkable
 
-from smartpos._errors import ConfigurationError, SmartPOSError
-from smartpos._messages import message
+from smartpos._errors import SmartPOSError
+from smartpos._signatures import check_header_name, hmac_algorithm, key_items, secret_bytes
 
-__all__ = ["HmacSignatureVerifier", "SharedSecretVerifier", "VerificationError", "Verifier"]
+from ._logsafe import loggable
+
+__all__ = [
+    "HmacSignatureVerifier",
+    "SharedSecretVerifier",
+    "VerificationError",
+    "Verifier",
+    "refused",
+]
+
+_logger = logging.getLogger("smartpos.webhooks.verify")
 
 
 class VerificationError(SmartPOSError):
@@ -48,35 +65,30 @@ class Verifier(Protocol):
         ...
 
 
-def _secret_bytes(
-    secret: str | bytes, what: str, *, error: type[ValueError] = ConfigurationError
-) -> bytes:
-    if isinstance(secret, str):
-        secret = secret.encode("utf-8")
-    if not isinstance(secret, bytes) or not secret:
-        raise error(message("webhooks.secret_empty", what=what))
-    return secret
+def refused(
+    scheme: str, reason: str, compared: Callable[[], Mapping[str, object]]
+) -> VerificationError:
+    """The ``VerificationError`` answering ``reason``, after a DEBUG line of what was compared.
+
+    Args:
+        scheme: The scheme's name (``standard-webhooks``).
+        reason: Why, in one sentence for the sender: header names and counts, no values.
+        compared: Called only when DEBUG is on: name and value pairs that help a partner see
+            why (sizes, counts, skew, the manifest's shape), never a key or the body.
+    """
+    if _logger.isEnabledFor(logging.DEBUG):
+        details = "; ".join(f"{k}={v}" for k, v in compared().items() if v is not None)
+        _logger.debug(
+            "webhook verification failed (%s): %s; compared: %s",
+            scheme,
+            loggable(reason, 200),
+            details,
+        )
+    return VerificationError(reason)
 
 
-def _secrets(secret: str | bytes | Sequence[str | bytes]) -> tuple[bytes, ...]:
-    if isinstance(secret, (str, bytes)):
-        items: list[str | bytes] = [secret]
-    else:
-        try:
-            items = list(secret)
-        except TypeError:  # not iterable
-            raise ConfigurationError(
-                message("webhooks.secret_type", type=type(secret).__name__)
-            ) from None
-    if not items:
-        raise ConfigurationError(message("webhooks.no_secret"))
-    return tuple(_secret_bytes(item, "secret") for item in items)
-
-
-def _header_name(header: str) -> str:
-    if not isinstance(header, str) or not header.strip():
-        raise ConfigurationError(message("webhooks.header"))
-    return header.strip().lower()
+def _secrets(secret: object) -> tuple[bytes, ...]:
+    return tuple(secret_bytes(item, "secret") for item in key_items(secret))
 
 
 class SharedSecretVerifier:
@@ -94,13 +106,16 @@ class SharedSecretVerifier:
         ConfigurationError: An empty header name or secret.
     """
 
+    #: The scheme's name in settings and ``smartpos.testing.sign``.
+    scheme: ClassVar[str] = "shared-secret"
+
     def __init__(
         self,
         header: str = "x-webhook-secret",
         *,
         secret: str | bytes | Sequence[str | bytes],
     ) -> None:
-        self._header = _header_name(header)
+        self._header = check_header_name(header)
         self._secrets = _secrets(secret)
 
     @property
@@ -115,23 +130,33 @@ class SharedSecretVerifier:
         """Raise `VerificationError` unless the header carries one of the secrets."""
         value = headers.get(self._header)
         if value is None:
-            raise VerificationError(f"the {self._header} header is missing")
+            raise refused(self.scheme, f"the {self._header} header is missing", dict)
         given = value.encode("utf-8", "surrogateescape")
         # Compare with every secret, not stopping at the first match: same time either way.
         matched = False
         for secret in self._secrets:
             matched |= hmac.compare_digest(given, secret)
         if not matched:
-            raise VerificationError(f"the {self._header} header does not match")
+            raise refused(
+                self.scheme,
+                f"the {self._header} header does not match",
+                lambda: {
+                    "header": self._header,
+                    "value": f"{len(given)} bytes",
+                    "secrets": len(self._secrets),
+                },
+            )
 
 
 class HmacSignatureVerifier:
     """Accept a delivery only when a header carries the HMAC of the raw body.
 
-    A hook for a signature scheme, since the service's own is not published: the header holds
-    ``HMAC(secret, body)`` in hex (optionally prefixed ``"<algorithm>="``, as in
-    ``sha256=9f86d0...``) or in Base64. Adapt it (or write your own ``Verifier``) once the
-    service documents its scheme, e.g. one that also signs a timestamp against replays.
+    The header holds ``HMAC(secret, body)`` in hex (optionally prefixed ``"<algorithm>="``,
+    as in ``sha256=9f86d0...``) or in Base64. Nothing signs a timestamp, so a replay is only
+    caught by the event id's deduplication: where a provider signs one, prefer
+    [`StripeStyleVerifier`][smartpos.webhooks.StripeStyleVerifier],
+    [`StandardWebhooksVerifier`][smartpos.webhooks.StandardWebhooksVerifier] or
+    [`HmacManifestVerifier`][smartpos.webhooks.HmacManifestVerifier].
 
     Args:
         header: The header name (case-insensitive).
@@ -142,22 +167,20 @@ class HmacSignatureVerifier:
         ConfigurationError: An empty header name or secret, or an unknown algorithm.
     """
 
+    #: The scheme's name in settings and ``smartpos.testing.sign``.
+    scheme: ClassVar[str] = "hmac"
+
     def __init__(
         self,
         header: str,
         secret: str | bytes | Sequence[str | bytes],
         algorithm: str = "sha256",
     ) -> None:
-        self._header = _header_name(header)
+        self._header = check_header_name(header)
         self._secrets = _secrets(secret)
-        try:
-            if not isinstance(algorithm, str) or algorithm.lower().startswith("shake"):
-                # SHAKE digests need a length; HMAC cannot use them.
-                raise ValueError(algorithm)
-            hashlib.new(algorithm)
-        except (ValueError, TypeError):
-            raise ConfigurationError(message("webhooks.algorithm", algorithm=algorithm)) from None
-        self._algorithm = algorithm
+        self._algorithm = hmac_algorithm(algorithm)
+        # Keyed once: copying a keyed HMAC skips the key schedule on every delivery.
+        self._macs = tuple(hmac.new(s, digestmod=self._algorithm) for s in self._secrets)
 
     @property
     def header(self) -> str:
@@ -175,21 +198,35 @@ class HmacSignatureVerifier:
         if secret is None:
             key = self._secrets[0]
         else:
-            key = _secret_bytes(secret, "secret", error=ValueError)
+            try:
+                key = secret_bytes(secret, "secret")
+            except ValueError as exc:  # a bad argument, not a bad option
+                raise ValueError(str(exc)) from None
         return hmac.new(key, body, self._algorithm).hexdigest()
 
     def verify(self, body: bytes, headers: Mapping[str, str]) -> None:
         """Raise `VerificationError` unless the header carries the body's HMAC."""
         value = headers.get(self._header)
         if value is None:
-            raise VerificationError(f"the {self._header} header is missing")
+            raise refused(self.scheme, f"the {self._header} header is missing", dict)
         given = _decode_signature(value.strip(), self._algorithm)
         matched = False
-        for secret in self._secrets:
-            expected = hmac.new(secret, body, self._algorithm).digest()
-            matched |= given is not None and hmac.compare_digest(given, expected)
+        for keyed in self._macs:
+            mac = keyed.copy()
+            mac.update(body)
+            matched |= given is not None and hmac.compare_digest(given, mac.digest())
         if not matched:
-            raise VerificationError(f"the {self._header} signature does not match")
+            raise refused(
+                self.scheme,
+                f"the {self._header} signature does not match",
+                lambda: {
+                    "header": self._header,
+                    "signature": "not hex nor Base64" if given is None else f"{len(given)} bytes",
+                    "algorithm": self._algorithm,
+                    "secrets": len(self._secrets),
+                    "body": f"{len(body)} bytes",
+                },
+            )
 
 
 def _decode_signature(value: str, algorithm: str) -> bytes | None:

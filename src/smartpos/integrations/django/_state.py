@@ -149,6 +149,8 @@ def get_receiver() -> WebhookReceiver:
                     secret=conf.webhook_secret,
                     secret_header=conf.webhook_secret_header,
                     verifier=conf.webhook_verifier,
+                    scheme=conf.webhook_scheme,
+                    scheme_options=conf.webhook_scheme_options,
                     options=conf.receiver_options,
                 )
             except ValueError as exc:  # ConfigurationError

@@ -8,6 +8,9 @@ smartpos.E002      an unknown key (a typo such as ``WEBHOOK_SECRETS`` would turn
 smartpos.E003      no ``STORE``: the webhook views and the worker have nowhere to keep events
 smartpos.E004      ``STORE`` is unusable (an unknown scheme, an SQLite folder that is missing)
 smartpos.E005      ``HANDLER`` cannot be imported or is not callable
+smartpos.E006      the webhook verification settings cannot build a verifier (an unknown
+                   ``WEBHOOK_SCHEME``, its options, its key material, a secret and a
+                   ``WEBHOOK_VERIFIER`` together)
 smartpos.W001      (``--deploy``, and ``smartpos_worker``) no ``WEBHOOK_SECRET`` nor
                    ``WEBHOOK_VERIFIER``: anyone can post events
 smartpos.W002      ``STORE`` is ``memory://``: events are lost at every restart
@@ -38,6 +41,7 @@ from django.utils.module_loading import import_string
 
 from smartpos._errors import ConfigurationError
 from smartpos._messages import message
+from smartpos.integrations._receive import build_verifier
 from smartpos.webhooks._open import sqlite_path, store_scheme
 
 from .conf import KEYS, get_settings, raw_settings, unknown_keys
@@ -83,6 +87,7 @@ def check_settings(app_configs: Sequence[Any] | None = None, **kwargs: Any) -> l
     messages += _check_store(conf.store)
     if conf.handler is not None:
         messages += _check_handler(conf.handler)
+    messages += _check_verifier(conf)
     if not (conf.api_key or os.environ.get("SMARTPOS_API_KEY")) or not (
         conf.base_url or os.environ.get("SMARTPOS_BASE_URL")
     ):
@@ -115,6 +120,26 @@ def check_webhook_secret(
             id="smartpos.W001",
         )
     ]
+
+
+def _check_verifier(conf: Any) -> list[CheckMessage]:
+    try:
+        build_verifier(
+            secret=conf.webhook_secret,
+            secret_header=conf.webhook_secret_header,
+            verifier=conf.webhook_verifier,
+            scheme=conf.webhook_scheme,
+            scheme_options=conf.webhook_scheme_options,
+        )
+    except ConfigurationError as exc:
+        return [
+            Error(
+                message("django.check_verifier", problem=exc),
+                hint=message("django.check_verifier_hint"),
+                id="smartpos.E006",
+            )
+        ]
+    return []
 
 
 def _unprotected(conf: Any) -> bool:

@@ -10,6 +10,15 @@
         "HANDLER": "shop.payments.handle_event",   # what smartpos_worker runs
     }
 
+``WEBHOOK_SECRET`` alone is a shared secret in the ``x-webhook-secret`` header. With
+``WEBHOOK_SCHEME`` it is the key material of a signature scheme (the secret, or the public key
+of ``ed25519`` and ``rsa``; a list while rotating), and ``WEBHOOK_SCHEME_OPTIONS`` holds that
+scheme's options::
+
+    "WEBHOOK_SCHEME": "standard-webhooks",       # or "stripe", "hmac-manifest", "token", ...
+    "WEBHOOK_SECRET": env("SMARTPOS_WEBHOOK_SECRET"),             # "whsec_..."
+    "WEBHOOK_SCHEME_OPTIONS": {"tolerance": 300},
+
 Every key is optional except ``STORE`` (for the webhook views and the worker); an unknown key
 is an error of ``manage.py check`` (a typo such as ``WEBHOOK_SECRETS`` must not silently turn
 verification off).
@@ -39,13 +48,24 @@ KEYS: Final[Mapping[str, str]] = {
     "STORE_OPTIONS": "more arguments of the store (max_attempts, retention, ...)",
     "WEBHOOK_SECRET": "the secret deliveries carry (a str, or a list while rotating)",
     "WEBHOOK_SECRET_HEADER": f"the header that carries it (default {DEFAULT_SECRET_HEADER})",
-    "WEBHOOK_VERIFIER": "a Verifier object instead of the secret (an HMAC scheme)",
+    "WEBHOOK_VERIFIER": "a Verifier object of your own, instead of the secret",
+    "WEBHOOK_SCHEME": (
+        "the signature scheme WEBHOOK_SECRET is for: standard-webhooks, stripe, hmac-manifest, "
+        "token, ed25519, rsa, hmac, shared-secret (the default)"
+    ),
+    "WEBHOOK_SCHEME_OPTIONS": "the scheme's options: template, header, tolerance, ...",
     "RECEIVER_OPTIONS": "more WebhookReceiver arguments: max_body_bytes, store_timeout",
     "HANDLER": "dotted path of the function smartpos_worker calls with each event",
     "WORKER_OPTIONS": "more Worker arguments: lease, batch, base_backoff, poll_interval, ...",
 }
 
-_OPTION_KEYS: Final = ("CLIENT_OPTIONS", "STORE_OPTIONS", "RECEIVER_OPTIONS", "WORKER_OPTIONS")
+_OPTION_KEYS: Final = (
+    "CLIENT_OPTIONS",
+    "STORE_OPTIONS",
+    "RECEIVER_OPTIONS",
+    "WORKER_OPTIONS",
+    "WEBHOOK_SCHEME_OPTIONS",
+)
 
 
 def _options(raw: Mapping[str, Any], key: str) -> dict[str, Any]:
@@ -79,6 +99,8 @@ class SmartPOSSettings:
     )
     webhook_secret_header: str = DEFAULT_SECRET_HEADER
     webhook_verifier: Any = None
+    webhook_scheme: str | None = None
+    webhook_scheme_options: dict[str, Any] = attrs.Factory(dict)
     receiver_options: dict[str, Any] = attrs.Factory(dict)
     handler: str | None = None
     worker_options: dict[str, Any] = attrs.Factory(dict)
@@ -123,7 +145,7 @@ def get_settings() -> SmartPOSSettings:
         raise ImproperlyConfigured(
             message("django.unknown_keys", unknown=unknown, keys=sorted(KEYS))
         )
-    for key in ("API_KEY", "BASE_URL", "HANDLER", "WEBHOOK_SECRET_HEADER"):
+    for key in ("API_KEY", "BASE_URL", "HANDLER", "WEBHOOK_SECRET_HEADER", "WEBHOOK_SCHEME"):
         if raw.get(key) is not None and not isinstance(raw[key], str):
             raise ImproperlyConfigured(message("django.not_a_str", key=key))
     options = {key.lower(): _options(raw, key) for key in _OPTION_KEYS}
@@ -134,6 +156,7 @@ def get_settings() -> SmartPOSSettings:
         webhook_secret=_secret(raw.get("WEBHOOK_SECRET")),
         webhook_secret_header=raw.get("WEBHOOK_SECRET_HEADER") or DEFAULT_SECRET_HEADER,
         webhook_verifier=raw.get("WEBHOOK_VERIFIER"),
+        webhook_scheme=raw.get("WEBHOOK_SCHEME") or None,
         handler=raw.get("HANDLER") or None,
         **options,
     )
