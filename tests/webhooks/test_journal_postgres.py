@@ -4,10 +4,13 @@ and races."""
 from __future__ import annotations
 
 import json
+import os
+import sys
+import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -15,15 +18,15 @@ from journal_contract import JournalContract, begin_payment
 from journal_races import race_begins, race_outcomes
 from outcome_events import REFERENCIA, Envelope, event
 from races import StoreSpec
-from sales_contract import SalesContract, refs
+from sales_contract import SalesContract, refs, refuse
 from sales_contract import attempt as sales_attempt
 from sales_races import race_one_sale, race_one_terminal
 from servers import PostgresServer, require_module
 from store_contract import StoreFactory, closing_factory
 
 psycopg = require_module("psycopg", "psycopg (pip install 'smartpos[postgres]')")
-require_module("psycopg_pool", "psycopg-pool (pip install 'smartpos[postgres]')")
-from smartpos.webhooks._journal import CONFLICT  # noqa: E402
+psycopg_pool = require_module("psycopg_pool", "psycopg-pool (pip install 'smartpos[postgres]')")
+from smartpos.webhooks._journal import CONFLICT, JournalBase  # noqa: E402
 from smartpos.webhooks._outcomes import JournalEntry  # noqa: E402
 from smartpos.webhooks._postgres import (  # noqa: E402
     _MIGRATIONS,
@@ -405,3 +408,162 @@ def _wait_for_a_lock_wait(dsn: str, table: str, racer: threading.Thread | None =
                 return
             time.sleep(0.01)
     raise AssertionError("the attempt never waited for the rival transaction")
+
+
+def test_the_snapshot_reads_in_one_statement_what_the_primitives_read(
+    postgres_server: PostgresServer,
+) -> None:
+    """PostgresStore._sale_snapshot (one statement) answers exactly what the default one,
+    composed of the primitives, answers: an entry already journaled with its events, a new
+    sale, a sale with its entries (final, unknown then abandoned, several events, one with a
+    \\u0000 escape) and the terminal's holder with its events, a holder whose entry is gone,
+    and keys PostgreSQL text cannot hold."""
+    r0, r1, r2, r3, fresh = refs(5, prefix="5a50")
+    table = new_table()
+    with PostgresStore(postgres_server.dsn, table=table) as store:
+        store.migrate()
+        sales_attempt(store, r0)
+        refuse(store, r0)
+        store.put(event("ev-nul", "pagamento.recusado", r0, mensagem="a\u0000b"))
+        store.operation(r0)  # final
+        sales_attempt(store, r1)
+        store._record_operation(r1, "unknown")
+        store._abandon("mesa-1", motivo="dinheiro", operador="caixa 1")
+        store.put(event("ev-late", referencia=r1))
+        sales_attempt(store, r2, "mesa-2", smartpos_id="SP-2")
+        store._record_operation(r2, "accepted")
+        store.put(event("ev-2", referencia=r2, smartpos_id="SP-2"))
+        sales_attempt(store, r3, "mesa-3", smartpos_id="SP-3")
+        with psycopg.connect(postgres_server.dsn, autocommit=True) as conn:
+            conn.execute(f'DELETE FROM "{table}_operations" WHERE referencia = %s', (r3,))
+        store.put(event("ev-gone", referencia=r3))
+
+        cases = [
+            (r0, "mesa-1", "SP-1"),  # already journaled
+            (fresh, "mesa-1", "SP-2"),  # the sale's entries, another sale's holder
+            (fresh, "mesa-1", None),
+            (fresh, "mesa-9", "SP-9"),  # nothing at all
+            (fresh, "mesa-9", "SP-3"),  # a holder whose entry is gone
+            ("a\x00b", "mesa-1", "SP-1"),
+            (fresh, "mesa-\x001", "SP-\x001"),
+        ]
+        pairs = [
+            (store._sale_snapshot(*case), JournalBase._sale_snapshot(store, *case))
+            for case in cases
+        ]
+
+    for case, (one, composed) in zip(cases, pairs, strict=True):
+        assert composed == one, case
+    existing, with_entries, _, nothing, gone, _, _ = (one for one, _ in pairs)
+    assert existing.existing is not None
+    assert [f"ev-no-{r0}-0", "ev-nul"] == [e["id"] for e in existing.existing[1]]
+    assert [r0, r1] == [e.referencia for e, _ in with_entries.entries]
+    assert [[f"ev-no-{r0}-0", "ev-nul"], ["ev-late"]] == [
+        [e["id"] for e in events] for _, events in with_entries.entries
+    ]
+    assert with_entries.holder is not None
+    assert with_entries.holder[2] is not None
+    assert (r2, ["ev-2"]) == (with_entries.holder[0], [e["id"] for e in with_entries.holder[2][1]])
+    assert (None, [], None) == (nothing.row, list(nothing.entries), nothing.holder)
+    assert gone.holder is not None
+    assert (r3, None) == (gone.holder[0], gone.holder[2])
+
+
+def _round_trips(pool: Any, call: Callable[[], object]) -> int:
+    """The round trips of ``call`` on the pool's only connection: libpq traces the protocol's
+    messages, and each exchange the client waits for ends with one ReadyForQuery."""
+    with tempfile.TemporaryFile("w+") as trace:
+        with pool.connection() as conn:
+            conn.pgconn.trace(os.dup(trace.fileno()))
+        try:
+            call()
+        finally:
+            with pool.connection() as conn:
+                conn.pgconn.untrace()  # flushes what it traced
+        trace.seek(0)
+        return sum("\tReadyForQuery\t" in line for line in trace)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="psycopg traces libpq on Linux only")
+def test_an_attempt_of_a_sale_costs_one_round_trip_more_than_a_plain_create(
+    postgres_server: PostgresServer,
+) -> None:
+    """A plain create journals in one round trip; an attempt of a sale reads its checks in one
+    and journals in one, for a new sale and for the next attempt of a sale whose terminal its
+    last attempt held (its entry, events and holder read together)."""
+    plain, first, second, warm = refs(4, prefix="7717")
+    pool = psycopg_pool.ConnectionPool(
+        postgres_server.dsn, min_size=1, max_size=1, kwargs={"autocommit": True}, open=True
+    )
+    with pool, PostgresStore(pool, table=new_table()) as store:
+        store.migrate()
+        # Warm: the store renders, checks its schema and sets its statement timeout once.
+        sales_attempt(store, warm, "warm", smartpos_id="SP-W")
+        begin_payment(store, f"{warm[:-1]}1")
+        refuse(store, first)  # the first attempt's outcome, stored before it
+
+        trips = {
+            "plain": _round_trips(pool, lambda: begin_payment(store, plain)),
+            "new sale": _round_trips(pool, lambda: sales_attempt(store, first, "mesa-rt")),
+        }
+        store.operation(first)  # final: nothing to record when it is read again
+        trips["next attempt"] = _round_trips(pool, lambda: sales_attempt(store, second, "mesa-rt"))
+
+    assert {"plain": 1, "new sale": 2, "next attempt": 2} == trips
+
+
+def test_an_attempt_on_a_pool_without_autocommit_commits_or_writes_nothing(
+    postgres_server: PostgresServer,
+) -> None:
+    """On a caller's pool (not autocommit) an attempt's one statement commits as the pool
+    takes the connection back: journaled, an existing entry answered, a conflict on the sale or
+    on the terminal leaving nothing (neither the entry nor the sale's bump); no transaction
+    stays open on the pooled connection."""
+    r0, r1, r2 = refs(3, prefix="a0c0")
+    pool = psycopg_pool.ConnectionPool(postgres_server.dsn, min_size=1, max_size=1, open=True)
+    with pool, PostgresStore(pool, table=new_table()) as store:
+        store.migrate()
+        _, created = sales_attempt(store, r0)
+        again = store._sale_insert(
+            _attempt_entry(r0, "mesa-1"),
+            total_centavos=1000,
+            expected_version=None,
+            terminal="SP-1",
+            expected_holder=None,
+            hold_until=time.time(),
+        )
+        journaled = store._journal_get(r0)
+        conflict = store._sale_insert(
+            _attempt_entry(r1, "mesa-1"),
+            total_centavos=1000,
+            expected_version=7,
+            terminal="SP-1",
+            expected_holder=r0,
+            hold_until=time.time(),
+        )
+        late_conflict = store._sale_insert(  # the sale's version matches, the holder not
+            _attempt_entry(r1, "mesa-1"),
+            total_centavos=1000,
+            expected_version=1,
+            terminal="SP-1",
+            expected_holder="someone else",
+            hold_until=time.time(),
+        )
+        sale = store._sale_get("mesa-1")
+        store._record_operation(r0, "rejected")
+        _, next_created = sales_attempt(store, r2)
+        with pool.connection() as conn:
+            status = conn.info.transaction_status
+        entries = [e.referencia for e in store._sale_entries("mesa-1")]
+        hold = store._terminal_get("SP-1")
+
+    assert (True, True) == (created, next_created)
+    assert isinstance(again, JournalEntry)
+    assert journaled == again
+    assert (CONFLICT, CONFLICT) == (conflict, late_conflict)
+    assert sale is not None
+    assert 1 == sale.version  # the bump before the terminal's lost compare-and-set undone
+    assert [r0, r2] == entries
+    assert hold is not None
+    assert r2 == hold[0]
+    assert psycopg.pq.TransactionStatus.IDLE == status

@@ -40,7 +40,7 @@ import psycopg_pool
 from smartpos._errors import ConfigurationError
 from smartpos._messages import message
 
-from ._journal import CONFLICT, journal_row
+from ._journal import CONFLICT, SaleSnapshot, journal_row
 from ._listener import changes_channel
 from ._outcomes import Answer, JournalEntry, State
 
@@ -52,6 +52,7 @@ from ._postgres_sql import (
     _check_name,
     _journal_entry,
     _sale_row,
+    _sale_snapshot,
     _stored,
     render,
 )
@@ -735,7 +736,8 @@ class PostgresStore(StoreBase):
             rows = conn.execute(self._sql["j_events"], (referencia,)).fetchall()
         return [body for (body,) in rows]
 
-    # Sales (see _journal.py): reads of one statement each; _sale_insert is one transaction.
+    # Sales (see _journal.py): reads of one statement each; _sale_snapshot reads what an
+    # attempt's checks need in one statement, and _sale_insert writes it in one.
 
     @_translate
     def _sale_get(self, sale_id: str) -> SaleRow | None:
@@ -776,6 +778,25 @@ class PostgresStore(StoreBase):
             row = conn.execute(self._sql["t_get"], (smartpos_id,)).fetchone()
         return None if row is None else (row[0], row[1].timestamp())
 
+    def _sale_snapshot(
+        self, referencia: str, sale_id: str, smartpos_id: str | None
+    ) -> SaleSnapshot:
+        """Everything one attempt's checks read, in one statement (one round trip, one
+        snapshot): ``s_snapshot``."""
+        if any("\x00" in text for text in (referencia, sale_id, smartpos_id or "")):
+            # text cannot hold NUL: the primitives answer "none" for such a key, unsent.
+            return super()._sale_snapshot(referencia, sale_id, smartpos_id)
+        return self._read_snapshot(referencia, sale_id, smartpos_id)
+
+    @_translate
+    def _read_snapshot(
+        self, referencia: str, sale_id: str, smartpos_id: str | None
+    ) -> SaleSnapshot:
+        params = {"referencia": referencia, "sale": sale_id, "terminal": smartpos_id}
+        with self._connection() as conn:
+            rows = conn.execute(self._sql["s_snapshot"], params).fetchall()
+        return _sale_snapshot(rows)
+
     @_translate
     def _sale_insert(
         self,
@@ -795,46 +816,42 @@ class PostgresStore(StoreBase):
                 "the terminal); nothing was journaled",
                 applied=False,
             )
-        sale = {
+        params = {
+            "referencia": entry.referencia,
+            "kind": entry.kind,
+            "state": entry.state,
+            "method": entry.method,
+            "path": entry.path,
+            "body": entry.body,
+            "created_at": _utc(entry.created_at),
+            "updated_at": _utc(entry.updated_at),
             "sale": entry.sale,
+            "pending_after": entry.pending_after,
             "total": total_centavos,
             "version": expected_version,
-            "now": _utc(entry.created_at),
-        }
-        hold = {
             "terminal": terminal,
-            "referencia": entry.referencia,
             "holder": expected_holder,
             "until": _utc(hold_until),
         }
-        q = self._sql
-        answer: JournalEntry | str | None = CONFLICT
         try:
-            with self._connection() as conn, conn.transaction():
-                # Under READ COMMITTED each compare-and-set below waits for a concurrent
-                # writer of its row to end, then sees what it committed: of two attempts
-                # creating one sale (or one terminal's first hold), or changing the same
-                # version (or holder), one changes a row and the other none, and rolls back.
-                if conn.execute(q["j_insert"], _journal_params(entry)).rowcount != 1:
-                    row = conn.execute(q["j_get"], (entry.referencia,)).fetchone()
-                    # None: purged between the two statements; CONFLICT makes the caller
-                    # read everything again.
-                    if row is not None:
-                        answer = _journal_entry(row)
-                    raise psycopg.Rollback
-                cas = q["s_create" if expected_version is None else "s_bump"]
-                if conn.execute(cas, sale).rowcount != 1:
-                    raise psycopg.Rollback
-                if terminal is not None:
-                    cas = q["t_claim" if expected_holder is None else "t_take"]
-                    if conn.execute(cas, hold).rowcount != 1:
-                        raise psycopg.Rollback
-                answer = None
+            # One statement: the function of migration 4 runs the compare-and-sets (the
+            # journal entry, the sale, then the terminal) and, on a lost one, rolls back what
+            # it wrote. Its own transaction on an autocommit connection; on another, the
+            # pool commits it as it takes the connection back (or rolls it back on an error).
+            with self._connection() as conn:
+                row = conn.execute(self._sql["s_insert"], params).fetchone()
         except (psycopg.errors.SerializationFailure, psycopg.errors.DeadlockDetected):
             # A server whose default isolation is stricter aborts a compare-and-set that
-            # READ COMMITTED answers with a rowcount of 0; it rolled back all of it.
+            # READ COMMITTED answers by changing no row; the statement wrote nothing.
             return CONFLICT
-        return answer
+        if row is None:  # pragma: no cover - the function always answers one row
+            raise StoreError("the sale's journal function answered nothing", applied=None)
+        outcome = row[0]
+        if outcome == "inserted":
+            return None
+        if outcome == "existing":
+            return _journal_entry(row[1:])
+        return CONFLICT
 
     @_translate
     def _sale_abandon(self, referencia: str, abandon: Mapping[str, Any], now: float) -> bool:

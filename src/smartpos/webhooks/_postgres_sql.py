@@ -23,7 +23,7 @@ from psycopg import sql
 from smartpos._errors import ConfigurationError
 from smartpos._messages import message
 
-from ._journal import journal_entry
+from ._journal import Linked, SaleSnapshot, journal_entry
 from ._outcomes import JournalEntry
 from ._sales import SaleRow
 from ._store_interface import StoredEvent, _stored_event
@@ -189,6 +189,80 @@ _MIGRATIONS: list[list[str]] = [
         "DROP TRIGGER IF EXISTS {count_event_trg} ON {t}",
         """CREATE TRIGGER {count_event_trg} AFTER INSERT ON {t}
             FOR EACH ROW WHEN (NEW.referencia IS NOT NULL) EXECUTE FUNCTION {count_event_fn}()""",
+        # One attempt of a sale journaled in one round trip (_sale_insert, see _journal.py):
+        # the compare-and-sets of the journal entry, the sale's version, then the terminal's
+        # holder (always in that order, so that two attempts never wait for each other in a
+        # cycle). Under READ COMMITTED each statement of the function sees what committed
+        # before it began, and each compare-and-set waits for a concurrent writer of its row
+        # to end, then sees what it committed: of two attempts creating one sale (or one
+        # terminal's first hold), or changing the same version (or holder), one changes a row
+        # and the other none. A lost one raises SPCNF, which rolls back the block's
+        # subtransaction (the entry and the sale written before it: nothing is left) and
+        # answers 'conflict'. A referencia already journaled answers 'existing' with its entry
+        # (in the "j_columns" order), or 'conflict' when it was purged meanwhile (the caller
+        # then reads everything again); else 'inserted'. A serialization failure or a
+        # deadlock is not caught: the statement fails and writes nothing. The parameters are
+        # p_-prefixed and no output column is read as a variable (#variable_conflict).
+        """CREATE OR REPLACE FUNCTION {sale_insert_fn}(
+            p_referencia text, p_kind text, p_state text, p_method text, p_path text,
+            p_body bytea, p_created_at timestamptz, p_updated_at timestamptz, p_sale text,
+            p_pending_after float8, p_total_centavos bigint, p_version bigint,
+            p_terminal text, p_holder text, p_hold_until timestamptz)
+        RETURNS TABLE (outcome text, referencia text, kind text, state text, method text,
+            path text, body bytea, created_at timestamptz, updated_at timestamptz, seq bigint,
+            answer json, final_event json, sale text, pending_after float8, abandoned json)
+        LANGUAGE plpgsql AS $fn$
+        #variable_conflict use_column
+        BEGIN
+            BEGIN
+                INSERT INTO {ops} (referencia, kind, state, method, path, body, created_at,
+                    updated_at, sale, pending_after)
+                VALUES (p_referencia, p_kind, p_state, p_method, p_path, p_body, p_created_at,
+                    p_updated_at, p_sale, p_pending_after)
+                ON CONFLICT (referencia) DO NOTHING;
+                IF NOT FOUND THEN
+                    RETURN QUERY SELECT 'existing', {j_columns} FROM {ops}
+                        WHERE referencia = p_referencia;
+                    IF NOT FOUND THEN
+                        outcome := 'conflict';
+                        RETURN NEXT;
+                    END IF;
+                    RETURN;
+                END IF;
+                IF p_version IS NULL THEN
+                    INSERT INTO {sales} (sale_id, total_centavos, version, created_at,
+                        updated_at)
+                    VALUES (p_sale, p_total_centavos, 1, p_created_at, p_created_at)
+                    ON CONFLICT (sale_id) DO NOTHING;
+                ELSE
+                    UPDATE {sales} SET version = version + 1, updated_at = p_created_at
+                        WHERE sale_id = p_sale AND version = p_version;
+                END IF;
+                IF NOT FOUND THEN
+                    RAISE SQLSTATE 'SPCNF';
+                END IF;
+                IF p_terminal IS NOT NULL THEN
+                    IF p_holder IS NULL THEN
+                        INSERT INTO {holds} (smartpos_id, referencia, hold_until)
+                        VALUES (p_terminal, p_referencia, p_hold_until)
+                        ON CONFLICT (smartpos_id) DO NOTHING;
+                    ELSE
+                        UPDATE {holds} SET referencia = p_referencia, hold_until = p_hold_until
+                            WHERE smartpos_id = p_terminal AND referencia = p_holder;
+                    END IF;
+                    IF NOT FOUND THEN
+                        RAISE SQLSTATE 'SPCNF';
+                    END IF;
+                END IF;
+            EXCEPTION WHEN SQLSTATE 'SPCNF' THEN
+                outcome := 'conflict';
+                RETURN NEXT;
+                RETURN;
+            END;
+            outcome := 'inserted';
+            RETURN NEXT;
+        END
+        $fn$""",
     ],
 ]
 
@@ -244,6 +318,10 @@ _FRAGMENTS = {
     # stripe (of 64) per referencia, so that a batch of puts holds at most 64 locks.
     "stripes": "63",
 }
+
+# How many columns the "s_columns" and "j_columns" fragments select (s_snapshot's rows).
+_S_WIDTH = len(_FRAGMENTS["s_columns"].split(","))
+_J_WIDTH = len(_FRAGMENTS["j_columns"].split(","))
 
 # Statement templates for ``psycopg.sql``, rendered once per store with its quoted names.
 _QUERIES = {
@@ -329,10 +407,7 @@ _QUERIES = {
     # A sale is computed from its entries: they are never purged.
     "j_purge": "DELETE FROM {ops} WHERE referencia IN (SELECT referencia FROM {ops} "
     "WHERE state IN ('final', 'rejected') AND updated_at < %s AND sale IS NULL LIMIT %s)",
-    # Sales (see _journal.py). _sale_insert runs s_create or s_bump, then t_claim or t_take,
-    # after j_insert, in one transaction: each a compare-and-set whose rowcount says whether
-    # the row was still what the caller read (the journal entry, the sale, then the terminal:
-    # always in that order, so that two attempts never wait for each other in a cycle).
+    # Sales (see _journal.py).
     "s_get": "SELECT {s_columns} FROM {sales} WHERE sale_id = %s",
     "s_list": "SELECT {s_columns} FROM {sales} WHERE seq > %s ORDER BY seq LIMIT %s",
     # From the candidates to their sales, never the other way: as a plain semi-join, a planner
@@ -343,17 +418,40 @@ _QUERIES = {
     "CROSS JOIN LATERAL (SELECT {s_columns} FROM {sales} "
     "WHERE sale_id = c.sale AND seq > %s LIMIT 1) AS s ORDER BY s.seq LIMIT %s",
     "s_entries": "SELECT {j_columns} FROM {ops} WHERE sale = %s ORDER BY seq",
-    "s_create": "INSERT INTO {sales} (sale_id, total_centavos, version, created_at, updated_at) "
-    "VALUES (%(sale)s, %(total)s, 1, %(now)s, %(now)s) ON CONFLICT (sale_id) DO NOTHING",
-    "s_bump": "UPDATE {sales} SET version = version + 1, updated_at = %(now)s "
-    "WHERE sale_id = %(sale)s AND version = %(version)s",
     "s_abandon": "UPDATE {ops} SET abandoned = %s::json, updated_at = %s "
     "WHERE referencia = %s AND abandoned IS NULL",
+    # What the checks of one attempt read (_sale_snapshot), in one statement (one snapshot):
+    # a row per part, by part then seq. Part 0: the entry already journaled under the
+    # attempt's referencia (then nothing else is read); 1: the sale's row; 2: the sale's
+    # entries; 3: the terminal's holder, until when, and its entry. Each row: part, the
+    # holder's referencia and hold_until, the sale's {s_columns}, an entry's {j_columns} (NULL
+    # when none: the holder's entry purged) and that entry's events as a json array (NULL:
+    # none), aggregated verbatim in the order of j_events. The LIMIT 1 (referencia is the key)
+    # keeps the lateral subquery a probe of the key per row: flattened into a join, a planner
+    # without statistics (a table just created) may hash the whole journal instead.
+    "s_snapshot": "WITH existing AS "
+    "(SELECT referencia FROM {ops} WHERE referencia = %(referencia)s), "
+    "sale AS (SELECT {s_columns} FROM {sales} "
+    "WHERE sale_id = %(sale)s AND NOT EXISTS (SELECT FROM existing)), "
+    "picked AS (SELECT 0 AS part, referencia, NULL::timestamptz AS hold_until, 0::bigint AS n "
+    "FROM existing "
+    "UNION ALL SELECT 1, NULL, NULL, 0 FROM sale "
+    "UNION ALL SELECT 2, referencia, NULL, seq FROM {ops} "
+    "WHERE sale = %(sale)s AND EXISTS (SELECT FROM sale) "
+    "UNION ALL SELECT 3, referencia, hold_until, 0 FROM {holds} "
+    "WHERE smartpos_id = %(terminal)s AND NOT EXISTS (SELECT FROM existing)) "
+    "SELECT p.part, p.referencia, p.hold_until, s.*, e.*, "
+    "(SELECT json_agg(b.body ORDER BY b.seq) FROM {t} AS b WHERE b.{referencia} = e.referencia) "
+    "FROM picked AS p LEFT JOIN sale AS s ON p.part = 1 "
+    "LEFT JOIN LATERAL (SELECT {j_columns} FROM {ops} WHERE referencia = p.referencia LIMIT 1) "
+    "AS e ON true ORDER BY p.part, p.n",
+    # One attempt's compare-and-sets (_sale_insert): see the function in migration 4.
+    "s_insert": "SELECT * FROM {sale_insert_fn}(%(referencia)s::text, %(kind)s::text, "
+    "%(state)s::text, %(method)s::text, %(path)s::text, %(body)s::bytea, "
+    "%(created_at)s::timestamptz, %(updated_at)s::timestamptz, %(sale)s::text, "
+    "%(pending_after)s::float8, %(total)s::bigint, %(version)s::bigint, %(terminal)s::text, "
+    "%(holder)s::text, %(until)s::timestamptz)",
     "t_get": "SELECT referencia, hold_until FROM {holds} WHERE smartpos_id = %s",
-    "t_claim": "INSERT INTO {holds} (smartpos_id, referencia, hold_until) "
-    "VALUES (%(terminal)s, %(referencia)s, %(until)s) ON CONFLICT (smartpos_id) DO NOTHING",
-    "t_take": "UPDATE {holds} SET referencia = %(referencia)s, hold_until = %(until)s "
-    "WHERE smartpos_id = %(terminal)s AND referencia = %(holder)s",
 }
 
 
@@ -411,6 +509,7 @@ def render(
         "ops_events_trg": sql.Identifier(f"{table}_ops_events"),
         "count_event_fn": name(f"{table}_count_event"),
         "count_event_trg": sql.Identifier(f"{table}_count_event"),
+        "sale_insert_fn": name(f"{table}_sale_insert"),
         "events_lock": sql.Literal(_lock_key(f"smartpos-events:{schema or ''}.{table}")),
         "sales": name(f"{table}_sales"),
         "sales_seq_idx": sql.Identifier(f"{table}_sales_seq_idx"),
@@ -440,6 +539,31 @@ def _parsed(body: Mapping[str, Any]) -> Mapping[str, Any]:
 def _journal_entry(row: Sequence[Any]) -> JournalEntry:
     # psycopg has already parsed the json column.
     return journal_entry(row, timestamp=_dt.datetime.timestamp, final_event=dict)
+
+
+def _sale_snapshot(rows: Sequence[Sequence[Any]]) -> SaleSnapshot:
+    """The rows of ``s_snapshot``, as the default ``_sale_snapshot`` would read them."""
+    existing: Linked | None = None
+    sale: SaleRow | None = None
+    entries: list[Linked] = []
+    holder: tuple[str, float, Linked | None] | None = None
+    for part, held, until, *rest in rows:
+        entry = rest[_S_WIDTH : _S_WIDTH + _J_WIDTH]
+        events = rest[_S_WIDTH + _J_WIDTH]
+        linked = None if entry[0] is None else (_journal_entry(entry), events or [])
+        if part == 1:
+            sale = _sale_row(rest[:_S_WIDTH])
+        elif part == 3:
+            holder = (held, until.timestamp(), linked)
+        else:
+            assert linked is not None  # read by its key in the same statement
+            if part == 0:
+                existing = linked
+            else:
+                entries.append(linked)
+    if existing is not None:  # then nothing else was read
+        return SaleSnapshot(existing=existing)
+    return SaleSnapshot(row=sale, entries=entries, holder=holder)
 
 
 def _sale_row(row: Sequence[Any]) -> SaleRow:
