@@ -68,7 +68,19 @@ class HandJournal:
         """The entry, before the send: committed under FULL."""
         now = time.time()
         body = json.dumps({"referencia": referencia, **WIRE}).encode()
-        params = (referencia, "payment", "sending", "POST", "/api/v1/pagamentos", body, now, now)
+        # The store's own insert; the last two (sale, pending_after) are None without a sale.
+        params = (
+            referencia,
+            "payment",
+            "sending",
+            "POST",
+            "/api/v1/pagamentos",
+            body,
+            now,
+            now,
+            None,
+            None,
+        )
         self._commit("FULL", _sqlite._J_INSERT, params)
 
     def answer(self, acceptance: smartpos.Acceptance) -> None:
