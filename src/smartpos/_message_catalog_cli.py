@@ -115,7 +115,8 @@ CLI: Final[dict[str, dict[str, str]]] = {
             "Without an action: serve the sandbox, a simulator of the whole service, over HTTP\n"
             "until Ctrl-C or SIGTERM, printing one line per request and per delivery attempt.\n"
             "Options can come from SMARTPOS_SANDBOX_HOST, _PORT, _WEBHOOK, _SEED, _LOG,\n"
-            "_CONTROL_KEY and _LOG_LIMIT.\n"
+            "_CONTROL_KEY, _LOG_LIMIT, _SIGN, _SECRET, _SIGN_OPTIONS, _WEBHOOK_HEADERS,\n"
+            "_WEBHOOK_ATTEMPTS and _WEBHOOK_BACKOFF.\n"
             "\n"
             "With an action: drive a running sandbox through its control API (--url, else\n"
             "SMARTPOS_SANDBOX_URL, else SMARTPOS_BASE_URL, else http://127.0.0.1:8765)."
@@ -124,7 +125,8 @@ CLI: Final[dict[str, dict[str, str]]] = {
             "Sem ação: serve o sandbox, um simulador do serviço inteiro, por HTTP até Ctrl-C\n"
             "ou SIGTERM, imprimindo uma linha por requisição e por tentativa de entrega.\n"
             "As opções podem vir de SMARTPOS_SANDBOX_HOST, _PORT, _WEBHOOK, _SEED, _LOG,\n"
-            "_CONTROL_KEY e _LOG_LIMIT.\n"
+            "_CONTROL_KEY, _LOG_LIMIT, _SIGN, _SECRET, _SIGN_OPTIONS, _WEBHOOK_HEADERS,\n"
+            "_WEBHOOK_ATTEMPTS e _WEBHOOK_BACKOFF.\n"
             "\n"
             "Com uma ação: comanda um sandbox em execução pela API de controle dele (--url,\n"
             "senão SMARTPOS_SANDBOX_URL, senão SMARTPOS_BASE_URL, senão http://127.0.0.1:8765)."
@@ -169,6 +171,142 @@ CLI: Final[dict[str, dict[str, str]]] = {
     "cli.help.sandbox.log_limit": {
         "en": "keep the last N log entries, requests and deliveries (default: 10000)",
         "pt_BR": "guarda as últimas N entradas do log, requisições e entregas (padrão: 10000)",
+    },
+    "cli.title.deliveries": {
+        "en": "webhook deliveries",
+        "pt_BR": "entregas de webhooks",
+    },
+    "cli.title.signing": {
+        "en": "signing what it posts",
+        "pt_BR": "assinatura do que envia",
+    },
+    "cli.help.sandbox.sign": {
+        "en": (
+            "sign every delivery under this scheme ({schemes}), with --secret; each retry is "
+            "signed again with a fresh timestamp and the same webhook-id (default: env "
+            "SMARTPOS_SANDBOX_SIGN; not signed)"
+        ),
+        "pt_BR": (
+            "assina cada entrega neste esquema ({schemes}), com --secret; cada nova tentativa "
+            "é assinada de novo, com um timestamp novo e o mesmo webhook-id (padrão: env "
+            "SMARTPOS_SANDBOX_SIGN; sem assinatura)"
+        ),
+    },
+    "cli.help.trigger.sign": {
+        "en": "sign the event under this scheme ({schemes}), with --secret",
+        "pt_BR": "assina o evento neste esquema ({schemes}), com --secret",
+    },
+    "cli.help.sign.secret": {
+        "en": (
+            "the key material --sign signs with (repeatable: one signature per key, as a "
+            "sender rotating its secret; default: env SMARTPOS_SANDBOX_SECRET, which ps and "
+            "the shell's history do not show)"
+        ),
+        "pt_BR": (
+            "o material de chave com que --sign assina (repetível: uma assinatura por chave, "
+            "como um remetente trocando o segredo; padrão: env SMARTPOS_SANDBOX_SECRET, que o "
+            "ps e o histórico do shell não mostram)"
+        ),
+    },
+    "cli.help.sign.option": {
+        "en": (
+            "an option of the scheme, e.g. template='ts:{{timestamp}};{{body}}' or "
+            "header=x-signature (repeatable; default: env SMARTPOS_SANDBOX_SIGN_OPTIONS, a "
+            "JSON object)"
+        ),
+        "pt_BR": (
+            "uma opção do esquema, por exemplo template='ts:{{timestamp}};{{body}}' ou "
+            "header=x-signature (repetível; padrão: env SMARTPOS_SANDBOX_SIGN_OPTIONS, um "
+            "objeto JSON)"
+        ),
+    },
+    "cli.help.sandbox.webhook_header": {
+        "en": (
+            "a header every delivery carries, e.g. 'x-webhook-secret: change-me' for a "
+            "receiver that checks a shared secret (repeatable; default: env "
+            "SMARTPOS_SANDBOX_WEBHOOK_HEADERS, a JSON object); its value is never printed"
+        ),
+        "pt_BR": (
+            "um cabeçalho que toda entrega leva, por exemplo 'x-webhook-secret: change-me' "
+            "para um receptor que confere um segredo compartilhado (repetível; padrão: env "
+            "SMARTPOS_SANDBOX_WEBHOOK_HEADERS, um objeto JSON); seu valor nunca é impresso"
+        ),
+    },
+    "cli.help.sandbox.webhook_attempts": {
+        "en": (
+            "attempts per delivery, the first included (default: env "
+            "SMARTPOS_SANDBOX_WEBHOOK_ATTEMPTS, else 8)"
+        ),
+        "pt_BR": (
+            "tentativas por entrega, contando a primeira (padrão: env "
+            "SMARTPOS_SANDBOX_WEBHOOK_ATTEMPTS, senão 8)"
+        ),
+    },
+    "cli.help.sandbox.webhook_backoff": {
+        "en": (
+            "seconds before the first retry, doubled on each retry (default: env "
+            "SMARTPOS_SANDBOX_WEBHOOK_BACKOFF, else 5: retries over about 10 minutes, as a "
+            "real sender; 0.05 for tests)"
+        ),
+        "pt_BR": (
+            "segundos até a primeira nova tentativa, dobrando a cada vez (padrão: env "
+            "SMARTPOS_SANDBOX_WEBHOOK_BACKOFF, senão 5: novas tentativas por cerca de 10 "
+            "minutos, como um remetente real; 0.05 para testes)"
+        ),
+    },
+    "cli.label.signing": {
+        "en": "signing",
+        "pt_BR": "assinatura",
+    },
+    "cli.label.headers": {
+        "en": "headers",
+        "pt_BR": "cabeçalhos",
+    },
+    "cli.label.retries": {
+        "en": "retries",
+        "pt_BR": "novas tentativas",
+    },
+    "cli.sandbox_not_signed": {
+        "en": "none (--sign SCHEME --secret ... signs every delivery)",
+        "pt_BR": "nenhuma (--sign ESQUEMA --secret ... assina cada entrega)",
+    },
+    "cli.sandbox_signed": {
+        "en": "{scheme}, {keys} key(s)",
+        "pt_BR": "{scheme}, {keys} chave(s)",
+    },
+    "cli.sandbox_headers": {
+        "en": "{names} (values not shown)",
+        "pt_BR": "{names} (valores omitidos)",
+    },
+    "cli.sandbox_schedule": {
+        "en": "{attempts} attempts, the first retry after {backoff} s, each wait doubled",
+        "pt_BR": (
+            "{attempts} tentativas, a primeira nova tentativa após {backoff} s, cada espera dobrada"
+        ),
+    },
+    "cli.bad_sign_option": {
+        "en": "bad --sign-option {value!r}",
+        "pt_BR": "--sign-option inválida {value!r}",
+    },
+    "cli.bad_sign_option_hint": {
+        "en": "write it as NAME=VALUE, e.g. --sign-option header=x-signature.",
+        "pt_BR": "escreva como NOME=VALOR, por exemplo --sign-option header=x-signature.",
+    },
+    "cli.sign_needs_secret": {
+        "en": "--sign {scheme} needs --secret (or SMARTPOS_SANDBOX_SECRET)",
+        "pt_BR": "--sign {scheme} precisa de --secret (ou SMARTPOS_SANDBOX_SECRET)",
+    },
+    "cli.secret_needs_sign": {
+        "en": "--secret and --sign-option need --sign SCHEME",
+        "pt_BR": "--secret e --sign-option precisam de --sign ESQUEMA",
+    },
+    "cli.sign_refused": {
+        "en": "cannot sign under --sign {scheme}: {error}",
+        "pt_BR": "não é possível assinar com --sign {scheme}: {error}",
+    },
+    "cli.sign_refused_hint": {
+        "en": "see the scheme's options in the docs' page Webhook authenticity.",
+        "pt_BR": "veja as opções do esquema na página Autenticidade dos webhooks da documentação.",
     },
     "cli.title.actions": {
         "en": "actions",

@@ -12,7 +12,7 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ import httpx
 import pytest
 from framework_helpers import DOC, EXAMPLES, SECRET, delivery, free_port, serve_process
 
+import smartpos
 from smartpos import webhooks
 from smartpos.testing import Sandbox
 
@@ -342,6 +343,94 @@ def test_webhook_scheme_settings_choose_the_verifier(
     assert webhooks.EventState.PENDING == inbox_state(tmp_inbox, "evt-dj-sw-1")
     assert None is inbox_state(tmp_inbox, "evt-dj-sw-2")
     assert {} == checks
+
+
+class ShopView:
+    """A sandbox webhook target that posts each delivery to the shop's view (Django's client)."""
+
+    def __init__(self, url: str) -> None:
+        from django.test import Client
+
+        self.client = Client()
+        self.url = url
+
+    def receive(self, body: bytes, headers: Mapping[str, str]) -> Any:
+        """POST the delivery as the sandbox would, its headers included; return the response."""
+        sent = {k: v for k, v in headers.items() if k != "content-type"}
+        return self.client.post(self.url, body, content_type="application/json", headers=sent)
+
+
+def test_the_sandbox_delivers_to_the_documented_settings_unchanged(
+    smartpos_settings: dict[str, Any], tmp_inbox: Path
+) -> None:
+    """WEBHOOK_SECRET as documented: a sandbox without the header gets 401 (issue 23's report);
+    with webhook_headers it is stored; WEBHOOK_SCHEME standard-webhooks takes its signing."""
+    from django.test import override_settings
+
+    from smartpos.testing import WebhookSigning
+
+    whsec = "whsec_ZGphbmdvLXNhbmRib3gtc2VjcmV0LTI0"
+    with Sandbox(webhook_attempts=2) as sandbox:
+        sandbox.set_webhook(ShopView(URL))
+        refused = sandbox.trigger("pagamento.aprovado")
+        sandbox.set_webhook_headers({"x-webhook-secret": SECRET})
+        stored = sandbox.trigger("pagamento.aprovado")
+        sandbox.set_webhook_headers(None)
+        sandbox.set_webhook_signing(WebhookSigning("standard-webhooks", whsec))
+        scheme = {
+            **smartpos_settings,
+            "WEBHOOK_SCHEME": "standard-webhooks",
+            "WEBHOOK_SECRET": whsec,
+        }
+        with override_settings(SMARTPOS=scheme):
+            signed = sandbox.trigger("impressao.concluida")
+    statuses = {
+        event["id"]: [d.status_code for d in sandbox.deliveries if d.event_id == event["id"]]
+        for event in (refused, stored, signed)
+    }
+    assert {refused["id"]: [401, 401], stored["id"]: [200], signed["id"]: [200]} == statuses
+    assert None is inbox_state(tmp_inbox, refused["id"])
+    assert webhooks.EventState.PENDING == inbox_state(tmp_inbox, stored["id"])
+    assert webhooks.EventState.PENDING == inbox_state(tmp_inbox, signed["id"])
+
+
+@pytest.mark.slow
+def test_smartpos_sandbox_with_the_header_delivers_to_runserver(tmp_path: Path) -> None:
+    """The documented set-up, two real processes: the shop under runserver with
+    SMARTPOS_WEBHOOK_SECRET, and ``smartpos sandbox --webhook-header 'x-webhook-secret: ...'``
+    delivering to it; a payment through the served sandbox is stored, answered 200."""
+    from smartpos.testing import RemoteSandbox
+
+    inbox = tmp_path / "inbox.sqlite3"
+    env = {
+        "SMARTPOS_STORE": str(inbox),
+        "SMARTPOS_WEBHOOK_SECRET": SECRET,
+        "DJANGO_DB": str(tmp_path / "shop.sqlite3"),
+    }
+    shop_port, sandbox_port = free_port(), free_port()
+    shop_args = ["manage.py", "runserver", f"127.0.0.1:{shop_port}", "--noreload", "--skip-checks"]
+    sandbox_args = [
+        "-m", "smartpos", "sandbox", "--port", str(sandbox_port), "--quiet",
+        "--webhook", f"http://127.0.0.1:{shop_port}{URL}",
+        "--webhook-header", f"x-webhook-secret: {SECRET}",
+    ]  # fmt: skip
+    clean = {k: "" for k in os.environ if k.startswith("SMARTPOS_SANDBOX_")}
+    with (
+        serve_process(shop_args, port=shop_port, cwd=SHOP, env=env, log=tmp_path / "shop.log"),
+        serve_process(
+            sandbox_args, port=sandbox_port, cwd=tmp_path, env=clean, log=tmp_path / "sb.log"
+        ) as sandbox_url,
+        RemoteSandbox(sandbox_url) as remote,
+        smartpos.Client(api_key=Sandbox.API_KEY, base_url=sandbox_url) as client,
+    ):
+        client.payments.create(
+            documento_cliente=DOC, smartpos_id=Sandbox.SMARTPOS_ID, valor_centavos=1990
+        )
+        [event] = remote.wait_for_events(1, timeout=20)
+        deliveries = remote.deliveries
+    assert [(1, True, 200)] == [(d.attempt, d.ok, d.status_code) for d in deliveries]
+    assert webhooks.EventState.PENDING == inbox_state(inbox, event["id"])
+    assert SECRET not in (tmp_path / "sb.log").read_text()
 
 
 # --- checks ---------------------------------------------------------------------------------

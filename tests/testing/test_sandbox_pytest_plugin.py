@@ -99,7 +99,8 @@ def test_the_served_fixture_for_code_in_another_process(
 def test_markers_are_registered(pytestconfig: pytest.Config) -> None:
     """--strict-markers knows the plugin's markers (this suite runs with it)."""
     registered = " ".join(pytestconfig.getini("markers"))
-    for name in ("smartpos_payments", "smartpos_prints", "smartpos_fault", "smartpos_sandbox"):
+    names = ("smartpos_payments", "smartpos_prints", "smartpos_fault", "smartpos_sandbox")
+    for name in (*names, "smartpos_webhook_signing"):
         assert f"{name}(" in registered
 
 

@@ -212,7 +212,8 @@ def _resend(args: argparse.Namespace, out: Output) -> int:
 
     from smartpos._version import __version__
 
-    from ._samples import check_to, parse_headers
+    from ._samples import check_to
+    from ._signing import parse_headers
 
     check_to(args.to)
     headers = {

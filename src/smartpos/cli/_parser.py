@@ -92,6 +92,34 @@ def _add(
     return parser
 
 
+def _signing_options(group: Any, command: str) -> None:
+    """``--sign``, ``--secret`` and ``--sign-option`` of ``sandbox`` and ``trigger``."""
+    from smartpos._signatures import SCHEMES  # the one list of schemes; imports nothing heavy
+
+    group.add_argument(
+        "--sign",
+        metavar="SCHEME",
+        choices=SCHEMES,
+        help=message(
+            "cli.help.sandbox.sign" if command == "sandbox" else "cli.help.trigger.sign",
+            schemes=", ".join(SCHEMES),
+        ),
+    )
+    group.add_argument(
+        "--secret",
+        action="append",
+        metavar="SECRET",
+        help=message("cli.help.sign.secret"),
+    )
+    group.add_argument(
+        "--sign-option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help=message("cli.help.sign.option"),
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Build the parser of every command.
 
@@ -168,6 +196,10 @@ def build_parser() -> argparse.ArgumentParser:
             + (
                 "\n"
                 "  smartpos sandbox --port 8765 --webhook http://127.0.0.1:8766/\n"
+                "  smartpos sandbox --webhook http://127.0.0.1:8000/webhooks/smartpos/ \\\n"
+                "      --webhook-header 'x-webhook-secret: change-me'\n"
+                "  smartpos sandbox --webhook http://127.0.0.1:8000/webhooks/smartpos/ \\\n"
+                "      --sign standard-webhooks --secret whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n"
                 "  smartpos sandbox next payment recusar --mensagem 'SALDO INSUFICIENTE'\n"
                 "  smartpos sandbox next payment atraso 5 duplicar\n"
                 "  smartpos sandbox next payment segurar aprovar\n"
@@ -201,6 +233,27 @@ def build_parser() -> argparse.ArgumentParser:
         type=_positive_int,
         metavar="N",
         help=message("cli.help.sandbox.log_limit"),
+    )
+    deliveries = sandbox.add_argument_group(message("cli.title.deliveries"))
+    _signing_options(deliveries, "sandbox")
+    deliveries.add_argument(
+        "--webhook-header",
+        action="append",
+        default=[],
+        metavar="'NAME: VALUE'",
+        help=message("cli.help.sandbox.webhook_header"),
+    )
+    deliveries.add_argument(
+        "--webhook-attempts",
+        type=_positive_int,
+        metavar="N",
+        help=message("cli.help.sandbox.webhook_attempts"),
+    )
+    deliveries.add_argument(
+        "--webhook-backoff",
+        type=_seconds,
+        metavar="SECONDS",
+        help=message("cli.help.sandbox.webhook_backoff"),
     )
     actions = sandbox.add_subparsers(
         title=message("cli.title.actions"), metavar="ACTION", dest="action"
@@ -649,6 +702,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help=message("cli.help.timeout_5"),
     )
+    _signing_options(trigger.add_argument_group(message("cli.title.signing")), "trigger")
 
     events = _add(
         sub,

@@ -34,10 +34,10 @@ __all__ = [
     "TIPOS",
     "check_to",
     "new_event_id",
-    "parse_headers",
     "sample",
     "trigger",
 ]
+
 
 TIPOS: Final = (
     # The event kinds the SDK knows (smartpos.webhooks._events.EVENT_KINDS), written here on
@@ -225,23 +225,6 @@ def sample(
     }
 
 
-def parse_headers(values: list[str]) -> dict[str, str]:
-    """Read ``-H 'Name: value'`` options.
-
-    Raises:
-        CommandError: A value without a colon (exit 2).
-    """
-    headers: dict[str, str] = {}
-    for value in values:
-        name, sep, content = value.partition(":")
-        if not sep or not name.strip():
-            raise CommandError(
-                message("cli.bad_header", value=value), hint=message("cli.bad_header_hint"), code=2
-            )
-        headers[name.strip()] = content.strip()
-    return headers
-
-
 def check_to(to: str) -> None:
     import httpx
 
@@ -262,7 +245,7 @@ class _NoSandbox(Exception):
 
 
 def _through_sandbox(
-    args: argparse.Namespace, url: str, headers: dict[str, str]
+    args: argparse.Namespace, url: str, headers: dict[str, str], signing: Any
 ) -> tuple[dict[str, Any] | None, dict[str, Any]]:
     """Ask the sandbox at ``url`` to make (or resend) the event and deliver it to ``--to``.
 
@@ -277,8 +260,13 @@ def _through_sandbox(
     import httpx
 
     from smartpos.testing import RemoteSandbox, SandboxError
+    from smartpos.testing._signing import signing_to_json
 
-    body: dict[str, Any] = {"to": args.to, "headers": headers or None}
+    body: dict[str, Any] = {
+        "to": args.to,
+        "headers": headers or None,
+        "signing": None if signing is None else signing_to_json(signing),
+    }
     try:
         with RemoteSandbox(url, timeout=args.timeout + 5.0) as sandbox:
             if args.resend:
@@ -323,7 +311,9 @@ def trigger(args: argparse.Namespace, out: Output) -> int:
 
     Args:
         args: ``tipo``, ``to``, ``sandbox``, ``no_sandbox``, ``resend``, ``documento``,
-            ``referencia``, ``smartpos_id``, ``valor_centavos``, ``header``, ``timeout``.
+            ``referencia``, ``smartpos_id``, ``valor_centavos``, ``header``, ``timeout``,
+            ``sign``, ``secret``, ``sign_option`` (signed as the sandbox signs: through a
+            sandbox, it signs that one delivery so).
         out: The output.
 
     Returns:
@@ -333,17 +323,19 @@ def trigger(args: argparse.Namespace, out: Output) -> int:
         CommandError: The URL is not http(s), a bad header, or the endpoint is unreachable.
     """
     from ._sandbox import sandbox_url
+    from ._signing import parse_headers, signing_of
 
     check_to(args.to)
     headers = parse_headers(args.header)
+    signing = signing_of(args)
     if args.no_sandbox:
-        return _standalone(args, out, headers)
+        return _standalone(args, out, headers, signing)
     url = sandbox_url(args.sandbox)
     try:
-        envelope, attempt = _through_sandbox(args, url, headers)
+        envelope, attempt = _through_sandbox(args, url, headers, signing)
     except _NoSandbox as exc:
         out.warn(message("cli.trigger_standalone", reason=exc))
-        return _standalone(args, out, headers)
+        return _standalone(args, out, headers, signing)
     if envelope is None:
         envelope = {"id": args.resend, "tipo": args.tipo}
     if attempt.get("statusCode") is None:
@@ -354,7 +346,9 @@ def trigger(args: argparse.Namespace, out: Output) -> int:
     return _report(out, args, envelope, attempt["statusCode"], attempt.get("answer") or "", url)
 
 
-def _standalone(args: argparse.Namespace, out: Output, headers: dict[str, str]) -> int:
+def _standalone(
+    args: argparse.Namespace, out: Output, headers: dict[str, str], signing: Any
+) -> int:
     import httpx
 
     from smartpos._version import __version__
@@ -374,6 +368,15 @@ def _standalone(args: argparse.Namespace, out: Output, headers: dict[str, str]) 
         "user-agent": f"smartpos-cli/{__version__} (trigger)",
         **headers,
     }
+    if signing is not None:
+        try:
+            all_headers.update(signing.headers(body, headers=headers))
+        except ValueError as exc:  # a manifest field neither the sample nor -H holds
+            raise CommandError(
+                message("cli.sign_refused", scheme=signing.scheme, error=exc),
+                hint=message("cli.sign_refused_hint"),
+                code=2,
+            ) from None
     try:
         with httpx.Client(timeout=args.timeout, trust_env=False) as client:
             response = client.post(args.to, content=body, headers=all_headers)

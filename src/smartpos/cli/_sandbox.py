@@ -1,7 +1,9 @@
 """``smartpos sandbox``: serve the simulator with a live log, and drive a running one.
 
 ``smartpos sandbox`` serves (the same program as ``python -m smartpos.testing``: options or
-``SMARTPOS_SANDBOX_*`` variables) and prints one line per request and per delivery attempt.
+``SMARTPOS_SANDBOX_*`` variables) and prints one line per request and per delivery attempt;
+``--sign SCHEME --secret ...`` signs its deliveries, ``--webhook-header`` adds fixed headers,
+``--webhook-attempts`` / ``--webhook-backoff`` set the retry schedule.
 The actions talk to a running sandbox's control API through
 [`RemoteSandbox`][smartpos.testing.RemoteSandbox]: ``scan``, ``next``, ``fault``, ``resend``,
 ``held`` and ``release`` (the events ``segurar`` holds back per attempt), ``log``, ``operator
@@ -26,6 +28,7 @@ from ._output import EXIT_ERROR, EXIT_OK, EXIT_USAGE, CommandError, Output
 
 if TYPE_CHECKING:
     from smartpos.testing import LogEntry, RemoteSandbox
+    from smartpos.testing._headless import Settings
 
 __all__ = ["DEFAULT_URL", "print_entry", "remote", "run", "sandbox_url"]
 
@@ -122,6 +125,8 @@ def print_entry(out: Output, entry: LogEntry) -> None:
 def _serve(args: argparse.Namespace, out: Output) -> int:
     from smartpos.testing._headless import Follower, Settings, remote_warning, serving
 
+    from ._signing import make_signing, parse_headers, parse_sign_options
+
     try:
         settings = Settings.from_environment(
             os.environ,
@@ -132,15 +137,22 @@ def _serve(args: argparse.Namespace, out: Output) -> int:
             log="quiet" if args.quiet else None,
             control_key=args.control_key,
             log_limit=args.log_limit,
+            sign=args.sign,
+            secret=args.secret or None,
+            sign_options=parse_sign_options(args.sign_option) or None,
+            webhook_headers=parse_headers(args.webhook_header) or None,
+            webhook_attempts=args.webhook_attempts,
+            webhook_backoff=args.webhook_backoff,
         )
-    except ValueError as exc:
+    except (ValueError, TypeError) as exc:
         raise CommandError(str(exc), code=EXIT_USAGE) from exc
+    signing = make_signing(settings.sign, settings.secret, settings.sign_options)
     if settings.remote:
         out.warn(remote_warning(settings))
     stop = threading.Event()
     try:
         with stop_on_signals(stop), serving(settings) as (sandbox, base_url):
-            _ready(out, base_url, settings.webhook, keyed=settings.control_key is not None)
+            _ready(out, base_url, settings, signing)
             quiet = settings.log == "quiet"
             on_entry = (lambda entry: None) if quiet else (lambda entry: print_entry(out, entry))
             with Follower(sandbox, on_entry):
@@ -168,9 +180,11 @@ def _serve(args: argparse.Namespace, out: Output) -> int:
     return EXIT_OK
 
 
-def _ready(out: Output, base_url: str, webhook: str | None, *, keyed: bool = False) -> None:
+def _ready(out: Output, base_url: str, settings: Settings, signing: Any) -> None:
     from smartpos.testing import Sandbox
 
+    webhook, keyed = settings.webhook, settings.control_key is not None
+    headers = sorted(settings.webhook_headers)
     if out.json:
         out.data(
             {
@@ -180,9 +194,19 @@ def _ready(out: Output, base_url: str, webhook: str | None, *, keyed: bool = Fal
                 "smartpos_id": Sandbox.SMARTPOS_ID,
                 "webhook": webhook,
                 "control_key_required": keyed,
+                # Names only: a header's value, like the secret, is never printed.
+                "webhook_signing": None if signing is None else signing.scheme,
+                "webhook_headers": headers,
+                "webhook_attempts": settings.webhook_attempts,
+                "webhook_backoff": settings.webhook_backoff,
             }
         )
         return
+    if signing is None:
+        signed = message("cli.sandbox_not_signed")
+    else:
+        keys = 1 if isinstance(signing.secret, (str, bytes)) else len(signing.secret)
+        signed = message("cli.sandbox_signed", scheme=signing.scheme, keys=keys)
     out.line(message("cli.sandbox_serving", url=out.style(base_url, "bold")))
     out.fields(
         {
@@ -193,6 +217,21 @@ def _ready(out: Output, base_url: str, webhook: str | None, *, keyed: bool = Fal
             # The key itself is never printed: whoever started the sandbox has it.
             message("cli.label.control_api"): message(
                 "cli.sandbox_key_required" if keyed else "cli.sandbox_no_key"
+            ),
+            message("cli.label.signing"): signed,
+            **(
+                {
+                    message("cli.label.headers"): message(
+                        "cli.sandbox_headers", names=", ".join(headers)
+                    )
+                }
+                if headers
+                else {}
+            ),
+            message("cli.label.retries"): message(
+                "cli.sandbox_schedule",
+                attempts=settings.webhook_attempts,
+                backoff=f"{settings.webhook_backoff:g}",
             ),
         }
     )

@@ -56,7 +56,7 @@ if TYPE_CHECKING:
     )
     from ._remote import RemoteSandbox
     from ._sandbox import Sandbox
-    from ._signing import sign
+    from ._signing import WebhookSigning, sign
 
 __all__ = [
     "Approve",
@@ -98,6 +98,7 @@ __all__ = [
     "SandboxTerminal",
     "SandboxTransport",
     "SupportsReceive",
+    "WebhookSigning",
     "WebhookTarget",
     "sign",
 ]
@@ -149,7 +150,7 @@ _HOMES = {
     "._remote": ("RemoteSandbox",),
     "._httpx": ("SandboxTransport",),
     "._sandbox": ("Sandbox",),
-    "._signing": ("sign",),
+    "._signing": ("WebhookSigning", "sign"),
 }
 _LAZY = {name: module for module, names in _HOMES.items() for name in names}
 

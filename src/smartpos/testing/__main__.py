@@ -3,7 +3,9 @@
 Prints the base URL and the default world, then one line per request and per delivery attempt
 (``--quiet`` for none, ``--json`` for one JSON object per line), until Ctrl-C or SIGTERM. Every
 option can come from the environment instead (``SMARTPOS_SANDBOX_HOST``, ``_PORT``, ``_WEBHOOK``,
-``_SEED``, ``_LOG``, ``_CONTROL_KEY``, ``_LOG_LIMIT``): a container needs no command line.
+``_SEED``, ``_LOG``, ``_CONTROL_KEY``, ``_LOG_LIMIT``, ``_SIGN``, ``_SECRET``, ``_SIGN_OPTIONS``,
+``_WEBHOOK_HEADERS``, ``_WEBHOOK_ATTEMPTS``, ``_WEBHOOK_BACKOFF``): a container needs no
+command line.
 ``smartpos sandbox`` runs the same thing.
 """
 
@@ -17,7 +19,9 @@ import threading
 from collections.abc import Sequence
 
 from smartpos._signals import stop_on_signals
+from smartpos._signatures import SCHEMES
 
+from ._delivery import describe_schedule
 from ._headless import (
     ENVIRONMENT,
     Follower,
@@ -32,6 +36,9 @@ from ._sandbox import Sandbox
 
 __all__ = ["main"]
 
+#: The option of each setting whose name differs from it.
+_FLAGS = {"sign_options": "sign_option", "webhook_headers": "webhook_header"}
+
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -41,7 +48,11 @@ def _parser() -> argparse.ArgumentParser:
             "API under /_sandbox/v1/) until Ctrl-C or SIGTERM."
         ),
         epilog="environment: "
-        + ", ".join(f"{v} (--{k.replace('_', '-')})" for k, v in ENVIRONMENT.items() if k != "log")
+        + ", ".join(
+            f"{v} (--{_FLAGS.get(k, k).replace('_', '-')})"
+            for k, v in ENVIRONMENT.items()
+            if k != "log"
+        )
         + f", {ENVIRONMENT['log']} (text, json or quiet)",
     )
     parser.add_argument("--host", help="address to bind (127.0.0.1; 0.0.0.0 in a container)")
@@ -60,6 +71,44 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="keep the last N log entries, requests and deliveries (10000)",
     )
+    parser.add_argument(
+        "--sign",
+        metavar="SCHEME",
+        choices=SCHEMES,
+        help=f"sign every delivery under this scheme ({', '.join(SCHEMES)}), with --secret",
+    )
+    parser.add_argument(
+        "--secret",
+        action="append",
+        metavar="SECRET",
+        help="the key material --sign signs with (repeatable; prefer the environment variable)",
+    )
+    parser.add_argument(
+        "--sign-option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="an option of the scheme, e.g. header=x-signature (repeatable)",
+    )
+    parser.add_argument(
+        "--webhook-header",
+        action="append",
+        default=[],
+        metavar="'NAME: VALUE'",
+        help="a header every delivery carries, e.g. 'x-webhook-secret: ...' (repeatable)",
+    )
+    parser.add_argument(
+        "--webhook-attempts",
+        type=int,
+        metavar="N",
+        help="attempts per delivery, the first included (8)",
+    )
+    parser.add_argument(
+        "--webhook-backoff",
+        type=float,
+        metavar="SECONDS",
+        help="seconds before the first retry, doubled on each retry (5; 0.05 for tests)",
+    )
     style = parser.add_mutually_exclusive_group()
     style.add_argument(
         "--quiet", dest="log", action="store_const", const="quiet", help="no live log"
@@ -68,6 +117,21 @@ def _parser() -> argparse.ArgumentParser:
         "--json", dest="log", action="store_const", const="json", help="log as JSON lines"
     )
     return parser
+
+
+def _pairs(values: Sequence[str], separator: str, form: str) -> dict[str, str] | None:
+    """``NAME=VALUE`` or ``NAME: VALUE`` options as a dict (``None``: none given).
+
+    Raises:
+        ValueError: One without the separator (its value is not shown: it may be a secret).
+    """
+    pairs: dict[str, str] = {}
+    for value in values:
+        name, sep, content = value.partition(separator)
+        if not sep or not name.strip():
+            raise ValueError(f"write {form}")
+        pairs[name.strip()] = content.strip() if separator == ":" else content
+    return pairs or None
 
 
 def _print_entry(style: str, entry: LogEntry) -> None:
@@ -100,8 +164,15 @@ def main(argv: Sequence[str] | None = None, *, stop: threading.Event | None = No
             log=args.log,
             control_key=args.control_key,
             log_limit=args.log_limit,
+            sign=args.sign,
+            secret=args.secret,
+            sign_options=_pairs(args.sign_option, "=", "--sign-option NAME=VALUE"),
+            webhook_headers=_pairs(args.webhook_header, ":", "--webhook-header 'NAME: VALUE'"),
+            webhook_attempts=args.webhook_attempts,
+            webhook_backoff=args.webhook_backoff,
         )
-    except ValueError as exc:
+        settings.signing()  # a bad one is refused now, naming the option
+    except (ValueError, TypeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if settings.remote:
@@ -116,13 +187,24 @@ def main(argv: Sequence[str] | None = None, *, stop: threading.Event | None = No
                     "documento_cliente": Sandbox.DOCUMENTO,
                     "smartpos_id": Sandbox.SMARTPOS_ID,
                     "webhook": settings.webhook,
+                    "webhook_signing": settings.sign,
+                    "webhook_headers": sorted(settings.webhook_headers),
+                    "webhook_attempts": settings.webhook_attempts,
+                    "webhook_backoff": settings.webhook_backoff,
                 }
                 print(json.dumps(ready), flush=True)
             else:
+                schedule = describe_schedule(settings.webhook_attempts, settings.webhook_backoff)
                 print(f"smartpos sandbox serving at {base_url}", flush=True)
                 print(f"  x-api-key:        {Sandbox.API_KEY}", flush=True)
                 print(f"  documentoCliente: {Sandbox.DOCUMENTO}", flush=True)
                 print(f"  smartposId:       {Sandbox.SMARTPOS_ID}", flush=True)
+                print(f"  signing:          {settings.sign or 'none'}", flush=True)
+                if settings.webhook_headers:
+                    # Names only: a header's value may be a secret.
+                    names = ", ".join(sorted(settings.webhook_headers))
+                    print(f"  headers:          {names}", flush=True)
+                print(f"  retries:          {schedule}", flush=True)
                 print("Ctrl-C to stop.", flush=True)
             with Follower(sandbox, lambda entry: _print_entry(settings.log, entry)):
                 while not stop.wait(0.5):

@@ -292,10 +292,41 @@ def _headers(call: _Call) -> dict[str, str] | None:
     return value
 
 
+def _signing(call: _Call) -> Any:
+    """The ``signing`` of a request (``{scheme, secret, options}``), or ``None``."""
+    from ._signing import signing_from_json
+
+    value = call.body.get("signing")
+    if value is None:
+        return None
+    try:
+        return signing_from_json(value)
+    except (ValueError, TypeError) as exc:
+        raise Reject("CAMPO_INVALIDO", "signing", mensagem=f"signing: {exc}") from None
+
+
+def _set_signing(sandbox: Any, call: _Call) -> tuple[int, Any]:
+    if "signing" not in call.body:
+        raise Reject(
+            "CAMPO_OBRIGATORIO",
+            "signing",
+            mensagem="Envie signing: {scheme, secret, options}, ou null para não assinar.",
+        )
+    sandbox.set_webhook_signing(_signing(call))
+    return 200, _OK
+
+
+def _set_headers(sandbox: Any, call: _Call) -> tuple[int, Any]:
+    if "headers" not in call.body:
+        raise Reject("CAMPO_OBRIGATORIO", "headers", mensagem="Envie headers: um objeto, ou null.")
+    sandbox.set_webhook_headers(_headers(call))
+    return 200, _OK
+
+
 def _resend(sandbox: Any, call: _Call) -> tuple[int, Any]:
     event_id = call.params["id"]
     before = _last(sandbox)
-    sandbox.resend(event_id, to=call.text("to"), headers=_headers(call))
+    sandbox.resend(event_id, to=call.text("to"), headers=_headers(call), signing=_signing(call))
     return 200, {"deliveries": to_json(_since(sandbox, event_id, before))}
 
 
@@ -309,6 +340,7 @@ def _trigger(sandbox: Any, call: _Call) -> tuple[int, Any]:
         valor_centavos=call.number("valorCentavos", 1990, whole=True),
         referencia=call.text("referencia"),
         headers=_headers(call),
+        signing=_signing(call),
     )
     deliveries = _since(sandbox, envelope["id"], before)
     return 201, {"event": envelope, "deliveries": to_json(deliveries)}
@@ -369,6 +401,8 @@ ROUTES: tuple[Route, ...] = (
             lambda s, c: s.set_webhook(_webhook(c, "webhook"), api_key=c.text("apiKey", s.API_KEY))
         ),
     ),
+    Route("PUT", "/webhook/signing", ("set_webhook_signing",), _set_signing),
+    Route("PUT", "/webhook/headers", ("set_webhook_headers",), _set_headers),
     Route(
         "POST",
         "/keys/status",

@@ -3,9 +3,10 @@
 ``python -m smartpos.testing`` and ``smartpos sandbox`` both run a sandbox this way, so that a
 container, a CI job or a developer's terminal gets the same thing:
 
-- `Settings`: host, port, webhook URL, seed, log style, control key and log limit, each from
-  an option or else from an environment variable (`ENVIRONMENT`), for containers configured
-  by variables;
+- `Settings`: host, port, webhook URL, seed, log style, control key, log limit, how
+  deliveries are signed (scheme, secret, options), their fixed headers and retry schedule,
+  each from an option or else from an environment variable (`ENVIRONMENT`), for containers
+  configured by variables;
 - `serving`: the sandbox and its HTTP server, beyond loopback only when asked
   (`REMOTE_WARNING` says what that means);
 - `Follower`: a thread that hands every new [`LogEntry`][smartpos.testing.LogEntry] (a request, a
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import json
 import re
 import threading
 from collections.abc import Callable, Iterator, Mapping
@@ -24,11 +26,22 @@ from typing import Any, Literal
 
 import attrs
 
+from smartpos._errors import ConfigurationError
+from smartpos._signatures import SCHEMES
+
 from ._codec import to_json
-from ._delivery import DeliveryAttempt, is_loopback_host
+from ._delivery import (
+    DEFAULT_ATTEMPTS,
+    DEFAULT_BACKOFF,
+    DeliveryAttempt,
+    check_headers,
+    check_schedule,
+    is_loopback_host,
+)
 from ._documents import mask_documento
 from ._records import LogEntry, RecordedRequest
 from ._sandbox import Sandbox
+from ._signing import WebhookSigning
 from ._world import DEFAULT_LOG_LIMIT
 
 __all__ = [
@@ -58,6 +71,12 @@ ENVIRONMENT = {
     "log": "SMARTPOS_SANDBOX_LOG",
     "control_key": "SMARTPOS_SANDBOX_CONTROL_KEY",
     "log_limit": "SMARTPOS_SANDBOX_LOG_LIMIT",
+    "sign": "SMARTPOS_SANDBOX_SIGN",
+    "secret": "SMARTPOS_SANDBOX_SECRET",
+    "sign_options": "SMARTPOS_SANDBOX_SIGN_OPTIONS",
+    "webhook_headers": "SMARTPOS_SANDBOX_WEBHOOK_HEADERS",
+    "webhook_attempts": "SMARTPOS_SANDBOX_WEBHOOK_ATTEMPTS",
+    "webhook_backoff": "SMARTPOS_SANDBOX_WEBHOOK_BACKOFF",
 }
 """The environment variable of each setting (an option given on the command line wins)."""
 
@@ -101,6 +120,12 @@ class Settings:
         log: The live log's style.
         control_key: The key the control API requires (``None``: none); never printed.
         log_limit: The most log entries, request and delivery records kept, each.
+        sign: The scheme deliveries are signed with (``None``: not signed).
+        secret: Its key material, one or several (rotation); never printed.
+        sign_options: The scheme's options (``template``, ``header``...).
+        webhook_headers: Fixed headers of every delivery; their values are never printed.
+        webhook_attempts: Attempts per delivery.
+        webhook_backoff: Seconds before the first retry, doubled on each retry.
     """
 
     host: str = "127.0.0.1"
@@ -110,6 +135,36 @@ class Settings:
     log: LogStyle = "text"
     control_key: str | None = attrs.field(default=None, repr=False)
     log_limit: int = DEFAULT_LOG_LIMIT
+    sign: str | None = None
+    secret: tuple[str, ...] = attrs.field(default=(), repr=False)
+    sign_options: Mapping[str, str] = attrs.field(factory=dict)
+    webhook_headers: Mapping[str, str] = attrs.field(factory=dict, repr=False)
+    webhook_attempts: int = DEFAULT_ATTEMPTS
+    webhook_backoff: float = DEFAULT_BACKOFF
+
+    def signing(self) -> WebhookSigning | None:
+        """The `WebhookSigning` these settings describe, or ``None``.
+
+        Raises:
+            ValueError: A scheme without a secret or the reverse, an unknown scheme, or a
+                configuration the scheme refuses (a ``ConfigurationError``, named by option).
+        """
+        if self.sign is None and not self.secret:
+            return None
+        if self.sign is None:
+            raise ValueError("--secret (SMARTPOS_SANDBOX_SECRET) needs --sign SCHEME")
+        if self.sign not in SCHEMES:
+            raise ValueError(f"--sign must be one of {', '.join(SCHEMES)}, not {self.sign!r}")
+        if not self.secret:
+            raise ValueError(
+                f"--sign {self.sign} needs --secret (or SMARTPOS_SANDBOX_SECRET): the key "
+                "material deliveries are signed with"
+            )
+        secret: str | tuple[str, ...] = self.secret[0] if len(self.secret) == 1 else self.secret
+        try:
+            return WebhookSigning(self.sign, secret, **self.sign_options)
+        except ConfigurationError as exc:
+            raise ValueError(f"--sign {self.sign}: {exc}") from None
 
     @property
     def remote(self) -> bool:
@@ -137,18 +192,45 @@ class Settings:
                 value = _read(name, variable, environ[variable].strip())
             if value is not None:
                 values[name] = value
+        if isinstance(values.get("secret"), str):
+            values["secret"] = (values["secret"],)
+        elif "secret" in values:
+            values["secret"] = tuple(values["secret"])
+        check_schedule(
+            values.get("webhook_attempts", DEFAULT_ATTEMPTS),
+            values.get("webhook_backoff", DEFAULT_BACKOFF),
+        )
+        if "webhook_headers" in values:
+            values["webhook_headers"] = check_headers(values["webhook_headers"])
         return cls(**values)
 
 
 def _read(name: str, variable: str, text: str) -> Any:
-    if name in ("port", "seed", "log_limit"):
+    if name in ("sign_options", "webhook_headers"):
+        try:
+            value = json.loads(text)
+        except ValueError:
+            value = None
+        if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+            # The value is not shown: headers may carry a secret.
+            raise ValueError(f"{variable} must be a JSON object of texts")
+        return value
+    if name == "webhook_backoff":
+        try:
+            seconds = float(text)
+        except ValueError:
+            seconds = -1.0
+        if not 0 <= seconds < float("inf"):
+            raise ValueError(f"{variable} must be seconds >= 0, not {text!r}")
+        return seconds
+    if name in ("port", "seed", "log_limit", "webhook_attempts"):
         try:
             number = int(text)
         except ValueError:
             raise ValueError(f"{variable} must be a whole number, not {text!r}") from None
         if name == "port" and not 0 <= number <= 65535:
             raise ValueError(f"{variable} must be a port (0 to 65535), not {text!r}")
-        if name == "log_limit" and number < 1:
+        if name in ("log_limit", "webhook_attempts") and number < 1:
             raise ValueError(f"{variable} must be a whole number >= 1, not {text!r}")
         return number
     if name == "log" and text not in _STYLES:
@@ -178,6 +260,10 @@ def serving(settings: Settings) -> Iterator[tuple[Sandbox, str]]:
         allow_remote_webhooks=settings.remote,
         control_key=settings.control_key,
         log_limit=settings.log_limit,
+        webhook_signing=settings.signing(),
+        webhook_headers=settings.webhook_headers,
+        webhook_attempts=settings.webhook_attempts,
+        webhook_backoff=settings.webhook_backoff,
     ) as sandbox:
         if settings.webhook:
             sandbox.set_webhook(settings.webhook)

@@ -1,6 +1,8 @@
 """The pytest plugin (entry point ``pytest11``): sandbox and client fixtures for integrators.
 
-``smartpos_sandbox`` is a fresh [`Sandbox`][smartpos.testing.Sandbox]; ``smartpos_sandbox_url``
+``smartpos_sandbox`` is a fresh [`Sandbox`][smartpos.testing.Sandbox] with the tests' fast
+webhook retry schedule (``webhook_attempts=4, webhook_backoff=0.05``: 0.35 s in all, where a
+sandbox's default waits minutes, as a real sender does); ``smartpos_sandbox_url``
 serves it over HTTP on 127.0.0.1 (for code that takes a base URL, or runs in a subprocess);
 ``smartpos_client`` and ``smartpos_async_client`` are clients bound to it through its transport,
 with retries immediate (``retry_backoff=0``).
@@ -11,7 +13,10 @@ objects), from the module, class and function, in that order:
 - ``@pytest.mark.smartpos_payments(*outcomes, times=1, smartpos_id=None)``
 - ``@pytest.mark.smartpos_prints(*outcomes, times=1, smartpos_id=None)``
 - ``@pytest.mark.smartpos_fault(endpoint, fault, times=1)`` (``endpoint`` ``"webhook"`` too)
-- ``@pytest.mark.smartpos_sandbox(**options)``: ``Sandbox(...)``'s options (``seed``...)
+- ``@pytest.mark.smartpos_sandbox(**options)``: ``Sandbox(...)``'s options (``seed``,
+  ``webhook_headers``, ``webhook_attempts``...)
+- ``@pytest.mark.smartpos_webhook_signing(scheme, secret, **options)``: every delivery signed,
+  as ``Sandbox(webhook_signing=WebhookSigning(scheme, secret, **options))``
 
 Every pytest run in an environment that has smartpos installed loads this module, so it imports
 only pytest: the sandbox, httpx and the clients are imported inside the fixtures, when a test
@@ -50,7 +55,10 @@ MARKERS = {
     "smartpos_fault": "smartpos_fault(endpoint, fault, times=1): a fault for the next requests "
     "to an endpoint of smartpos_sandbox ('payments', 'drop'); endpoint 'webhook' for deliveries.",
     "smartpos_sandbox": "smartpos_sandbox(**options): Sandbox(...) options of smartpos_sandbox "
-    "(seed, qr_code_ttl, webhook_attempts...).",
+    "(seed, qr_code_ttl, webhook_headers, webhook_attempts...).",
+    "smartpos_webhook_signing": "smartpos_webhook_signing(scheme, secret, **options): "
+    "smartpos_sandbox signs every delivery so (the schemes and options of "
+    "smartpos.testing.sign).",
 }
 """The markers this plugin registers, with their help line."""
 
@@ -92,12 +100,19 @@ def _fault(sandbox: Sandbox, endpoint: str, fault: Any, times: int = 1) -> None:
 def smartpos_sandbox(request: pytest.FixtureRequest) -> Iterator[Sandbox]:
     """A fresh sandbox with the default world, scripted by the test's markers, closed after it.
 
+    Its deliveries are retried on the fast schedule (``webhook_attempts=4``,
+    ``webhook_backoff=0.05``) unless ``smartpos_sandbox(...)`` says otherwise.
+
     Yields:
         The sandbox.
     """
+    from ._delivery import FAST_ATTEMPTS, FAST_BACKOFF
     from ._sandbox import Sandbox
+    from ._signing import WebhookSigning
 
-    options: dict[str, Any] = {}
+    options: dict[str, Any] = {"webhook_attempts": FAST_ATTEMPTS, "webhook_backoff": FAST_BACKOFF}
+    for mark in _markers(request, "smartpos_webhook_signing"):
+        options["webhook_signing"] = WebhookSigning(*mark.args, **mark.kwargs)
     for mark in _markers(request, "smartpos_sandbox"):
         options.update(mark.kwargs)
     with Sandbox(**options) as sandbox:

@@ -36,6 +36,7 @@ from ._records import (
     SandboxRefund,
     SandboxTerminal,
 )
+from ._signing import WebhookSigning, signing_to_json
 from ._vocabulary import fault_to_json, outcome_to_json
 
 __all__ = ["CONTROL_KEY_VARIABLE", "RemoteSandbox"]
@@ -201,6 +202,24 @@ class RemoteSandbox:
         if not isinstance(webhook, (str, bool)):
             raise TypeError("over HTTP a webhook is a URL, True or False")
         self.call("PUT", "/webhook", {"webhook": webhook, "apiKey": api_key})
+
+    def set_webhook_signing(self, signing: WebhookSigning | None) -> None:
+        """Sign every later delivery so, or stop signing with ``None`` (text secrets only)."""
+        self.call(
+            "PUT",
+            "/webhook/signing",
+            {"signing": None if signing is None else signing_to_json(signing)},
+            send_nulls=True,
+        )
+
+    def set_webhook_headers(self, headers: Mapping[str, str] | None) -> None:
+        """Send these fixed headers with every later delivery (``None``: none)."""
+        self.call(
+            "PUT",
+            "/webhook/headers",
+            {"headers": None if headers is None else dict(headers)},
+            send_nulls=True,
+        )
 
     def set_key_status(self, api_key: str, status: KeyStatus) -> None:
         """Change a key's state (``active``, ``rotated``, ``inactive``)."""
@@ -412,11 +431,21 @@ class RemoteSandbox:
         self.call("GET", "/deliveries", params={"timeout": timeout}, wait=timeout)
 
     def resend(
-        self, event_id: str, *, to: str | None = None, headers: Mapping[str, str] | None = None
+        self,
+        event_id: str,
+        *,
+        to: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        signing: WebhookSigning | None = None,
     ) -> None:
         """Deliver an event again with the same ``id`` (only to ``to`` when given)."""
         path = f"/events/{urllib.parse.quote(event_id, safe='')}/resend"
-        self.call("POST", path, {"to": to, "headers": None if headers is None else dict(headers)})
+        body = {
+            "to": to,
+            "headers": None if headers is None else dict(headers),
+            "signing": None if signing is None else signing_to_json(signing),
+        }
+        self.call("POST", path, body)
 
     def hold_events(self) -> None:
         """Hold every new delivery until `release_events`."""
@@ -465,12 +494,14 @@ class RemoteSandbox:
         valor_centavos: int = 1990,
         referencia: str | None = None,
         headers: Mapping[str, str] | None = None,
+        signing: WebhookSigning | None = None,
     ) -> dict[str, Any]:
         """Make an event happen for real in the sandbox's world; return its envelope."""
         body = {
             "tipo": tipo,
             "to": to,
             "headers": None if headers is None else dict(headers),
+            "signing": None if signing is None else signing_to_json(signing),
             "documentoCliente": documento_cliente,
             "smartposId": smartpos_id,
             "valorCentavos": valor_centavos,

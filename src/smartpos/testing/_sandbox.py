@@ -26,7 +26,15 @@ import httpx
 
 from . import _rules
 from ._control import Control
-from ._delivery import DeliveryAttempt, WebhookTarget, check_target
+from ._delivery import (
+    DEFAULT_ATTEMPTS,
+    DEFAULT_BACKOFF,
+    DeliveryAttempt,
+    WebhookTarget,
+    check_headers,
+    check_schedule,
+    check_target,
+)
 from ._faults import Endpoint, Fault, FaultPlan
 from ._front import Front
 from ._httpx import SandboxTransport, from_httpx, to_httpx
@@ -46,6 +54,7 @@ from ._records import (
     SandboxTerminal,
 )
 from ._service import Service
+from ._signing import WebhookSigning
 from ._terminals import Terminals
 from ._vocabulary import WebhookFault, endpoint_name, fault_from_json, outcome_from_json
 from ._world import DEFAULT_LOG_LIMIT, World
@@ -56,6 +65,14 @@ _BRT = dt.timezone(dt.timedelta(hours=-3))
 
 _OutcomeLike = Outcome | str | Mapping[str, Any]
 """An outcome object, or the same in words (``"recusar"``, ``"atraso 5"``) or as JSON."""
+
+
+def _check_signing(signing: object) -> None:
+    if signing is not None and not isinstance(signing, WebhookSigning):
+        raise TypeError(
+            "webhook signing is a smartpos.testing.WebhookSigning(scheme, secret, **options) "
+            f"or None, not {type(signing).__name__}"
+        )
 
 
 def _read(kind: str, value: Any) -> Any:
@@ -78,10 +95,26 @@ class Sandbox:
         clock: Returns the current Unix time; [`advance`][smartpos.testing.Sandbox.advance] moves it
             forward.
         qr_code_ttl: Seconds a QR code stays valid (``expiresAt``).
-        webhook_attempts: Attempts per delivery (the first plus retries of non-2xx answers).
+        webhook_attempts: Attempts per delivery (the first plus retries of failures).
         webhook_backoff: Seconds before the first retry to a URL, doubled on each retry.
-            In-process targets are retried at once, so tests stay deterministic.
+            The default schedule (8 attempts, the first retry after 5 s, the last about 10.6
+            minutes after the first attempt) has the shape of the schedule of Svix, the sender
+            behind Standard Webhooks (at once, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h),
+            compressed from a day into minutes: a receiver down for a restart loses nothing.
+            A failed attempt does not hold back the deliveries behind it. For tests,
+            ``webhook_attempts=4, webhook_backoff=0.05`` (the pytest plugin's fixtures use
+            it). In-process targets are retried at once, so tests stay deterministic.
         webhook_timeout: Seconds the sandbox waits for a URL target to answer (spec: 1-2 s).
+        webhook_signing: Sign every delivery (to a URL or a receiver object):
+            ``WebhookSigning("standard-webhooks", "whsec_...")``, any scheme of
+            [`sign`][smartpos.testing.sign]. Each attempt is signed again with a fresh
+            timestamp from the sandbox's clock (``now()``: `advance` makes deliveries look
+            late) and, for ``standard-webhooks``, the event's ``id`` as ``webhook-id``.
+            ``None`` (the default): not signed.
+        webhook_headers: Fixed headers of every delivery, e.g.
+            ``{"x-webhook-secret": "..."}`` for a receiver that checks a shared secret (the
+            Django setting ``WEBHOOK_SECRET``); a manifest's ``{header:NAME}`` fields sign
+            them. Values are never logged.
         event_timezone: The UTC offset of ``criadoEm`` (default ``-03:00``, Brasília).
         allow_remote_webhooks: Accept webhook URLs beyond loopback, for a sandbox run as a
             service next to the application (docker-compose); off by default.
@@ -112,16 +145,19 @@ class Sandbox:
         seed: int | None = None,
         clock: Callable[[], float] = time.time,
         qr_code_ttl: float = 300.0,
-        webhook_attempts: int = 4,
-        webhook_backoff: float = 0.05,
+        webhook_attempts: int = DEFAULT_ATTEMPTS,
+        webhook_backoff: float = DEFAULT_BACKOFF,
         webhook_timeout: float = 2.0,
+        webhook_signing: WebhookSigning | None = None,
+        webhook_headers: Mapping[str, str] | None = None,
         event_timezone: dt.tzinfo = _BRT,
         allow_remote_webhooks: bool = False,
         control_key: str | None = None,
         log_limit: int = DEFAULT_LOG_LIMIT,
     ) -> None:
-        if webhook_attempts < 1:
-            raise ValueError("webhook_attempts must be at least 1")
+        check_schedule(webhook_attempts, webhook_backoff)
+        _check_signing(webhook_signing)
+        headers = check_headers(webhook_headers)
         if isinstance(log_limit, bool) or not isinstance(log_limit, int) or log_limit < 1:
             raise ValueError(f"log_limit must be a whole number >= 1, not {log_limit!r}")
         self._world = World(
@@ -139,6 +175,8 @@ class Sandbox:
             attempts=webhook_attempts,
             backoff=webhook_backoff,
             timeout=webhook_timeout,
+            signing=webhook_signing,
+            headers=headers,
         )
         self._terminals = Terminals(self._world, self._outbox)
         self._service = Service(self._world, self._terminals)
@@ -237,6 +275,34 @@ class Sandbox:
             SandboxError: No partner has that key.
         """
         self._world.set_webhook(webhook, api_key)
+
+    def set_webhook_signing(self, signing: WebhookSigning | None) -> None:
+        """Sign every later delivery attempt so, or stop signing with ``None``.
+
+        See ``webhook_signing`` of `Sandbox`.
+
+        Args:
+            signing: How to sign, e.g. ``WebhookSigning("stripe", "whsec_...")``.
+
+        Raises:
+            TypeError: Not a `WebhookSigning` nor ``None``.
+        """
+        _check_signing(signing)
+        self._outbox.set_signing(signing)
+
+    def set_webhook_headers(self, headers: Mapping[str, str] | None) -> None:
+        """Send these fixed headers with every later delivery attempt (``None``: none).
+
+        See ``webhook_headers`` of `Sandbox`.
+
+        Args:
+            headers: Header names and values, e.g. ``{"x-webhook-secret": "..."}``.
+
+        Raises:
+            TypeError: Not a mapping of str to str.
+            ValueError: A name that is not a header name, a value with a line break.
+        """
+        self._outbox.set_headers(check_headers(headers))
 
     def set_key_status(self, api_key: str, status: KeyStatus) -> None:
         """Set a key's state: ``"active"`` (it works), ``"rotated"`` or ``"inactive"``.
@@ -651,7 +717,12 @@ class Sandbox:
         self._outbox.wait_for_deliveries(timeout)
 
     def resend(
-        self, event_id: str, *, to: str | None = None, headers: Mapping[str, str] | None = None
+        self,
+        event_id: str,
+        *,
+        to: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        signing: WebhookSigning | None = None,
     ) -> None:
         """Deliver an event again with the same ``id``, like the service's manual resend.
 
@@ -660,14 +731,18 @@ class Sandbox:
             to: Deliver it only to this URL, at once and once (answer in
                 [`deliveries`][smartpos.testing.Sandbox.deliveries]).
             headers: Extra headers of that delivery (e.g. a shared secret the URL checks).
+            signing: How that delivery to ``to`` is signed, instead of the sandbox's own
+                ``webhook_signing``.
 
         Raises:
             SandboxError: No event has that id.
-            ValueError: ``to`` is not a URL the sandbox may deliver to.
+            ValueError: ``to`` is not a URL the sandbox may deliver to, or a bad header.
+            TypeError: ``signing`` is not a `WebhookSigning`.
         """
         if to is not None:
             check_target(to, allow_remote=self._world.allow_remote_webhooks)
-        self._outbox.resend(event_id, to, headers)
+        _check_signing(signing)
+        self._outbox.resend(event_id, to, check_headers(headers, "headers") or None, signing)
 
     def hold_events(self) -> None:
         """Hold every new delivery until `release_events` (to deliver out of order)."""
@@ -746,6 +821,7 @@ class Sandbox:
         valor_centavos: int = 1990,
         referencia: str | None = None,
         headers: Mapping[str, str] | None = None,
+        signing: WebhookSigning | None = None,
     ) -> dict[str, Any]:
         """Make an event happen for real: its operation exists in the world (and can be refunded).
 
@@ -760,23 +836,28 @@ class Sandbox:
             valor_centavos: Payments: the amount (``formaPagamento`` ``credito``).
             referencia: The operation's referencia (default: a new one).
             headers: Extra headers of the delivery to ``to``.
+            signing: How the delivery to ``to`` is signed, instead of the sandbox's own
+                ``webhook_signing``.
 
         Returns:
             The event envelope.
 
         Raises:
             SandboxError: Unknown ``tipo`` or customer, or a rule of the service broken.
-            ValueError: ``to`` is not a URL the sandbox may deliver to.
+            ValueError: ``to`` is not a URL the sandbox may deliver to, or a bad header.
+            TypeError: ``signing`` is not a `WebhookSigning`.
         """
         if to is not None:
             check_target(to, allow_remote=self._world.allow_remote_webhooks)
+        _check_signing(signing)
+        extra = check_headers(headers, "headers") or None
         envelope = self._service.trigger(
             tipo,
             documento_cliente=documento_cliente,
             smartpos_id=smartpos_id,
             valor_centavos=valor_centavos,
             referencia=referencia,
-            to=None if to is None else Plan(to=to, headers=headers),
+            to=None if to is None else Plan(to=to, headers=extra, signing=signing),
         )
         self._outbox.flush()
         return envelope

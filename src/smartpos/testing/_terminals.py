@@ -11,6 +11,8 @@ from __future__ import annotations
 import collections
 from typing import Any, Protocol
 
+import attrs
+
 from ._documents import normalize_documento
 from ._errors import QRCodeExpiredError, SandboxError
 from ._outbox import Outbox, Plan
@@ -212,7 +214,8 @@ def resolve(
             standing one.
         standing: The terminal's standing outcome (itself possibly a wrapper).
         default: What a standing wrapper without ``then`` wraps (approve, or print).
-        to: A plan with the single URL target (``to``, ``headers``) to keep, if any.
+        to: A plan with the single URL target (``to``, ``headers``, ``signing``) to keep, if
+            any.
 
     Returns:
         The base outcome and its plan.
@@ -232,14 +235,9 @@ def resolve(
         elif isinstance(value, Hold):
             hold = True
         else:
-            target = to or Plan()
-            plan = Plan(
-                delay=delay,
-                copies=copies,
-                out_of_order=out_of_order,
-                to=target.to,
-                headers=target.headers,
-                hold=hold,
+            # The single URL target's fields (to, headers, signing) carry over as they are.
+            plan = attrs.evolve(
+                to or Plan(), delay=delay, copies=copies, out_of_order=out_of_order, hold=hold
             )
             return Resolved(value, plan, contradict)
         then = value.then

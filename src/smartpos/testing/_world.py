@@ -51,6 +51,33 @@ DEFAULT_LOG_LIMIT = 10_000
 
 _ALNUM = "0123456789ABCDEFGHJKLMNPQRSTUVWXYZ"
 
+_HIDDEN = "***"
+"""What the log shows of a secret sent to the control API."""
+
+
+def _mask_control(body: dict[str, Any]) -> dict[str, Any]:
+    """A control request's body for the log: keys masked, secrets and header values hidden.
+
+    ``headers`` (fixed or per delivery) often carry a shared secret, and ``signing`` the key
+    material: the names stay, the values do not.
+    """
+    masked: dict[str, Any] = {}
+    for key, value in body.items():
+        if key in ("apiKey", "newApiKey") and isinstance(value, str):
+            value = mask_key(value)
+        elif key == "headers" and isinstance(value, Mapping):
+            value = dict.fromkeys(value, _HIDDEN)
+        elif key == "signing" and isinstance(value, Mapping):
+            value = {k: _HIDDEN if k == "secret" else v for k, v in value.items()}
+            options = value.get("options")
+            if isinstance(options, Mapping) and isinstance(options.get("headers"), Mapping):
+                value["options"] = {
+                    **options,
+                    "headers": dict.fromkeys(options["headers"], _HIDDEN),
+                }
+        masked[key] = value
+    return masked
+
 
 @attrs.define
 class PartnerState:
@@ -353,10 +380,7 @@ class World:
             return
         body = try_json(request.body)
         if control and isinstance(body, dict):
-            body = {
-                k: mask_key(v) if k in ("apiKey", "newApiKey") and isinstance(v, str) else v
-                for k, v in body.items()
-            }
+            body = _mask_control(body)
         recorded = RecordedRequest(
             method=request.method,
             path=request.path,
