@@ -32,6 +32,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
         "smartpos.integrations.django needs Django: pip install 'smartpos[django]'"
     ) from exc
 
+from ._store import DjangoStore
 from ._state import (
     close_all,
     get_async_client,
@@ -42,6 +43,7 @@ from ._state import (
 from .conf import SmartPOSSettings, get_settings
 
 __all__ = [
+    "DjangoStore",
     "SmartPOSSettings",
     "close_all",
     "get_async_client",
