@@ -9,9 +9,9 @@ import pytest
 
 pytest.importorskip("django")
 
-from django_store_suites import DjangoStoreSuites, NewDatabase  # noqa: E402
-from django_stores import postgres_database, setup_django  # noqa: E402
-from servers import PostgresServer, require_module  # noqa: E402
+from django_store_suites import DjangoStoreSuites, NewDatabase
+from django_stores import postgres_database, setup_django
+from servers import PostgresServer, require_module
 
 require_module("psycopg", "psycopg (pip install 'smartpos[postgres]')")
 

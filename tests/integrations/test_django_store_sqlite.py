@@ -2,23 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("django")
 
-from django_store_suites import DjangoStoreSuites, NewDatabase  # noqa: E402
-from django_stores import setup_django, sqlite_database, sqlite_template  # noqa: E402
+from django_store_suites import DjangoStoreSuites, NewDatabase
+from django_stores import setup_django, sqlite_database, sqlite_template
 
 
 @pytest.fixture(scope="module")
-def new_database(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NewDatabase]:
+def new_database(tmp_path_factory: pytest.TempPathFactory) -> NewDatabase:
     """Copies of a migrated SQLite file (WAL), a new alias each."""
     setup_django(tmp_path_factory.mktemp("django"))
     directory: Path = tmp_path_factory.mktemp("django-stores")
-    yield sqlite_database(sqlite_template(directory), directory)
+    return sqlite_database(sqlite_template(directory), directory)
 
 
 class TestStore(DjangoStoreSuites.TestStore):

@@ -16,7 +16,7 @@ import pytest
 
 pytest.importorskip("django")
 
-from django_stores import (  # noqa: E402
+from django_stores import (
     add_database,
     drop_database,
     open_django_store,
@@ -25,10 +25,10 @@ from django_stores import (  # noqa: E402
     sqlite_database,
     sqlite_template,
 )
-from store_contract import make_event  # noqa: E402
+from store_contract import make_event
 
-from smartpos import ConfigurationError, webhooks  # noqa: E402
-from smartpos.webhooks._store import EventState  # noqa: E402
+from smartpos import ConfigurationError, webhooks
+from smartpos.webhooks._store import EventState
 
 _PARTNER = "CREATE TABLE partner_rows (event_id VARCHAR(100) NOT NULL, n INTEGER NOT NULL)"
 
@@ -219,7 +219,7 @@ def test_async_worker_refuses_a_django_store(database: tuple[str, dict[str, Any]
 
 
 def test_open_store_and_an_unknown_alias(database: tuple[str, dict[str, Any]]) -> None:
-    """"django://ALIAS" opens a DjangoStore on that alias; an unknown alias is refused."""
+    """ "django://ALIAS" opens a DjangoStore on that alias; an unknown alias is refused."""
     from smartpos.integrations.django import DjangoStore
     from smartpos.webhooks._open import open_store
 
@@ -229,3 +229,37 @@ def test_open_store_and_an_unknown_alias(database: tuple[str, dict[str, Any]]) -
     assert database[0] == store.using
     with pytest.raises(ConfigurationError, match="nowhere"):
         DjangoStore("nowhere")
+
+
+def test_checks_name_a_missing_alias_and_unmigrated_tables(
+    sqlite_databases: Any, tmp_path: Path
+) -> None:
+    """E007: STORE names an alias DATABASES lacks; E008: its tables are not migrated, and the
+    hint names the command; none once migrated."""
+    from django.conf import settings
+    from django.test import override_settings
+
+    from smartpos.integrations.django.checks import check_settings, check_store_tables
+
+    bare = f"bare_{tmp_path.name[-8:]}"
+    add_database(bare, {"ENGINE": "django.db.backends.sqlite3", "NAME": str(tmp_path / "b.db")})
+    migrated, config = sqlite_databases()
+    add_database(migrated, config)
+    base = {**settings.SMARTPOS, "WEBHOOK_SECRET": "s"}
+    try:
+        with override_settings(SMARTPOS={**base, "STORE": "django://nowhere"}):
+            missing = [m.id for m in check_settings()]
+        with override_settings(SMARTPOS={**base, "STORE": f"django://{bare}"}):
+            unmigrated = check_store_tables(databases=[bare])
+            not_asked = check_store_tables()
+        with override_settings(SMARTPOS={**base, "STORE": f"django://{migrated}"}):
+            fine = check_store_tables(databases=[migrated])
+    finally:
+        drop_database(bare)
+        drop_database(migrated)
+
+    assert "smartpos.E007" in missing
+    assert ["smartpos.E008"] == [m.id for m in unmigrated]
+    assert f"python manage.py migrate smartpos --database {bare}" in str(unmigrated[0].hint)
+    assert [] == not_asked
+    assert [] == fine

@@ -24,8 +24,8 @@ from ._store_interface import Store
 __all__ = [
     "STORE_SCHEMES",
     "StoreSetting",
-    "open_store",
     "django_alias",
+    "open_store",
     "option_problem",
     "sqlite_path",
     "store_scheme",

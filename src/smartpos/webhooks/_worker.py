@@ -97,7 +97,7 @@ def backoff_delay(
     return jitter(delay / 2.0, delay)
 
 
-class _AckRefused(Exception):  # noqa: N818 - a signal that rolls the transaction back
+class _AckRefused(Exception):
     """The ack inside a handler's transaction was refused: undo the handler's writes."""
 
 
@@ -574,9 +574,7 @@ class AsyncWorker(_WorkerBase):
         heartbeat: float | None = None,
     ) -> None:
         if _handler_transaction(store) is not None:
-            raise ConfigurationError(
-                message("webhooks.async_worker_transactional", store=store)
-            )
+            raise ConfigurationError(message("webhooks.async_worker_transactional", store=store))
         super().__init__(
             store,
             handler,

@@ -32,7 +32,6 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
         "smartpos.integrations.django needs Django: pip install 'smartpos[django]'"
     ) from exc
 
-from ._store import DjangoStore
 from ._state import (
     close_all,
     get_async_client,
@@ -40,6 +39,7 @@ from ._state import (
     get_receiver,
     get_store,
 )
+from ._store import DjangoStore
 from .conf import SmartPOSSettings, get_settings
 
 __all__ = [

@@ -65,7 +65,7 @@ _SALES = "smartpos_sale"
 _HOLDS = "smartpos_terminalhold"
 
 # SQLite: a write that changes nothing, run first in a transaction to take the write lock.
-_TAKE_WRITE_LOCK = f"DELETE FROM {_HOLDS} WHERE 1 = 0"  # noqa: S608 - constants only
+_TAKE_WRITE_LOCK = f"DELETE FROM {_HOLDS} WHERE 1 = 0"
 
 _ORDER = "ORDER BY CASE WHEN criado_em IS NULL THEN 1 ELSE 0 END, criado_em, seq"
 _SELECT = (
@@ -86,53 +86,53 @@ _LIST = {
     EventState.DONE: _SELECT + "WHERE state = 'done' " + _ORDER + " LIMIT %s",
     EventState.DEAD: _SELECT + "WHERE state = 'dead' " + _ORDER + " LIMIT %s",
 }
-_HASH = f"SELECT body_hash FROM {_EVENTS} WHERE event_id = %s"  # noqa: S608
+_HASH = f"SELECT body_hash FROM {_EVENTS} WHERE event_id = %s"
 _INSERT = (
-    f"INSERT INTO {_EVENTS} (event_id, tipo, criado_em, raw, body_hash, state, attempts, "  # noqa: S608
+    f"INSERT INTO {_EVENTS} (event_id, tipo, criado_em, raw, body_hash, state, attempts, "
     "received_at, available_at, referencia) VALUES (%s, %s, %s, %s, %s, 'pending', 0, %s, %s, %s) "
     "ON CONFLICT (event_id) DO NOTHING"
 )
 _CLAIMABLE = (
-    f"SELECT seq, event_id, tipo, raw, state, attempts FROM {_EVENTS} "  # noqa: S608
+    f"SELECT seq, event_id, tipo, raw, state, attempts FROM {_EVENTS} "
     f"WHERE available_at <= %s {_ORDER} LIMIT %s"
 )
 _CLAIM = (
-    f"UPDATE {_EVENTS} SET state = 'claimed', attempts = attempts + 1, owner = %s, "  # noqa: S608
+    f"UPDATE {_EVENTS} SET state = 'claimed', attempts = attempts + 1, owner = %s, "
     "token = %s, lease_expires_at = %s, available_at = %s WHERE seq = %s"
 )
 _EXPIRED_TO_DEAD = (
-    f"UPDATE {_EVENTS} SET state = 'dead', available_at = NULL, owner = NULL, token = NULL, "  # noqa: S608
+    f"UPDATE {_EVENTS} SET state = 'dead', available_at = NULL, owner = NULL, token = NULL, "
     "lease_expires_at = NULL, last_error = %s WHERE seq = %s"
 )
 # The statements that need a live lease end with the same condition: (event_id, token, now).
 _HELD = " WHERE event_id = %s AND token = %s AND lease_expires_at > %s"
 _ACK_SET = (
-    f"UPDATE {_EVENTS} SET state = 'done', done_at = %s, available_at = NULL, owner = NULL, "  # noqa: S608
+    f"UPDATE {_EVENTS} SET state = 'done', done_at = %s, available_at = NULL, owner = NULL, "
     "token = NULL, lease_expires_at = NULL"
 )
 _ACK = _ACK_SET + _HELD
 # Inside a handler's transaction: the token alone (nobody claimed the event since).
 _ACK_IN_TRANSACTION = _ACK_SET + " WHERE event_id = %s AND token = %s"
 _NACK = (
-    f"UPDATE {_EVENTS} SET state = CASE WHEN attempts >= %s THEN 'dead' ELSE 'pending' END, "  # noqa: S608
+    f"UPDATE {_EVENTS} SET state = CASE WHEN attempts >= %s THEN 'dead' ELSE 'pending' END, "
     "available_at = CASE WHEN attempts >= %s THEN NULL ELSE %s END, last_error = %s, "
     "owner = NULL, token = NULL, lease_expires_at = NULL" + _HELD
 )
 _RELEASE = (
-    f"UPDATE {_EVENTS} SET state = 'pending', attempts = attempts - 1, available_at = %s, "  # noqa: S608
+    f"UPDATE {_EVENTS} SET state = 'pending', attempts = attempts - 1, available_at = %s, "
     "owner = NULL, token = NULL, lease_expires_at = NULL" + _HELD
 )
 _DEAD_LETTER = (
-    f"UPDATE {_EVENTS} SET state = 'dead', available_at = NULL, last_error = %s, owner = NULL, "  # noqa: S608
+    f"UPDATE {_EVENTS} SET state = 'dead', available_at = NULL, last_error = %s, owner = NULL, "
     "token = NULL, lease_expires_at = NULL" + _HELD
 )
-_EXTEND = f"UPDATE {_EVENTS} SET lease_expires_at = %s, available_at = %s" + _HELD  # noqa: S608
+_EXTEND = f"UPDATE {_EVENTS} SET lease_expires_at = %s, available_at = %s" + _HELD
 _REQUEUE = (
-    f"UPDATE {_EVENTS} SET state = 'pending', attempts = 0, available_at = %s, done_at = NULL, "  # noqa: S608
+    f"UPDATE {_EVENTS} SET state = 'pending', attempts = 0, available_at = %s, done_at = NULL, "
     "owner = NULL, token = NULL, lease_expires_at = NULL "
     "WHERE event_id = %s AND state IN ('dead', 'done')"
 )
-_PURGE = f"DELETE FROM {_EVENTS} WHERE state = 'done' AND done_at < %s"  # noqa: S608
+_PURGE = f"DELETE FROM {_EVENTS} WHERE state = 'done' AND done_at < %s"
 
 # The attempts that may need a human (the models' smartpos_operation_attention index).
 CANDIDATE: Final = (
@@ -145,16 +145,16 @@ _J_COLUMNS = (
 )
 _J_GET = _J_COLUMNS + "WHERE referencia = %s"
 _J_INSERT = (
-    f"INSERT INTO {_OPERATIONS} (referencia, kind, state, method, path, body, created_at, "  # noqa: S608
+    f"INSERT INTO {_OPERATIONS} (referencia, kind, state, method, path, body, created_at, "
     "updated_at, sale, pending_after, events) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, 0) "
     "ON CONFLICT (referencia) DO NOTHING"
 )
 _J_UPDATE = (
-    f"UPDATE {_OPERATIONS} SET state = %s, updated_at = %s, "  # noqa: S608
+    f"UPDATE {_OPERATIONS} SET state = %s, updated_at = %s, "
     "answer = coalesce(%s, answer) WHERE referencia = %s AND state IN ({})"
 )
 _J_FINALIZE = (
-    f"UPDATE {_OPERATIONS} SET state = 'final', final_event = %s, updated_at = %s "  # noqa: S608
+    f"UPDATE {_OPERATIONS} SET state = 'final', final_event = %s, updated_at = %s "
     "WHERE referencia = %s AND state <> 'final'"
 )
 _J_LIST = {
@@ -162,46 +162,45 @@ _J_LIST = {
     "ORDER BY seq LIMIT %s",
     False: _J_COLUMNS + "WHERE seq > %s ORDER BY seq LIMIT %s",
 }
-_J_EVENTS = f"SELECT raw FROM {_EVENTS} WHERE referencia = %s ORDER BY seq"  # noqa: S608
+_J_EVENTS = f"SELECT raw FROM {_EVENTS} WHERE referencia = %s ORDER BY seq"
 _J_PURGE = (
-    f"DELETE FROM {_OPERATIONS} WHERE state IN ('final', 'rejected') AND updated_at < %s "  # noqa: S608
+    f"DELETE FROM {_OPERATIONS} WHERE state IN ('final', 'rejected') AND updated_at < %s "
     "AND sale IS NULL"
 )
 _J_COUNT_EVENT = (
-    f"UPDATE {_OPERATIONS} SET events = events + 1 "  # noqa: S608
-    "WHERE referencia = %s AND sale IS NOT NULL"
+    f"UPDATE {_OPERATIONS} SET events = events + 1 WHERE referencia = %s AND sale IS NOT NULL"
 )
 _J_EVENTS_SO_FAR = (
-    f"UPDATE {_OPERATIONS} SET events = (SELECT count(*) FROM {_EVENTS} "  # noqa: S608
+    f"UPDATE {_OPERATIONS} SET events = (SELECT count(*) FROM {_EVENTS} "
     "WHERE referencia = %s) WHERE referencia = %s"
 )
 _J_ABANDON = (
-    f"UPDATE {_OPERATIONS} SET abandoned = %s, updated_at = %s "  # noqa: S608
+    f"UPDATE {_OPERATIONS} SET abandoned = %s, updated_at = %s "
     "WHERE referencia = %s AND abandoned IS NULL"
 )
-_S_COLUMNS = f"SELECT sale_id, total_centavos, version, created_at, updated_at, seq FROM {_SALES} "  # noqa: S608
+_S_COLUMNS = f"SELECT sale_id, total_centavos, version, created_at, updated_at, seq FROM {_SALES} "
 _S_GET = _S_COLUMNS + "WHERE sale_id = %s"
 _S_LIST = _S_COLUMNS + "WHERE seq > %s ORDER BY seq LIMIT %s"
 _S_CANDIDATES = (
-    _S_COLUMNS + f"WHERE sale_id IN (SELECT sale FROM {_OPERATIONS} WHERE {CANDIDATE}) "  # noqa: S608
+    _S_COLUMNS + f"WHERE sale_id IN (SELECT sale FROM {_OPERATIONS} WHERE {CANDIDATE}) "
     "AND seq > %s ORDER BY seq LIMIT %s"
 )
 _S_ENTRIES = _J_COLUMNS + "WHERE sale = %s ORDER BY seq"
 _S_CREATE = (
-    f"INSERT INTO {_SALES} (sale_id, total_centavos, version, created_at, updated_at) "  # noqa: S608
+    f"INSERT INTO {_SALES} (sale_id, total_centavos, version, created_at, updated_at) "
     "VALUES (%s, %s, 1, %s, %s) ON CONFLICT (sale_id) DO NOTHING"
 )
 _S_BUMP = (
-    f"UPDATE {_SALES} SET version = version + 1, updated_at = %s "  # noqa: S608
+    f"UPDATE {_SALES} SET version = version + 1, updated_at = %s "
     "WHERE sale_id = %s AND version = %s"
 )
-_T_GET = f"SELECT referencia, hold_until FROM {_HOLDS} WHERE smartpos_id = %s"  # noqa: S608
+_T_GET = f"SELECT referencia, hold_until FROM {_HOLDS} WHERE smartpos_id = %s"
 _T_CREATE = (
-    f"INSERT INTO {_HOLDS} (smartpos_id, referencia, hold_until) VALUES (%s, %s, %s) "  # noqa: S608
+    f"INSERT INTO {_HOLDS} (smartpos_id, referencia, hold_until) VALUES (%s, %s, %s) "
     "ON CONFLICT (smartpos_id) DO NOTHING"
 )
 _T_TAKE = (
-    f"UPDATE {_HOLDS} SET referencia = %s, hold_until = %s "  # noqa: S608
+    f"UPDATE {_HOLDS} SET referencia = %s, hold_until = %s "
     "WHERE smartpos_id = %s AND referencia = %s"
 )
 # PostgreSQL: one NOTIFY per stored event, delivered at commit, carrying its referencia.
@@ -210,7 +209,7 @@ _NOTIFY = "SELECT pg_notify(%s, %s)"
 _MAX_PAYLOAD = 1000
 
 
-class _Conflict(Exception):  # noqa: N818 - a signal inside the store, never raised out of it
+class _Conflict(Exception):
     """Roll the sale's transaction back: another process changed the sale or the terminal."""
 
 

@@ -17,24 +17,24 @@ __all__ = ["Event", "Operation", "Sale", "TerminalHold"]
 class Event(models.Model):
     """One webhook event of the inbox, with its lease and attempts."""
 
-    seq = models.BigAutoField(primary_key=True)
-    event_id = models.CharField(max_length=256, unique=True)
-    tipo = models.CharField(max_length=256)
-    criado_em = models.FloatField(null=True)
-    raw = models.TextField()
-    body_hash = models.CharField(max_length=64)
-    state = models.CharField(max_length=8)
-    attempts = models.IntegerField(default=0)
-    received_at = models.FloatField()
+    seq: models.BigAutoField[int, int] = models.BigAutoField(primary_key=True)
+    event_id: models.CharField[str, str] = models.CharField(max_length=256, unique=True)
+    tipo: models.CharField[str, str] = models.CharField(max_length=256)
+    criado_em: models.FloatField[float | None, float | None] = models.FloatField(null=True)
+    raw: models.TextField[str, str] = models.TextField()
+    body_hash: models.CharField[str, str] = models.CharField(max_length=64)
+    state: models.CharField[str, str] = models.CharField(max_length=8)
+    attempts: models.IntegerField[int, int] = models.IntegerField(default=0)
+    received_at: models.FloatField[float, float] = models.FloatField()
     # Not NULL exactly while the event is pending or claimed: when it may next be claimed.
-    available_at = models.FloatField(null=True)
-    owner = models.TextField(null=True)
-    token = models.CharField(max_length=32, null=True)
-    lease_expires_at = models.FloatField(null=True)
-    last_error = models.TextField(null=True)
-    done_at = models.FloatField(null=True)
+    available_at: models.FloatField[float | None, float | None] = models.FloatField(null=True)
+    owner: models.TextField[str | None, str | None] = models.TextField(null=True)
+    token: models.CharField[str | None, str | None] = models.CharField(max_length=32, null=True)
+    lease_expires_at: models.FloatField[float | None, float | None] = models.FloatField(null=True)
+    last_error: models.TextField[str | None, str | None] = models.TextField(null=True)
+    done_at: models.FloatField[float | None, float | None] = models.FloatField(null=True)
     # The envelope's dados.referencia, written with the event: the journal finds it by index.
-    referencia = models.TextField(null=True)
+    referencia: models.TextField[str | None, str | None] = models.TextField(null=True)
 
     class Meta:
         db_table = "smartpos_event"
@@ -68,22 +68,22 @@ class Event(models.Model):
 class Operation(models.Model):
     """One journaled operation (a payment, refund, print job or QR code) and its outcome."""
 
-    seq = models.BigAutoField(primary_key=True)
-    referencia = models.TextField(unique=True)
-    kind = models.CharField(max_length=16)
-    state = models.CharField(max_length=16)
-    method = models.CharField(max_length=16)
-    path = models.TextField()
-    body = models.BinaryField()
-    answer = models.TextField(null=True)
-    final_event = models.TextField(null=True)
-    created_at = models.FloatField()
-    updated_at = models.FloatField()
-    sale = models.TextField(null=True)
-    pending_after = models.FloatField(null=True)
-    abandoned = models.TextField(null=True)
+    seq: models.BigAutoField[int, int] = models.BigAutoField(primary_key=True)
+    referencia: models.TextField[str, str] = models.TextField(unique=True)
+    kind: models.CharField[str, str] = models.CharField(max_length=16)
+    state: models.CharField[str, str] = models.CharField(max_length=16)
+    method: models.CharField[str, str] = models.CharField(max_length=16)
+    path: models.TextField[str, str] = models.TextField()
+    body: models.BinaryField[bytes, bytes] = models.BinaryField()
+    answer: models.TextField[str | None, str | None] = models.TextField(null=True)
+    final_event: models.TextField[str | None, str | None] = models.TextField(null=True)
+    created_at: models.FloatField[float, float] = models.FloatField()
+    updated_at: models.FloatField[float, float] = models.FloatField()
+    sale: models.TextField[str | None, str | None] = models.TextField(null=True)
+    pending_after: models.FloatField[float | None, float | None] = models.FloatField(null=True)
+    abandoned: models.TextField[str | None, str | None] = models.TextField(null=True)
     # Events stored with this referencia (counted for attempts of a sale only).
-    events = models.IntegerField(default=0)
+    events: models.IntegerField[int, int] = models.IntegerField(default=0)
 
     class Meta:
         db_table = "smartpos_operation"
@@ -127,12 +127,12 @@ class Operation(models.Model):
 class Sale(models.Model):
     """A sale: its total, and a version each attempt increments (the compare-and-set)."""
 
-    seq = models.BigAutoField(primary_key=True)
-    sale_id = models.TextField(unique=True)
-    total_centavos = models.BigIntegerField()
-    version = models.IntegerField()
-    created_at = models.FloatField()
-    updated_at = models.FloatField()
+    seq: models.BigAutoField[int, int] = models.BigAutoField(primary_key=True)
+    sale_id: models.TextField[str, str] = models.TextField(unique=True)
+    total_centavos: models.BigIntegerField[int, int] = models.BigIntegerField()
+    version: models.IntegerField[int, int] = models.IntegerField()
+    created_at: models.FloatField[float, float] = models.FloatField()
+    updated_at: models.FloatField[float, float] = models.FloatField()
 
     class Meta:
         db_table = "smartpos_sale"
@@ -144,9 +144,9 @@ class Sale(models.Model):
 class TerminalHold(models.Model):
     """The attempt that last held a terminal (``imediato`` charges), and until when."""
 
-    smartpos_id = models.TextField(primary_key=True)
-    referencia = models.TextField()
-    hold_until = models.FloatField()
+    smartpos_id: models.TextField[str, str] = models.TextField(primary_key=True)
+    referencia: models.TextField[str, str] = models.TextField()
+    hold_until: models.FloatField[float, float] = models.FloatField()
 
     class Meta:
         db_table = "smartpos_terminalhold"
