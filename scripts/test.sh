@@ -4,7 +4,7 @@
 # oldest and the newest supported Python (tests/test_docs_site.py builds the documentation
 # site with `mkdocs build --strict` and checks it), the client suite once more on httpx2
 # (newest), the release check (sdist and wheel built and installed in clean venvs:
-# scripts/release_check.py), tests/integrations/test_django.py once more on Django 4.2 (the
+# scripts/release_check.py), tests/integrations/test_django*.py once more on Django 4.2 (the
 # oldest the django extra accepts; the main venvs get the newest), and the benchmarks in
 # quick mode (they prove the scripts work; timings are never judged here).
 #
@@ -78,7 +78,7 @@ done
 # Cheap: one extra venv, reused, and one test file.
 oldest=${venvs[0]}
 django42=".venvs/django4.2"
-echo "== Django 4.2: tests/integrations/test_django.py ($django42)"
+echo "== Django 4.2: tests/integrations/test_django*.py ($django42)"
 if [ ! -x "$django42/bin/python" ]; then
   "$oldest/bin/python" -m venv "$django42"
 fi
@@ -86,7 +86,7 @@ fi
 "$django42/bin/python" -m pip install -q --disable-pip-version-check -e . --group test \
   "django>=4.2,<4.3"
 "$django42/bin/python" -c 'import django; assert django.VERSION[:2] == (4, 2), django.VERSION'
-"$django42/bin/python" -m pytest -q -p no:cacheprovider tests/integrations/test_django.py
+"$django42/bin/python" -m pytest -q -p no:cacheprovider tests/integrations/test_django*.py
 
 if "$newest/bin/python" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
   # httpx2 needs Python 3.11: the client suite again, with httpx2 standing in for httpx.

@@ -805,6 +805,48 @@ OTHERS: Final[dict[str, dict[str, str]]] = {
         "en": "Set {name} to {values} in redis.conf.",
         "pt_BR": "Defina {name} como {values} no redis.conf.",
     },
+    "django.store_alias": {
+        "en": (
+            "DjangoStore(using={alias!r}): no such database alias in settings.DATABASES "
+            "(known: {aliases})"
+        ),
+        "pt_BR": (
+            "DjangoStore(using={alias!r}): esse alias de banco não existe em "
+            "settings.DATABASES (existentes: {aliases})"
+        ),
+    },
+    "django.check_store_alias": {
+        "en": "SMARTPOS['STORE'] is {store!r}, but DATABASES has no alias {alias!r}",
+        "pt_BR": "SMARTPOS['STORE'] é {store!r}, mas DATABASES não tem o alias {alias!r}",
+    },
+    "django.check_store_alias_hint": {
+        "en": "Use one of the aliases of DATABASES: {aliases}.",
+        "pt_BR": "Use um dos aliases de DATABASES: {aliases}.",
+    },
+    "django.check_store_migrations": {
+        "en": (
+            "the smartpos tables of database {alias!r} are not migrated: DjangoStore cannot "
+            "store events there"
+        ),
+        "pt_BR": (
+            "as tabelas do smartpos no banco {alias!r} não foram criadas: o DjangoStore não "
+            "consegue guardar eventos nele"
+        ),
+    },
+    "django.check_store_migrations_hint": {
+        "en": "Run: python manage.py migrate smartpos --database {alias}",
+        "pt_BR": "Rode: python manage.py migrate smartpos --database {alias}",
+    },
+    "webhooks.async_worker_transactional": {
+        "en": (
+            "AsyncWorker cannot run handlers in {store!r}'s transactions (Django has no "
+            "asynchronous transactions): use Worker with a synchronous handler"
+        ),
+        "pt_BR": (
+            "AsyncWorker não consegue rodar handlers nas transações de {store!r} (o Django "
+            "não tem transações assíncronas): use Worker com um handler síncrono"
+        ),
+    },
     "django.worker_no_handler": {
         "en": (
             "no handler: set SMARTPOS['HANDLER'] = 'yourapp.module.handle_event' or pass "

@@ -24,6 +24,7 @@ from ._store_interface import Store
 __all__ = [
     "STORE_SCHEMES",
     "StoreSetting",
+    "django_alias",
     "open_store",
     "option_problem",
     "sqlite_path",
@@ -39,6 +40,7 @@ STORE_SCHEMES: Final = (
     "postgres",
     "postgresql",
     "memory",
+    "django",
 )
 
 #: The forms of the in-memory store's setting (``memory:`` and ``memory://`` alike).
@@ -97,6 +99,17 @@ def sqlite_path(setting: str | os.PathLike[str]) -> Path:
     return Path(path)
 
 
+def django_alias(setting: str | os.PathLike[str]) -> str:
+    """The database alias of a ``"django://ALIAS"`` setting (``"django://"``: ``default``).
+
+    Raises:
+        ConfigurationError: The setting is not a Django one.
+    """
+    if store_scheme(setting) != "django":
+        raise ConfigurationError(message("integrations.store_empty"))
+    return os.fspath(setting).split("://", 1)[1].strip("/") or "default"
+
+
 def open_store(setting: StoreSetting, options: Mapping[str, Any] | None = None) -> Store:
     """Build the webhook inbox a setting names.
 
@@ -111,6 +124,8 @@ def open_store(setting: StoreSetting, options: Mapping[str, Any] | None = None) 
                                            run ``store.migrate()`` once first
     ``"memory:"``, ``"memory://"``         ``MemoryStore``: tests only, nothing
                                            survives the process
+    ``"django://default"``                 ``DjangoStore`` on that alias of
+                                           ``DATABASES``; ``manage.py migrate`` first
     a store object                         itself
     =====================================  ======================================
 
@@ -144,6 +159,11 @@ def open_store(setting: StoreSetting, options: Mapping[str, Any] | None = None) 
         if scheme == "memory":
             target = MemoryStore
             return MemoryStore(**kwargs)
+        if scheme == "django":
+            from smartpos.integrations.django._store import DjangoStore
+
+            target = DjangoStore
+            return DjangoStore(django_alias(setting), **kwargs)
         url = os.fspath(setting)
         if scheme in ("redis", "rediss", "unix"):
             try:

@@ -97,6 +97,17 @@ def backoff_delay(
     return jitter(delay / 2.0, delay)
 
 
+class _AckRefused(Exception):
+    """The ack inside a handler's transaction was refused: undo the handler's writes."""
+
+
+def _handler_transaction(
+    store: object,
+) -> Callable[[], contextlib.AbstractContextManager[object]] | None:
+    """The store's transaction for a handler and its ack (``DjangoStore``), or ``None``."""
+    return getattr(store, "_handler_transaction", None)
+
+
 def _is_async(handler: object) -> bool:
     call = getattr(handler, "__call__", None)  # noqa: B004 - an instance's async __call__
     return inspect.iscoroutinefunction(handler) or inspect.iscoroutinefunction(call)
@@ -331,7 +342,10 @@ class Worker(_WorkerBase):
         store: The store the receiver puts events into.
         handler: Called with each typed event; returning means done (ack), raising means
             try again later (nack with backoff). Make it idempotent: at-least-once delivery
-            means a crash between the handler and the ack runs it again.
+            means a crash between the handler and the ack runs it again. With a store that
+            offers it (``DjangoStore``), the handler and the ack run in one database
+            transaction: its writes on that database and the ack commit together or not at
+            all (a raise, a refused ack or a crash leaves neither).
         owner: The lease holder's name; default ``"<host>:<pid>:<random>"``.
         lease: Seconds a claim is held before another worker may take it over; extended in
             the background while the handler runs.
@@ -345,7 +359,8 @@ class Worker(_WorkerBase):
 
     Raises:
         ConfigurationError: An option is out of range, or ``handler`` is not a function
-            (``Worker``: or is an ``async`` one).
+            (``Worker``: or is an ``async`` one; ``AsyncWorker``: or the store runs handlers
+            in its transactions, as ``DjangoStore``).
     """
 
     def __init__(
@@ -447,17 +462,47 @@ class Worker(_WorkerBase):
         event = settings.parse(claim)
         if event is None:
             return "dead_lettered", None
+        transaction = _handler_transaction(settings.store)
+        if transaction is not None:
+            return self._handle_in_transaction(settings, claim, event, transaction)
         try:
-            result = self._handler(event)
-            if inspect.isawaitable(result):
-                # An awaitable nobody awaits did nothing: never ack the event for it.
-                if inspect.iscoroutine(result):
-                    result.close()
-                raise TypeError("the handler returned an awaitable: use AsyncWorker")
+            self._call(event)
         except Exception as exc:  # noqa: BLE001 - the partner's failure: retry later
             settings.failed(claim, exc)
             return "failed", exc
         return settings.done(claim), None
+
+    def _call(self, event: Event) -> None:
+        result = self._handler(event)
+        if inspect.isawaitable(result):
+            # An awaitable nobody awaits did nothing: never ack the event for it.
+            if inspect.iscoroutine(result):
+                result.close()
+            raise TypeError("the handler returned an awaitable: use AsyncWorker")
+
+    def _handle_in_transaction(
+        self,
+        settings: _Settings,
+        claim: Claim,
+        event: Event,
+        transaction: Callable[[], contextlib.AbstractContextManager[object]],
+    ) -> tuple[str, Exception | None]:
+        """The handler and its ack in one transaction of the store's database.
+
+        A handler that raises rolls its writes back, then the event is nacked in a transaction
+        of its own; an ack refused (another worker took the event over) rolls them back too.
+        """
+        try:
+            with transaction():
+                self._call(event)
+                if settings.done(claim) != "acked":
+                    raise _AckRefused
+        except _AckRefused:
+            return "ack_refused", None
+        except Exception as exc:  # noqa: BLE001 - the partner's failure: retry later
+            settings.failed(claim, exc)
+            return "failed", exc
+        return "acked", None
 
     def run(self, stop_event: threading.Event | None = None) -> None:
         """Process events until ``stop()`` is called or ``stop_event`` is set.
@@ -528,6 +573,8 @@ class AsyncWorker(_WorkerBase):
         poll_interval: float = 1.0,
         heartbeat: float | None = None,
     ) -> None:
+        if _handler_transaction(store) is not None:
+            raise ConfigurationError(message("webhooks.async_worker_transactional", store=store))
         super().__init__(
             store,
             handler,

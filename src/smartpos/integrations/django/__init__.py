@@ -39,9 +39,11 @@ from ._state import (
     get_receiver,
     get_store,
 )
+from ._store import DjangoStore
 from .conf import SmartPOSSettings, get_settings
 
 __all__ = [
+    "DjangoStore",
     "SmartPOSSettings",
     "close_all",
     "get_async_client",

@@ -11,6 +11,9 @@ smartpos.E005      ``HANDLER`` cannot be imported or is not callable
 smartpos.E006      the webhook verification settings cannot build a verifier (an unknown
                    ``WEBHOOK_SCHEME``, its options, its key material, a secret and a
                    ``WEBHOOK_VERIFIER`` together)
+smartpos.E007      ``STORE`` is ``django://ALIAS`` and ``DATABASES`` has no such alias
+smartpos.E008      (``check --database ALIAS``, and ``smartpos_worker``) the tables of
+                   ``DjangoStore`` are not migrated on its alias: the message names the command
 smartpos.W001      (``--deploy``, and ``smartpos_worker``) no ``WEBHOOK_SECRET`` nor
                    ``WEBHOOK_VERIFIER``: anyone can post events
 smartpos.W002      ``STORE`` is ``memory://``: events are lost at every restart
@@ -42,11 +45,11 @@ from django.utils.module_loading import import_string
 from smartpos._errors import ConfigurationError
 from smartpos._messages import message
 from smartpos.integrations._receive import build_verifier
-from smartpos.webhooks._open import sqlite_path, store_scheme
+from smartpos.webhooks._open import django_alias, sqlite_path, store_scheme
 
 from .conf import KEYS, get_settings, raw_settings, unknown_keys
 
-__all__ = ["check_settings", "check_store_server", "check_webhook_secret"]
+__all__ = ["check_settings", "check_store_server", "check_store_tables", "check_webhook_secret"]
 
 _REDIS_SETTING_KEYS = {
     "appendonly": "django.check_redis_setting.appendonly",
@@ -169,6 +172,8 @@ def _check_store(store: object) -> list[CheckMessage]:
                         id="smartpos.E004",
                     )
                 ]
+        if scheme == "django":
+            return _check_alias(store)
     except ConfigurationError as exc:
         return [Error(f"SMARTPOS['STORE']: {exc}", id="smartpos.E004")]
     if scheme == "memory":
@@ -180,6 +185,75 @@ def _check_store(store: object) -> list[CheckMessage]:
             )
         ]
     return []
+
+
+def _check_alias(store: str | os.PathLike[str]) -> list[CheckMessage]:
+    from django.db import connections
+
+    alias = django_alias(store)
+    if alias in connections.settings:
+        return []
+    return [
+        Error(
+            message("django.check_store_alias", store=os.fspath(store), alias=alias),
+            hint=message(
+                "django.check_store_alias_hint", aliases=", ".join(sorted(connections.settings))
+            ),
+            id="smartpos.E007",
+        )
+    ]
+
+
+def _django_store_alias() -> str | None:
+    """The alias of a ``django://`` STORE (or a DjangoStore object), else ``None``."""
+    try:
+        store = get_settings().store
+    except ImproperlyConfigured:
+        return None
+    from ._store import DjangoStore
+
+    if isinstance(store, DjangoStore):
+        return store.using
+    try:
+        if isinstance(store, (str, os.PathLike)) and store_scheme(store) == "django":
+            return django_alias(store)
+    except ConfigurationError:
+        pass
+    return None
+
+
+def check_store_tables(
+    app_configs: Sequence[Any] | None = None,
+    databases: Sequence[str] | None = None,
+    **kwargs: Any,
+) -> list[CheckMessage]:
+    """E008: a ``DjangoStore``'s tables are not migrated (a database check: it connects).
+
+    Run by ``check --database ALIAS`` (and ``migrate``'s own checks) and by
+    ``smartpos_worker`` before it starts.
+    """
+    from django.db import DatabaseError, connections
+    from django.db.migrations.executor import MigrationExecutor
+
+    alias = _django_store_alias()
+    if alias is None or alias not in connections.settings:
+        return []
+    if not databases or alias not in databases:
+        return []  # as Django's own database checks: only when asked to connect
+    try:
+        executor = MigrationExecutor(connections[alias])
+        plan = executor.migration_plan(executor.loader.graph.leaf_nodes("smartpos"))
+    except DatabaseError as exc:
+        return [Error(f"SMARTPOS['STORE'] ({alias!r}): {exc}", id="smartpos.E008")]
+    if not plan:
+        return []
+    return [
+        Error(
+            message("django.check_store_migrations", alias=alias),
+            hint=message("django.check_store_migrations_hint", alias=alias),
+            id="smartpos.E008",
+        )
+    ]
 
 
 def _check_handler(path: str) -> list[CheckMessage]:

@@ -20,7 +20,11 @@ from django.utils.module_loading import import_string
 
 from smartpos._messages import message
 from smartpos.integrations.django._state import get_store
-from smartpos.integrations.django.checks import check_webhook_secret
+from smartpos.integrations.django.checks import (
+    _django_store_alias,
+    check_store_tables,
+    check_webhook_secret,
+)
 from smartpos.integrations.django.conf import get_settings
 from smartpos.webhooks import AsyncWorker, Event, Worker
 from smartpos.webhooks._worker import _is_async
@@ -82,6 +86,10 @@ class Command(BaseCommand):
         for name in ("lease", "batch", "poll_interval"):
             if options[name] is not None:
                 worker_options[name] = options[name]
+        alias = _django_store_alias()
+        if alias is not None:
+            for problem in check_store_tables(databases=[alias]):
+                raise CommandError(f"{problem.msg} ({problem.hint})")
         store = get_store()
         try:
             if _is_async(handler):
@@ -96,9 +104,12 @@ class Command(BaseCommand):
     def _run(
         self, store: Any, handler: Any, worker_options: dict[str, Any], options: dict[str, Any]
     ) -> int:
+        # A store that runs the handler in its transaction checks connections before each
+        # event's transaction itself: closing one inside it would break the transaction.
+        transactional = getattr(store, "_handler_transaction", None) is not None
         worker = Worker(
             store,
-            _with_fresh_connections(handler),
+            handler if transactional else _with_fresh_connections(handler),
             install_signal_handlers=not options["once"],
             **worker_options,
         )

@@ -1,0 +1,673 @@
+"""``DjangoStore``: the inbox, journal and sales on the project's own database, through Django.
+
+The tables are the app's models (``models.py``, created by ``manage.py migrate``); the store
+writes them with its own statements through ``connections[using]``, because every step that
+must be atomic across processes is one the ORM cannot express as one statement:
+insert-if-absent (``ON CONFLICT DO NOTHING``), the conditional updates of a lease (``WHERE
+token = ... AND lease_expires_at > now``), a claim that skips rows another worker locked
+(``FOR UPDATE SKIP LOCKED`` on PostgreSQL), and a sale's compare-and-set.
+
+Why it is safe across processes:
+
+- PostgreSQL (READ COMMITTED): every compare-and-set is a conditional ``UPDATE`` or an
+  ``INSERT ... ON CONFLICT DO NOTHING``, which waits for a concurrent writer of the same row and
+  then re-checks its condition; a claim locks the rows it hands out and skips those locked.
+- SQLite: every write transaction starts with a write, which takes the database's write lock
+  (waiting up to the connection's ``timeout``) before anything is read, as ``BEGIN IMMEDIATE``
+  would: two connections never both read "absent" and then both write.
+
+Handlers in the same transaction as the ack: ``webhooks.Worker`` asks a store for
+``_handler_transaction()``; this one answers ``transaction.atomic(using=...)``, inside which
+the ack holds as long as no other worker claimed the event (its token), even past the lease's
+expiry, and commits with the handler's own writes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final
+
+from smartpos._errors import ConfigurationError
+from smartpos._messages import message
+from smartpos.webhooks._journal import CONFLICT, journal_entry, journal_row
+from smartpos.webhooks._outcomes import Answer, JournalEntry, State
+from smartpos.webhooks._sales import SaleRow
+from smartpos.webhooks._store import DEFAULT_MAX_ATTEMPTS, DEFAULT_RETENTION, StoreBase
+from smartpos.webhooks._store_errors import StoreError
+from smartpos.webhooks._store_interface import (
+    Claim,
+    EventState,
+    StoredEvent,
+    _Encoded,
+    _stored_event,
+    _utc,
+    canonical_json,
+)
+
+if TYPE_CHECKING:
+    from django.db.backends.base.base import BaseDatabaseWrapper
+
+    from smartpos.webhooks._listener import ChangeSource
+
+__all__ = ["CHECK_INTERVAL", "DjangoStore"]
+
+#: Seconds between the checks that wake waiters on a database without a change feed.
+CHECK_INTERVAL: Final = 0.25
+
+_EVENTS = "smartpos_event"
+_OPERATIONS = "smartpos_operation"
+_SALES = "smartpos_sale"
+_HOLDS = "smartpos_terminalhold"
+
+# SQLite: a write that changes nothing, run first in a transaction to take the write lock.
+_TAKE_WRITE_LOCK = f"DELETE FROM {_HOLDS} WHERE 1 = 0"
+
+_ORDER = "ORDER BY CASE WHEN criado_em IS NULL THEN 1 ELSE 0 END, criado_em, seq"
+_SELECT = (
+    "SELECT event_id, tipo, criado_em, raw, body_hash, state, attempts, received_at, "
+    f"available_at, owner, lease_expires_at, last_error, done_at FROM {_EVENTS} "
+)
+_GET = _SELECT + "WHERE event_id = %s"
+_LIST = {
+    None: _SELECT + _ORDER + " LIMIT %s",
+    EventState.PENDING: _SELECT
+    + "WHERE available_at IS NOT NULL AND state = 'pending' "
+    + _ORDER
+    + " LIMIT %s",
+    EventState.CLAIMED: _SELECT
+    + "WHERE available_at IS NOT NULL AND state = 'claimed' "
+    + _ORDER
+    + " LIMIT %s",
+    EventState.DONE: _SELECT + "WHERE state = 'done' " + _ORDER + " LIMIT %s",
+    EventState.DEAD: _SELECT + "WHERE state = 'dead' " + _ORDER + " LIMIT %s",
+}
+_HASH = f"SELECT body_hash FROM {_EVENTS} WHERE event_id = %s"
+_INSERT = (
+    f"INSERT INTO {_EVENTS} (event_id, tipo, criado_em, raw, body_hash, state, attempts, "
+    "received_at, available_at, referencia) VALUES (%s, %s, %s, %s, %s, 'pending', 0, %s, %s, %s) "
+    "ON CONFLICT (event_id) DO NOTHING"
+)
+_CLAIMABLE = (
+    f"SELECT seq, event_id, tipo, raw, state, attempts FROM {_EVENTS} "
+    f"WHERE available_at <= %s {_ORDER} LIMIT %s"
+)
+_CLAIM = (
+    f"UPDATE {_EVENTS} SET state = 'claimed', attempts = attempts + 1, owner = %s, "
+    "token = %s, lease_expires_at = %s, available_at = %s WHERE seq = %s"
+)
+_EXPIRED_TO_DEAD = (
+    f"UPDATE {_EVENTS} SET state = 'dead', available_at = NULL, owner = NULL, token = NULL, "
+    "lease_expires_at = NULL, last_error = %s WHERE seq = %s"
+)
+# The statements that need a live lease end with the same condition: (event_id, token, now).
+_HELD = " WHERE event_id = %s AND token = %s AND lease_expires_at > %s"
+_ACK_SET = (
+    f"UPDATE {_EVENTS} SET state = 'done', done_at = %s, available_at = NULL, owner = NULL, "
+    "token = NULL, lease_expires_at = NULL"
+)
+_ACK = _ACK_SET + _HELD
+# Inside a handler's transaction: the token alone (nobody claimed the event since).
+_ACK_IN_TRANSACTION = _ACK_SET + " WHERE event_id = %s AND token = %s"
+_NACK = (
+    f"UPDATE {_EVENTS} SET state = CASE WHEN attempts >= %s THEN 'dead' ELSE 'pending' END, "
+    "available_at = CASE WHEN attempts >= %s THEN NULL ELSE %s END, last_error = %s, "
+    "owner = NULL, token = NULL, lease_expires_at = NULL" + _HELD
+)
+_RELEASE = (
+    f"UPDATE {_EVENTS} SET state = 'pending', attempts = attempts - 1, available_at = %s, "
+    "owner = NULL, token = NULL, lease_expires_at = NULL" + _HELD
+)
+_DEAD_LETTER = (
+    f"UPDATE {_EVENTS} SET state = 'dead', available_at = NULL, last_error = %s, owner = NULL, "
+    "token = NULL, lease_expires_at = NULL" + _HELD
+)
+_EXTEND = f"UPDATE {_EVENTS} SET lease_expires_at = %s, available_at = %s" + _HELD
+_REQUEUE = (
+    f"UPDATE {_EVENTS} SET state = 'pending', attempts = 0, available_at = %s, done_at = NULL, "
+    "owner = NULL, token = NULL, lease_expires_at = NULL "
+    "WHERE event_id = %s AND state IN ('dead', 'done')"
+)
+_PURGE = f"DELETE FROM {_EVENTS} WHERE state = 'done' AND done_at < %s"
+
+# The attempts that may need a human (the models' smartpos_operation_attention index).
+CANDIDATE: Final = (
+    "sale IS NOT NULL AND kind = 'payment' AND (state IN ('sending', 'accepted', 'unknown') "
+    "OR events >= 2 OR (events >= 1 AND (abandoned IS NOT NULL OR state = 'rejected')))"
+)
+_J_COLUMNS = (
+    "SELECT referencia, kind, state, method, path, body, created_at, updated_at, seq, answer, "
+    f"final_event, sale, pending_after, abandoned FROM {_OPERATIONS} "
+)
+_J_GET = _J_COLUMNS + "WHERE referencia = %s"
+_J_INSERT = (
+    f"INSERT INTO {_OPERATIONS} (referencia, kind, state, method, path, body, created_at, "
+    "updated_at, sale, pending_after, events) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, 0) "
+    "ON CONFLICT (referencia) DO NOTHING"
+)
+_J_UPDATE = (
+    f"UPDATE {_OPERATIONS} SET state = %s, updated_at = %s, "
+    "answer = coalesce(%s, answer) WHERE referencia = %s AND state IN ({})"
+)
+_J_FINALIZE = (
+    f"UPDATE {_OPERATIONS} SET state = 'final', final_event = %s, updated_at = %s "
+    "WHERE referencia = %s AND state <> 'final'"
+)
+_J_LIST = {
+    True: _J_COLUMNS + "WHERE state IN ('sending', 'accepted', 'unknown') AND seq > %s "
+    "ORDER BY seq LIMIT %s",
+    False: _J_COLUMNS + "WHERE seq > %s ORDER BY seq LIMIT %s",
+}
+_J_EVENTS = f"SELECT raw FROM {_EVENTS} WHERE referencia = %s ORDER BY seq"
+_J_PURGE = (
+    f"DELETE FROM {_OPERATIONS} WHERE state IN ('final', 'rejected') AND updated_at < %s "
+    "AND sale IS NULL"
+)
+_J_COUNT_EVENT = (
+    f"UPDATE {_OPERATIONS} SET events = events + 1 WHERE referencia = %s AND sale IS NOT NULL"
+)
+_J_EVENTS_SO_FAR = (
+    f"UPDATE {_OPERATIONS} SET events = (SELECT count(*) FROM {_EVENTS} "
+    "WHERE referencia = %s) WHERE referencia = %s"
+)
+_J_ABANDON = (
+    f"UPDATE {_OPERATIONS} SET abandoned = %s, updated_at = %s "
+    "WHERE referencia = %s AND abandoned IS NULL"
+)
+_S_COLUMNS = f"SELECT sale_id, total_centavos, version, created_at, updated_at, seq FROM {_SALES} "
+_S_GET = _S_COLUMNS + "WHERE sale_id = %s"
+_S_LIST = _S_COLUMNS + "WHERE seq > %s ORDER BY seq LIMIT %s"
+_S_CANDIDATES = (
+    _S_COLUMNS + f"WHERE sale_id IN (SELECT sale FROM {_OPERATIONS} WHERE {CANDIDATE}) "
+    "AND seq > %s ORDER BY seq LIMIT %s"
+)
+_S_ENTRIES = _J_COLUMNS + "WHERE sale = %s ORDER BY seq"
+_S_CREATE = (
+    f"INSERT INTO {_SALES} (sale_id, total_centavos, version, created_at, updated_at) "
+    "VALUES (%s, %s, 1, %s, %s) ON CONFLICT (sale_id) DO NOTHING"
+)
+_S_BUMP = (
+    f"UPDATE {_SALES} SET version = version + 1, updated_at = %s "
+    "WHERE sale_id = %s AND version = %s"
+)
+_T_GET = f"SELECT referencia, hold_until FROM {_HOLDS} WHERE smartpos_id = %s"
+_T_CREATE = (
+    f"INSERT INTO {_HOLDS} (smartpos_id, referencia, hold_until) VALUES (%s, %s, %s) "
+    "ON CONFLICT (smartpos_id) DO NOTHING"
+)
+_T_TAKE = (
+    f"UPDATE {_HOLDS} SET referencia = %s, hold_until = %s "
+    "WHERE smartpos_id = %s AND referencia = %s"
+)
+# PostgreSQL: one NOTIFY per stored event, delivered at commit, carrying its referencia.
+_NOTIFY = "SELECT pg_notify(%s, %s)"
+# pg_notify's payload must stay under 8000 bytes; a longer referencia wakes every waiter.
+_MAX_PAYLOAD = 1000
+
+
+class _Conflict(Exception):
+    """Roll the sale's transaction back: another process changed the sale or the terminal."""
+
+
+def _linkable(referencia: str | None) -> str | None:
+    # PostgreSQL's text cannot hold NUL: such a referencia (no client sends one) is not linked.
+    return None if referencia is None or "\x00" in referencia else referencia
+
+
+def _journal_entry(row: Sequence[Any]) -> JournalEntry:
+    return journal_entry(row, timestamp=float, final_event=json.loads)
+
+
+class DjangoStore(StoreBase):
+    """The webhook inbox, outcome journal and sales on a database of ``DATABASES``.
+
+    Its tables are the models of the ``smartpos.integrations.django`` app: run
+    ``python manage.py migrate`` first. With it, ``webhooks.Worker`` runs each handler and the
+    ack of its event in one ``transaction.atomic(using=...)``: the handler's writes through
+    the same alias and "event consumed" commit together or not at all. ``AsyncWorker`` refuses
+    it (Django has no asynchronous transactions).
+
+    Safe for several threads, processes and hosts sharing the database (PostgreSQL, or an
+    SQLite file on one host). Each thread uses its own Django connection; a thread other
+    than the main one that had none closes the one it opened after each call.
+
+    Args:
+        using: The database alias (a key of ``settings.DATABASES``).
+        check_interval: Seconds between the checks that wake ``wait()`` callers on a database
+            without a change feed (PostgreSQL's ``LISTEN/NOTIFY`` is used when it is one).
+        max_attempts: Claims after which a failing event goes to the dead state.
+        retention: How long ``purge()`` keeps done events by default.
+        clock: Returns the current time in epoch seconds.
+
+    Raises:
+        ConfigurationError: ``using`` is not a database alias of ``DATABASES``, or an option
+            is out of range.
+    """
+
+    def __init__(
+        self,
+        using: str = "default",
+        *,
+        check_interval: float = CHECK_INTERVAL,
+        max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+        retention: _dt.timedelta = DEFAULT_RETENTION,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        from django.db import connections
+
+        super().__init__(max_attempts=max_attempts, retention=retention, clock=clock)
+        if not isinstance(using, str) or using not in connections.settings:
+            raise ConfigurationError(
+                message(
+                    "django.store_alias",
+                    alias=using,
+                    aliases=", ".join(sorted(connections.settings)),
+                )
+            )
+        self._using = using
+        self._check_interval = self._check_seconds_option("check_interval", check_interval)
+        self._local = threading.local()
+
+    @staticmethod
+    def _check_seconds_option(name: str, value: float) -> float:
+        from smartpos.webhooks._seconds import check_seconds
+
+        return check_seconds(name, value, positive=True, option=True)
+
+    def __repr__(self) -> str:
+        return f"DjangoStore(using={self._using!r})"
+
+    @property
+    def using(self) -> str:
+        """The database alias."""
+        return self._using
+
+    # Connections and transactions.
+
+    def _connection(self) -> BaseDatabaseWrapper:
+        from django.db import connections
+
+        return connections[self._using]
+
+    @contextlib.contextmanager
+    def _cursor(self) -> Iterator[Any]:
+        """A cursor of this thread's connection; database errors become ``StoreError``."""
+        from django.db import Error
+
+        self._check_open()
+        conn = self._connection()
+        # A thread that is not the main one and had no connection closes the one it opens:
+        # a heartbeat or listener thread would otherwise leave one behind when it ends.
+        opened_here = (
+            conn.connection is None and threading.current_thread() is not threading.main_thread()
+        )
+        try:
+            with conn.cursor() as cursor:
+                yield cursor
+        except Error as exc:
+            raise StoreError(
+                f"DjangoStore (database {self._using!r}) failed: {type(exc).__name__}: {exc}"
+            ) from exc
+        finally:
+            if opened_here and not conn.in_atomic_block:
+                conn.close()
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[Any]:
+        """Run the block in one transaction (a savepoint inside the caller's), write-locked."""
+        from django.db import transaction
+
+        with self._cursor() as cursor, transaction.atomic(using=self._using):
+            conn = self._connection()
+            if conn.vendor == "sqlite":
+                cursor.execute(_TAKE_WRITE_LOCK)
+            yield cursor
+
+    @contextlib.contextmanager
+    def _handler_transaction(self) -> Iterator[None]:
+        """The transaction a ``Worker`` runs a handler and its ack in (see ``_worker.py``).
+
+        Database connections are checked (``close_old_connections``, as Django does around a
+        request) before it opens and after it ends, never inside it.
+        """
+        from django.db import close_old_connections, transaction
+
+        self._check_open()
+        conn = self._connection()
+        if not conn.in_atomic_block:
+            close_old_connections()
+        try:
+            with transaction.atomic(using=self._using):
+                if conn.vendor == "sqlite":
+                    with self._cursor() as cursor:
+                        cursor.execute(_TAKE_WRITE_LOCK)
+                self._local.handler_transaction = True
+                try:
+                    yield
+                finally:
+                    self._local.handler_transaction = False
+        finally:
+            if not conn.in_atomic_block:
+                close_old_connections()
+
+    def close(self) -> None:
+        """Mark the store closed; the connections are Django's, and stay open."""
+        self._closed = True
+
+    def _change_source(self) -> ChangeSource:
+        from smartpos.webhooks._listener import PollingChanges, PostgresChanges
+
+        conn = self._connection()
+        if conn.vendor == "postgresql":
+            try:
+                import psycopg  # noqa: F401
+            except ImportError:  # psycopg2: no LISTEN here, check at the interval
+                return PollingChanges(self._check_interval)
+            return PostgresChanges(self._listen_connection, self._channel())
+        return PollingChanges(self._check_interval)
+
+    def _channel(self) -> str:
+        from smartpos.webhooks._listener import changes_channel
+
+        return changes_channel(f"django:{_EVENTS}")
+
+    def _listen_connection(self) -> Any:
+        import psycopg
+
+        settings = self._connection().settings_dict
+        params = {
+            "dbname": settings.get("NAME") or None,
+            "user": settings.get("USER") or None,
+            "password": settings.get("PASSWORD") or None,
+            "host": settings.get("HOST") or None,
+            "port": settings.get("PORT") or None,
+        }
+        return psycopg.connect(
+            autocommit=True, **{k: v for k, v in params.items() if v is not None}
+        )
+
+    # The inbox.
+
+    def _insert(self, batch: Sequence[_Encoded], timeout: float | None) -> list[str | None]:
+        kept: list[str | None] = []
+        notify = self._connection().vendor == "postgresql"
+        with self._write() as cursor:
+            now = self._now()
+            for item in batch:
+                referencia = _linkable(item.referencia)
+                cursor.execute(
+                    _INSERT,
+                    (
+                        item.id,
+                        item.tipo,
+                        item.criado_em,
+                        item.raw_json,
+                        item.body_hash,
+                        now,
+                        now,
+                        referencia,
+                    ),
+                )
+                if cursor.rowcount == 1:
+                    if referencia is not None:
+                        cursor.execute(_J_COUNT_EVENT, (referencia,))
+                    if notify:
+                        payload = referencia or ""
+                        if len(payload) > _MAX_PAYLOAD:
+                            payload = ""
+                        cursor.execute(_NOTIFY, (self._channel(), payload))
+                    kept.append(None)
+                else:
+                    cursor.execute(_HASH, (item.id,))
+                    kept.append(cursor.fetchone()[0])
+        return kept
+
+    def claim(self, *, owner: str, lease: float, limit: int = 1) -> list[Claim]:
+        self._check_claim(owner, lease, limit)
+        claims: list[Claim] = []
+        died: list[tuple[str, str, int]] = []
+        skip_locked = self._connection().vendor == "postgresql"
+        statement = _CLAIMABLE + (" FOR UPDATE SKIP LOCKED" if skip_locked else "")
+        with self._write() as cursor:
+            now = self._now()
+            expires = now + lease
+            expires_at = _utc(expires)
+            while len(claims) < limit:
+                wanted = limit - len(claims)
+                cursor.execute(statement, (now, wanted))
+                rows = cursor.fetchall()
+                exhausted: list[tuple[str, int]] = []
+                for seq, event_id, tipo, raw, state, attempts in rows:
+                    expired_error = self._expired_on_last_attempt(state, attempts)
+                    if expired_error is not None:
+                        exhausted.append((expired_error, seq))
+                        died.append((event_id, tipo, attempts))
+                        continue
+                    token = self._new_token()
+                    cursor.execute(_CLAIM, (owner, token, expires, expires, seq))
+                    claims.append(
+                        Claim(
+                            event_id=event_id,
+                            tipo=tipo,
+                            raw=json.loads(raw),
+                            owner=owner,
+                            token=token,
+                            attempts=attempts + 1,
+                            lease_expires_at=expires_at,
+                        )
+                    )
+                for params in exhausted:
+                    cursor.execute(_EXPIRED_TO_DEAD, params)
+                if not exhausted or len(rows) < wanted:
+                    break
+        for event_id, tipo, attempts in died:  # once committed
+            self._log_expired_to_dead(event_id, tipo, attempts)
+        return claims
+
+    def ack(self, claim: Claim) -> bool:
+        return self.ack_many([claim])[0]
+
+    def ack_many(self, claims: Sequence[Claim]) -> list[bool]:
+        if not claims:
+            return []
+        in_handler = getattr(self._local, "handler_transaction", False)
+        with self._write() as cursor:
+            now = self._now()
+            results = []
+            for c in claims:
+                if in_handler:
+                    cursor.execute(_ACK_IN_TRANSACTION, (now, c.event_id, c.token))
+                else:
+                    cursor.execute(_ACK, (now, c.event_id, c.token, now))
+                results.append(cursor.rowcount == 1)
+            return results
+
+    def _held(self, statement: str, params: tuple[Any, ...], claim: Claim) -> bool:
+        with self._write() as cursor:
+            cursor.execute(statement, (*params, claim.event_id, claim.token, self._now()))
+            return bool(cursor.rowcount == 1)
+
+    def nack(self, claim: Claim, *, error: str, retry_in: float) -> bool:
+        self._check_seconds("retry_in", retry_in, positive=False)
+        maximum = self._max_attempts
+        return self._held(_NACK, (maximum, maximum, self._now() + retry_in, error), claim)
+
+    def dead_letter(self, claim: Claim, *, error: str) -> bool:
+        return self._held(_DEAD_LETTER, (error,), claim)
+
+    def release(self, claim: Claim) -> bool:
+        return self._held(_RELEASE, (self._now(),), claim)
+
+    def extend(self, claim: Claim, *, lease: float) -> bool:
+        self._check_seconds("lease", lease, positive=True)
+        expires = self._now() + lease
+        return self._held(_EXTEND, (expires, expires), claim)
+
+    def get(self, event_id: str) -> StoredEvent | None:
+        with self._cursor() as cursor:
+            cursor.execute(_GET, (event_id,))
+            row = cursor.fetchone()
+        return None if row is None else _stored_event(row)
+
+    def _list(self, state: EventState | None, limit: int) -> list[StoredEvent]:
+        with self._cursor() as cursor:
+            cursor.execute(_LIST[state], (limit,))
+            rows = cursor.fetchall()
+        return [_stored_event(row) for row in rows]
+
+    def requeue(self, event_id: str) -> bool:
+        with self._write() as cursor:
+            cursor.execute(_REQUEUE, (self._now(), event_id))
+            return bool(cursor.rowcount == 1)
+
+    def purge(self, *, done_before: _dt.datetime | None = None) -> int:
+        self._settle_waiting()
+        cutoff = self._purge_cutoff(done_before)
+        with self._write() as cursor:
+            cursor.execute(_PURGE, (cutoff,))
+            events = int(cursor.rowcount)
+            cursor.execute(_J_PURGE, (cutoff,))
+            return events + int(cursor.rowcount)
+
+    # The outcome journal's primitives (see smartpos/webhooks/_journal.py).
+
+    def _fetch_entries(self, statement: str, params: tuple[Any, ...]) -> list[JournalEntry]:
+        with self._cursor() as cursor:
+            cursor.execute(statement, params)
+            rows = cursor.fetchall()
+        return [_journal_entry(row) for row in rows]
+
+    def _journal_get(self, referencia: str) -> JournalEntry | None:
+        if "\x00" in referencia:
+            return None  # never journaled: PostgreSQL's text cannot hold it
+        found = self._fetch_entries(_J_GET, (referencia,))
+        return found[0] if found else None
+
+    def _journal_insert(self, entry: JournalEntry) -> JournalEntry | None:
+        params = (*journal_row(entry, timestamp=float), entry.sale, entry.pending_after)
+        with self._write() as cursor:
+            cursor.execute(_J_INSERT, params)
+            if cursor.rowcount == 1:
+                if entry.sale is not None:
+                    cursor.execute(_J_EVENTS_SO_FAR, (entry.referencia, entry.referencia))
+                return None
+        existing = self._journal_get(entry.referencia)
+        if existing is None:  # purged meanwhile: never, an entry being sent is not purged
+            raise StoreError(f"journal entry {entry.referencia!r} vanished", applied=False)
+        return existing
+
+    def _journal_update(
+        self,
+        referencia: str,
+        state: State,
+        allowed_from: frozenset[str],
+        answer: Answer | None,
+        now: float,
+        *,
+        durable: bool = True,
+    ) -> bool:
+        statement = _J_UPDATE.format(", ".join(["%s"] * len(allowed_from)))
+        answer_json = None if answer is None else answer.to_json()
+        with self._write() as cursor:
+            cursor.execute(statement, (state, now, answer_json, referencia, *sorted(allowed_from)))
+            return bool(cursor.rowcount == 1)
+
+    def _journal_finalize(self, referencia: str, event: Mapping[str, Any], now: float) -> bool:
+        with self._write() as cursor:
+            cursor.execute(_J_FINALIZE, (canonical_json(event), now, referencia))
+            return bool(cursor.rowcount == 1)
+
+    def _journal_list(self, *, waiting: bool, after: int, limit: int) -> list[JournalEntry]:
+        return self._fetch_entries(_J_LIST[waiting], (after, limit))
+
+    def _journal_events(self, referencia: str) -> list[Mapping[str, Any]]:
+        if "\x00" in referencia:
+            return []
+        with self._cursor() as cursor:
+            cursor.execute(_J_EVENTS, (referencia,))
+            rows = cursor.fetchall()
+        return [json.loads(raw) for (raw,) in rows]
+
+    def _journal_purge(self, cutoff: float) -> int:
+        with self._write() as cursor:
+            cursor.execute(_J_PURGE, (cutoff,))
+            return int(cursor.rowcount)
+
+    # Sales: each attempt's compare-and-set in one transaction (see _journal.py).
+
+    def _sale_rows(self, statement: str, params: tuple[Any, ...]) -> list[SaleRow]:
+        with self._cursor() as cursor:
+            cursor.execute(statement, params)
+            rows = cursor.fetchall()
+        return [SaleRow(*row) for row in rows]
+
+    def _sale_get(self, sale_id: str) -> SaleRow | None:
+        found = self._sale_rows(_S_GET, (sale_id,))
+        return found[0] if found else None
+
+    def _sale_entries(self, sale_id: str) -> list[JournalEntry]:
+        return self._fetch_entries(_S_ENTRIES, (sale_id,))
+
+    def _sale_list(self, *, after: int, limit: int) -> list[SaleRow]:
+        return self._sale_rows(_S_LIST, (after, limit))
+
+    def _sale_candidates(self, *, after: int, limit: int) -> list[SaleRow]:
+        return self._sale_rows(_S_CANDIDATES, (after, limit))
+
+    def _terminal_get(self, smartpos_id: str) -> tuple[str, float] | None:
+        with self._cursor() as cursor:
+            cursor.execute(_T_GET, (smartpos_id,))
+            row = cursor.fetchone()
+        return None if row is None else (row[0], float(row[1]))
+
+    def _sale_insert(
+        self,
+        entry: JournalEntry,
+        *,
+        total_centavos: int,
+        expected_version: int | None,
+        terminal: str | None,
+        expected_holder: str | None,
+        hold_until: float,
+    ) -> JournalEntry | str | None:
+        params = (*journal_row(entry, timestamp=float), entry.sale, entry.pending_after)
+        now = entry.created_at
+        existing = self._journal_get(entry.referencia)
+        if existing is not None:
+            return existing
+        try:
+            # Always the same order (sale, terminal, journal): two attempts never deadlock.
+            with self._write() as cursor:
+                if expected_version is None:
+                    cursor.execute(_S_CREATE, (entry.sale, total_centavos, now, now))
+                else:
+                    cursor.execute(_S_BUMP, (now, entry.sale, expected_version))
+                if cursor.rowcount != 1:
+                    raise _Conflict
+                if terminal is not None:
+                    if expected_holder is None:
+                        cursor.execute(_T_CREATE, (terminal, entry.referencia, hold_until))
+                    else:
+                        cursor.execute(
+                            _T_TAKE, (entry.referencia, hold_until, terminal, expected_holder)
+                        )
+                    if cursor.rowcount != 1:
+                        raise _Conflict
+                cursor.execute(_J_INSERT, params)
+                if cursor.rowcount != 1:
+                    raise _Conflict
+                cursor.execute(_J_EVENTS_SO_FAR, (entry.referencia, entry.referencia))
+        except _Conflict:
+            # Rolled back; the referencia may have been journaled meanwhile: that entry wins.
+            existing = self._journal_get(entry.referencia)
+            return CONFLICT if existing is None else existing
+        return None
+
+    def _sale_abandon(self, referencia: str, abandon: Mapping[str, Any], now: float) -> bool:
+        with self._write() as cursor:
+            cursor.execute(_J_ABANDON, (canonical_json(abandon), now, referencia))
+            return bool(cursor.rowcount == 1)

@@ -1,0 +1,3 @@
+"""The migrations of the smartpos app: the tables of ``DjangoStore`` (``manage.py migrate``)."""
+
+__all__: list[str] = []

@@ -1,0 +1,155 @@
+"""The tables of ``DjangoStore``: the inbox, the outcome journal and sales, as Django models.
+
+``python manage.py migrate`` creates them. Their names start with ``smartpos_`` but never
+match ``SQLiteStore``'s (``smartpos_inbox``, ``smartpos_operations``...), so both may live in
+one SQLite file. Times are float epoch seconds and envelopes canonical JSON text, as in the
+other SQL stores; the store writes them with its own statements (``_store.py``): these models
+are the schema, and what an admin page or a partner's query reads.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+
+__all__ = ["Event", "Operation", "Sale", "TerminalHold"]
+
+
+class Event(models.Model):
+    """One webhook event of the inbox, with its lease and attempts."""
+
+    seq: models.BigAutoField[int, int] = models.BigAutoField(primary_key=True)
+    event_id: models.CharField[str, str] = models.CharField(max_length=256, unique=True)
+    tipo: models.CharField[str, str] = models.CharField(max_length=256)
+    criado_em: models.FloatField[float | None, float | None] = models.FloatField(null=True)
+    raw: models.TextField[str, str] = models.TextField()
+    body_hash: models.CharField[str, str] = models.CharField(max_length=64)
+    state: models.CharField[str, str] = models.CharField(max_length=8)
+    attempts: models.IntegerField[int, int] = models.IntegerField(default=0)
+    received_at: models.FloatField[float, float] = models.FloatField()
+    # Not NULL exactly while the event is pending or claimed: when it may next be claimed.
+    available_at: models.FloatField[float | None, float | None] = models.FloatField(null=True)
+    owner: models.TextField[str | None, str | None] = models.TextField(null=True)
+    token: models.CharField[str | None, str | None] = models.CharField(max_length=32, null=True)
+    lease_expires_at: models.FloatField[float | None, float | None] = models.FloatField(null=True)
+    last_error: models.TextField[str | None, str | None] = models.TextField(null=True)
+    done_at: models.FloatField[float | None, float | None] = models.FloatField(null=True)
+    # The envelope's dados.referencia, written with the event: the journal finds it by index.
+    referencia: models.TextField[str | None, str | None] = models.TextField(null=True)
+
+    class Meta:
+        db_table = "smartpos_event"
+        indexes = [
+            models.Index(
+                fields=["available_at"],
+                name="smartpos_event_available",
+                condition=models.Q(available_at__isnull=False),
+            ),
+            models.Index(
+                fields=["done_at"],
+                name="smartpos_event_done",
+                condition=models.Q(state="done"),
+            ),
+            models.Index(
+                fields=["criado_em", "seq"],
+                name="smartpos_event_dead",
+                condition=models.Q(state="dead"),
+            ),
+            models.Index(
+                fields=["referencia", "seq"],
+                name="smartpos_event_referencia",
+                condition=models.Q(referencia__isnull=False),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.event_id} ({self.tipo}, {self.state})"
+
+
+class Operation(models.Model):
+    """One journaled operation (a payment, refund, print job or QR code) and its outcome."""
+
+    seq: models.BigAutoField[int, int] = models.BigAutoField(primary_key=True)
+    referencia: models.TextField[str, str] = models.TextField(unique=True)
+    kind: models.CharField[str, str] = models.CharField(max_length=16)
+    state: models.CharField[str, str] = models.CharField(max_length=16)
+    method: models.CharField[str, str] = models.CharField(max_length=16)
+    path: models.TextField[str, str] = models.TextField()
+    body: models.BinaryField[bytes, bytes] = models.BinaryField()
+    answer: models.TextField[str | None, str | None] = models.TextField(null=True)
+    final_event: models.TextField[str | None, str | None] = models.TextField(null=True)
+    created_at: models.FloatField[float, float] = models.FloatField()
+    updated_at: models.FloatField[float, float] = models.FloatField()
+    sale: models.TextField[str | None, str | None] = models.TextField(null=True)
+    pending_after: models.FloatField[float | None, float | None] = models.FloatField(null=True)
+    abandoned: models.TextField[str | None, str | None] = models.TextField(null=True)
+    # Events stored with this referencia (counted for attempts of a sale only).
+    events: models.IntegerField[int, int] = models.IntegerField(default=0)
+
+    class Meta:
+        db_table = "smartpos_operation"
+        indexes = [
+            models.Index(
+                fields=["seq"],
+                name="smartpos_operation_waiting",
+                condition=models.Q(state__in=["sending", "accepted", "unknown"]),
+            ),
+            models.Index(
+                fields=["updated_at"],
+                name="smartpos_operation_ended",
+                condition=models.Q(state__in=["final", "rejected"]),
+            ),
+            models.Index(
+                fields=["sale", "seq"],
+                name="smartpos_operation_sale",
+                condition=models.Q(sale__isnull=False),
+            ),
+            # The attempts that may need a human (see _store.CANDIDATE): the till's review
+            # reads this index of few rows, not every sale.
+            models.Index(
+                fields=["sale"],
+                name="smartpos_operation_attention",
+                condition=models.Q(sale__isnull=False, kind="payment")
+                & (
+                    models.Q(state__in=["sending", "accepted", "unknown"])
+                    | models.Q(events__gte=2)
+                    | (
+                        models.Q(events__gte=1)
+                        & (models.Q(abandoned__isnull=False) | models.Q(state="rejected"))
+                    )
+                ),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.referencia} ({self.state})"
+
+
+class Sale(models.Model):
+    """A sale: its total, and a version each attempt increments (the compare-and-set)."""
+
+    seq: models.BigAutoField[int, int] = models.BigAutoField(primary_key=True)
+    sale_id: models.TextField[str, str] = models.TextField(unique=True)
+    total_centavos: models.BigIntegerField[int, int] = models.BigIntegerField()
+    version: models.IntegerField[int, int] = models.IntegerField()
+    created_at: models.FloatField[float, float] = models.FloatField()
+    updated_at: models.FloatField[float, float] = models.FloatField()
+
+    class Meta:
+        db_table = "smartpos_sale"
+
+    def __str__(self) -> str:
+        return self.sale_id
+
+
+class TerminalHold(models.Model):
+    """The attempt that last held a terminal (``imediato`` charges), and until when."""
+
+    smartpos_id: models.TextField[str, str] = models.TextField(primary_key=True)
+    referencia: models.TextField[str, str] = models.TextField()
+    hold_until: models.FloatField[float, float] = models.FloatField()
+
+    class Meta:
+        db_table = "smartpos_terminalhold"
+
+    def __str__(self) -> str:
+        return self.smartpos_id

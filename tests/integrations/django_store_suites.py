@@ -1,0 +1,109 @@
+"""The store, journal, sales and listener contracts and the races, for DjangoStore on any
+database: a backend's test module subclasses these with a ``new_database`` fixture giving
+``(alias, settings)`` of a fresh, migrated database on each call."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from django_stores import add_database, drop_database, open_django_store
+from journal_contract import JournalContract
+from journal_races import race_begins, race_outcomes
+from listener_contract import SharedListenerContract
+from races import StoreSpec, race_claims, race_killed_worker, race_puts
+from sales_contract import SalesContract
+from sales_races import race_one_sale, race_one_terminal
+from store_contract import StoreContract, StoreFactory, closing_factory
+
+NewDatabase = Callable[[], tuple[str, dict[str, Any]]]
+
+__all__ = ["DjangoStoreSuites", "NewDatabase"]
+
+
+@pytest.fixture
+def _make_store(self: Any, new_database: NewDatabase) -> Iterator[StoreFactory]:
+    from smartpos.integrations.django import DjangoStore
+
+    aliases: list[str] = []
+
+    def create(**options: Any) -> DjangoStore:
+        alias, config = new_database()
+        add_database(alias, config)
+        aliases.append(alias)
+        return DjangoStore(alias, **options)
+
+    with closing_factory(create) as factory:
+        yield factory
+    for alias in aliases:
+        drop_database(alias)
+
+
+@pytest.fixture
+def _spec(self: Any, new_database: NewDatabase) -> Iterator[StoreSpec]:
+    alias, config = new_database()
+    add_database(alias, config)
+    yield StoreSpec(open_django_store, (alias, config, {}))
+    drop_database(alias)
+
+
+class DjangoStoreSuites:
+    """Every contract and race; a subclass provides ``new_database``."""
+
+    class TestStore(StoreContract):
+        """The inbox contract."""
+
+        make_store = _make_store
+
+    class TestJournal(JournalContract):
+        """The outcome journal contract."""
+
+        make_store = _make_store
+
+    class TestSales(SalesContract):
+        """The sales contract."""
+
+        make_store = _make_store
+
+    class TestListener(SharedListenerContract):
+        """The waking contract, across processes."""
+
+        make_store = _make_store
+        spec = _spec
+
+    @pytest.mark.slow
+    @pytest.mark.skipif(sys.platform == "win32", reason="needs POSIX signals")
+    class TestRaces:
+        """Processes racing on one database."""
+
+        spec = _spec
+
+        def test_processes_putting_the_same_ids(self, spec: StoreSpec) -> None:
+            """Four processes putting the same 200 ids at once get each id NEW exactly once."""
+            race_puts(spec, processes=4, events=200)
+
+        def test_processes_claiming_at_once(self, spec: StoreSpec) -> None:
+            """Four processes claiming and acking at once claim every event once."""
+            race_claims(spec, processes=4, events=400)
+
+        def test_killed_worker_loses_its_claim(self, spec: StoreSpec) -> None:
+            """After kill -9 of a worker holding a claim, the event returns, the late ack fails."""
+            race_killed_worker(spec, lease=2.0)
+
+        def test_processes_beginning_the_same_referencias(self, spec: StoreSpec) -> None:
+            """Four processes journaling the same referencias: each journaled once."""
+            race_begins(spec, processes=4, referencias=60)
+
+        def test_processes_settling_outcomes(self, spec: StoreSpec) -> None:
+            """Putters and watchers at once: every outcome settles on the same event."""
+            race_outcomes(spec, referencias=40)
+
+        def test_processes_charging_one_sale(self, spec: StoreSpec) -> None:
+            """Four processes charging one sale: one open attempt at a time."""
+            race_one_sale(spec, processes=4, rounds=25)
+
+        def test_processes_charging_sales_on_one_terminal(self, spec: StoreSpec) -> None:
+            """Four processes charging sales on one terminal: one holder at a time."""
+            race_one_terminal(spec, processes=4, rounds=25)
