@@ -96,9 +96,10 @@ _CLAIMABLE = (
     f"SELECT seq, event_id, tipo, raw, state, attempts FROM {_EVENTS} "
     f"WHERE available_at <= %s {_ORDER} LIMIT %s"
 )
+# One statement claims a whole batch, each row with its own token: CASE seq WHEN ... END.
 _CLAIM = (
     f"UPDATE {_EVENTS} SET state = 'claimed', attempts = attempts + 1, owner = %s, "
-    "token = %s, lease_expires_at = %s, available_at = %s WHERE seq = %s"
+    "token = CASE seq {cases} END, lease_expires_at = %s, available_at = %s WHERE seq IN ({seqs})"
 )
 _EXPIRED_TO_DEAD = (
     f"UPDATE {_EVENTS} SET state = 'dead', available_at = NULL, owner = NULL, token = NULL, "
@@ -441,6 +442,7 @@ class DjangoStore(StoreBase):
                 cursor.execute(statement, (now, wanted))
                 rows = cursor.fetchall()
                 exhausted: list[tuple[str, int]] = []
+                taken: list[tuple[int, str]] = []
                 for seq, event_id, tipo, raw, state, attempts in rows:
                     expired_error = self._expired_on_last_attempt(state, attempts)
                     if expired_error is not None:
@@ -448,7 +450,7 @@ class DjangoStore(StoreBase):
                         died.append((event_id, tipo, attempts))
                         continue
                     token = self._new_token()
-                    cursor.execute(_CLAIM, (owner, token, expires, expires, seq))
+                    taken.append((seq, token))
                     claims.append(
                         Claim(
                             event_id=event_id,
@@ -459,6 +461,21 @@ class DjangoStore(StoreBase):
                             attempts=attempts + 1,
                             lease_expires_at=expires_at,
                         )
+                    )
+                if taken:
+                    statement_ = _CLAIM.format(
+                        cases=" ".join(["WHEN %s THEN %s"] * len(taken)),
+                        seqs=", ".join(["%s"] * len(taken)),
+                    )
+                    cursor.execute(
+                        statement_,
+                        (
+                            owner,
+                            *(value for pair in taken for value in pair),
+                            expires,
+                            expires,
+                            *(seq for seq, _ in taken),
+                        ),
                     )
                 for params in exhausted:
                     cursor.execute(_EXPIRED_TO_DEAD, params)
