@@ -532,40 +532,6 @@ OTHERS: Final[dict[str, dict[str, str]]] = {
         "en": "{type} is not a webhooks store (no list())",
         "pt_BR": "{type} não é um store de webhooks (não tem list())",
     },
-    "django.copy_not_django": {
-        "en": "--to must be a Django store, django://ALIAS (an alias of DATABASES), not {to!r}",
-        "pt_BR": (
-            "--to deve ser um store Django, django://ALIAS (um alias de DATABASES), não {to!r}"
-        ),
-    },
-    "django.copy_same_store": {
-        "en": "--from and --to are the same database ({alias!r}): nothing to copy",
-        "pt_BR": "--from e --to são o mesmo banco ({alias!r}): nada a copiar",
-    },
-    "django.copy_not_a_store": {
-        "en": "{source} is not a store smartpos_copy can read (it has no journal)",
-        "pt_BR": "{source} não é um store que o smartpos_copy consiga ler (não tem journal)",
-    },
-    "django.copy_failed": {
-        "en": (
-            "copying from {source} failed: {problem}. What was copied before stays; run the "
-            "command again, it copies only what is missing"
-        ),
-        "pt_BR": (
-            "a cópia a partir de {source} falhou: {problem}. O que já foi copiado fica; rode o "
-            "comando de novo, ele copia só o que falta"
-        ),
-    },
-    "django.copy_differing": {
-        "en": (
-            "{count} event(s) were already in the destination with another body (the "
-            "destination's kept, compare both): {ids}"
-        ),
-        "pt_BR": (
-            "{count} evento(s) já estavam no destino com outro corpo (ficou o do destino, "
-            "compare os dois): {ids}"
-        ),
-    },
     # --- fix-i18n: the pending outcome, options the integrations pass on, Django checks ---
     "error.outcome_pending": {
         "en": (
@@ -1144,6 +1110,41 @@ OTHERS: Final[dict[str, dict[str, str]]] = {
     "django.admin.not_requeued": {
         "en": "not requeued (pending or claimed: the worker has them already): {ids}",
         "pt_BR": "não reenfileirados (pending ou claimed: o worker já cuida deles): {ids}",
+    },
+    # --- manage.py smartpos_copy ----------------------------------------------------------
+    "django.copy_not_django": {
+        "en": "--to must be a Django store, django://ALIAS (an alias of DATABASES), not {to!r}",
+        "pt_BR": (
+            "--to deve ser um store Django, django://ALIAS (um alias de DATABASES), não {to!r}"
+        ),
+    },
+    "django.copy_same_store": {
+        "en": "--from and --to are the same database ({alias!r}): nothing to copy",
+        "pt_BR": "--from e --to são o mesmo banco ({alias!r}): nada a copiar",
+    },
+    "django.copy_not_a_store": {
+        "en": "{source} is not a store smartpos_copy can read (it has no journal)",
+        "pt_BR": "{source} não é um store que o smartpos_copy consiga ler (não tem journal)",
+    },
+    "django.copy_failed": {
+        "en": (
+            "copying from {source} failed: {problem}. What was copied before stays; run the "
+            "command again, it copies only what is missing"
+        ),
+        "pt_BR": (
+            "a cópia a partir de {source} falhou: {problem}. O que já foi copiado fica; rode o "
+            "comando de novo, ele copia só o que falta"
+        ),
+    },
+    "django.copy_differing": {
+        "en": (
+            "{count} event(s) were already in the destination with another body (the "
+            "destination's kept, compare both): {ids}"
+        ),
+        "pt_BR": (
+            "{count} evento(s) já estavam no destino com outro corpo (ficou o do destino, "
+            "compare os dois): {ids}"
+        ),
     },
     # --- fix-i18n: _arguments, valorCentavos given in reais ---------------------------------
     "argument.valor_centavos_in_reais": {
