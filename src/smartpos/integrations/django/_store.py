@@ -20,6 +20,8 @@ Handlers in the same transaction as the ack: ``webhooks.Worker`` asks a store fo
 ``_handler_transaction()``; this one answers ``transaction.atomic(using=...)``, inside which
 the ack holds as long as no other worker claimed the event (its token), even past the lease's
 expiry, and commits with the handler's own writes.
+Only the writes through the store's alias are in that transaction: one through another alias
+commits on its own, and the worker logs a warning, once per alias (``_aliases.py``).
 """
 
 from __future__ import annotations
@@ -48,6 +50,8 @@ from smartpos.webhooks._store_interface import (
     _utc,
     canonical_json,
 )
+
+from ._aliases import OtherAliases
 
 if TYPE_CHECKING:
     from django.db.backends.base.base import BaseDatabaseWrapper
@@ -272,6 +276,7 @@ class DjangoStore(StoreBase):
         self._using = using
         self._check_interval = self._check_seconds_option("check_interval", check_interval)
         self._local = threading.local()
+        self._other_aliases = OtherAliases(using)
 
     @staticmethod
     def _check_seconds_option(name: str, value: float) -> float:
@@ -348,7 +353,8 @@ class DjangoStore(StoreBase):
                         cursor.execute(_TAKE_WRITE_LOCK)
                 self._local.handler_transaction = True
                 try:
-                    yield
+                    with self._other_aliases.watching():  # writes elsewhere: warned
+                        yield
                 finally:
                     self._local.handler_transaction = False
         finally:
