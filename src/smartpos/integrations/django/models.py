@@ -4,7 +4,9 @@
 match ``SQLiteStore``'s (``smartpos_inbox``, ``smartpos_operations``...), so both may live in
 one SQLite file. Times are float epoch seconds and envelopes canonical JSON text, as in the
 other SQL stores; the store writes them with its own statements (``_store.py``): these models
-are the schema, and what an admin page or a partner's query reads.
+are the schema, and what an admin page or a partner's query reads. Ids and referencias
+compare byte for byte on every database (``_fields.py``: on MySQL/MariaDB a binary ``NO PAD``
+collation, and at most 512 characters).
 """
 
 from __future__ import annotations
