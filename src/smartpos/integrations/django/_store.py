@@ -213,6 +213,7 @@ _J_ABANDON = (
 _S_COLUMNS = f"SELECT sale_id, total_centavos, version, created_at, updated_at, seq FROM {_SALES} "
 _S_GET = _S_COLUMNS + "WHERE sale_id = %s"
 _S_LIST = _S_COLUMNS + "WHERE seq > %s ORDER BY seq LIMIT %s"
+# No LIMIT inside the subquery: MariaDB and MySQL refuse ``IN (SELECT ... LIMIT)``.
 _S_CANDIDATES = (
     _S_COLUMNS + f"WHERE sale_id IN (SELECT sale FROM {_OPERATIONS} WHERE {CANDIDATE}) "
     "AND seq > %s ORDER BY seq LIMIT %s"
