@@ -815,6 +815,39 @@ OTHERS: Final[dict[str, dict[str, str]]] = {
             "settings.DATABASES (existentes: {aliases})"
         ),
     },
+    "django.store_mysql_version": {
+        "en": (
+            "DjangoStore(using={alias!r}): {server} {version} has no SELECT ... FOR UPDATE SKIP "
+            "LOCKED, which the store's claims need: use {server} {minimum} or newer"
+        ),
+        "pt_BR": (
+            "DjangoStore(using={alias!r}): o {server} {version} não tem SELECT ... FOR UPDATE "
+            "SKIP LOCKED, de que os claims do store precisam: use o {server} {minimum} ou mais "
+            "novo"
+        ),
+    },
+    "django.store_mysql_charset": {
+        "en": (
+            "DjangoStore(using={alias!r}): the connection's character set is {charset!r}, "
+            "which cannot hold every id and referencia: set "
+            "DATABASES[{alias!r}]['OPTIONS']['charset'] = 'utf8mb4'"
+        ),
+        "pt_BR": (
+            "DjangoStore(using={alias!r}): o conjunto de caracteres da conexão é {charset!r}, "
+            "que não comporta todo id e referencia: defina "
+            "DATABASES[{alias!r}]['OPTIONS']['charset'] = 'utf8mb4'"
+        ),
+    },
+    "django.store_id_too_long": {
+        "en": (
+            "DjangoStore(using={alias!r}): this {name} has {length} characters; on MySQL and "
+            "MariaDB the store holds at most {limit} (nothing was written): use a shorter one"
+        ),
+        "pt_BR": (
+            "DjangoStore(using={alias!r}): este {name} tem {length} caracteres; no MySQL e no "
+            "MariaDB o store guarda no máximo {limit} (nada foi gravado): use um mais curto"
+        ),
+    },
     "django.check_store_alias": {
         "en": "SMARTPOS['STORE'] is {store!r}, but DATABASES has no alias {alias!r}",
         "pt_BR": "SMARTPOS['STORE'] é {store!r}, mas DATABASES não tem o alias {alias!r}",
