@@ -42,3 +42,40 @@ class TestListener(DjangoStoreSuites.TestListener):
 
 class TestRaces(DjangoStoreSuites.TestRaces):
     """Processes racing on one SQLite file."""
+
+
+@pytest.mark.parametrize(("max_age", "kept"), [(0, False), (None, True), (60, True)])
+def test_a_thread_keeps_its_connection_only_when_the_alias_persists_them(
+    new_database: NewDatabase, max_age: int | None, kept: bool
+) -> None:
+    """Another thread's connection is closed after each call, unless CONN_MAX_AGE keeps it."""
+    import threading
+
+    from django.db import connections
+    from django_stores import add_database, drop_database
+
+    from smartpos.integrations.django import DjangoStore
+
+    alias, config = new_database()
+    add_database(alias, {**config, "CONN_MAX_AGE": max_age})
+    seen: list[object] = []
+
+    def calls() -> None:
+        store = DjangoStore(alias)
+        for _ in range(2):
+            assert store.get("absent") is None
+            seen.append(connections[alias].connection)
+        connections[alias].close()
+
+    try:
+        thread = threading.Thread(target=calls)
+        thread.start()
+        thread.join(30)
+    finally:
+        drop_database(alias)
+    assert 2 == len(seen)
+    if kept:
+        assert seen[0] is not None
+        assert seen[0] is seen[1]
+    else:
+        assert [None, None] == seen
