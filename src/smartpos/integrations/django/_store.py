@@ -63,6 +63,7 @@ _EVENTS = "smartpos_event"
 _OPERATIONS = "smartpos_operation"
 _SALES = "smartpos_sale"
 _HOLDS = "smartpos_terminalhold"
+_EFFECTS = "smartpos_effect"
 
 # SQLite: a write that changes nothing, run first in a transaction to take the write lock.
 _TAKE_WRITE_LOCK = f"DELETE FROM {_HOLDS} WHERE 1 = 0"
@@ -203,6 +204,10 @@ _T_TAKE = (
     f"UPDATE {_HOLDS} SET referencia = %s, hold_until = %s "
     "WHERE smartpos_id = %s AND referencia = %s"
 )
+_E_INSERT = (
+    f"INSERT INTO {_EFFECTS} (key, sale, kind, referencia, event_id, applied_at) "
+    "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (key) DO NOTHING"
+)
 # PostgreSQL: one NOTIFY per stored event, delivered at commit, carrying its referencia.
 _NOTIFY = "SELECT pg_notify(%s, %s)"
 # pg_notify's payload must stay under 8000 bytes; a longer referencia wakes every waiter.
@@ -328,7 +333,7 @@ class DjangoStore(StoreBase):
             yield cursor
 
     @contextlib.contextmanager
-    def _handler_transaction(self) -> Iterator[None]:
+    def _handler_transaction(self) -> Iterator[BaseDatabaseWrapper]:
         """The transaction a ``Worker`` runs a handler and its ack in (see ``_worker.py``).
 
         Database connections are checked (``close_old_connections``, as Django does around a
@@ -347,12 +352,20 @@ class DjangoStore(StoreBase):
                         cursor.execute(_TAKE_WRITE_LOCK)
                 self._local.handler_transaction = True
                 try:
-                    yield
+                    yield conn
                 finally:
                     self._local.handler_transaction = False
         finally:
             if not conn.in_atomic_block:
                 close_old_connections()
+
+    def _record_effect(
+        self, key: str, *, sale: str, kind: str, referencia: str, event_id: str
+    ) -> bool:
+        """Record an effect's key in the handler's transaction; ``False``: already recorded."""
+        with self._write() as cursor:
+            cursor.execute(_E_INSERT, (key, sale, kind, referencia, event_id, self._now()))
+            return bool(cursor.rowcount == 1)
 
     def close(self) -> None:
         """Mark the store closed; the connections are Django's, and stay open."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from django.db import models
 
-__all__ = ["Event", "Operation", "Sale", "TerminalHold"]
+__all__ = ["Effect", "Event", "Operation", "Sale", "TerminalHold"]
 
 
 class Event(models.Model):
@@ -153,3 +153,24 @@ class TerminalHold(models.Model):
 
     def __str__(self) -> str:
         return self.smartpos_id
+
+
+class Effect(models.Model):
+    """An effect of a sale a transactional worker applied once (``Worker(on_sale=...)``).
+
+    Recorded in the transaction of the partner's writes and the ack: a key here means the
+    ``on_sale`` callback of that effect committed.
+    """
+
+    key: models.TextField[str, str] = models.TextField(primary_key=True)
+    sale: models.TextField[str, str] = models.TextField()
+    kind: models.CharField[str, str] = models.CharField(max_length=16)
+    referencia: models.TextField[str, str] = models.TextField()
+    event_id: models.CharField[str, str] = models.CharField(max_length=256)
+    applied_at: models.FloatField[float, float] = models.FloatField()
+
+    class Meta:
+        db_table = "smartpos_effect"
+
+    def __str__(self) -> str:
+        return self.key
