@@ -8,7 +8,7 @@
     verifier = webhooks.StandardWebhooksVerifier(secret)   # or make_verifier(scheme, secret)
     receiver = webhooks.WebhookReceiver(store, verifier=verifier)   # .asgi_app(), .wsgi_app()
     worker = webhooks.Worker(store, handle)             # handle(event) in your own code
-    worker = webhooks.Worker(store, on_sale=paid, transactional=True)  # effects once
+    worker = webhooks.Worker(store, on_sale=mark_paid)  # once per sale, in the ack's transaction
     event = webhooks.parse_event(body)                  # strict, typed
 
 ``RedisStore`` and ``PostgresStore`` are imported on first use, so ``import smartpos.webhooks``
