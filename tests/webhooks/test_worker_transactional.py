@@ -136,6 +136,8 @@ def test_async_worker_refuses_transactions(tmp_path: Path, options: dict[str, An
 
 def test_bad_options_are_refused(tmp_path: Path) -> None:
     with webhooks.SQLiteStore(tmp_path / "s.db") as store:
+        with pytest.raises(ConfigurationError, match="handler must be callable, not NoneType"):
+            webhooks.AsyncWorker(store, None)  # type: ignore[arg-type]
         with pytest.raises(ConfigurationError, match="handler, on_sale, or both"):
             webhooks.Worker(store)
         with pytest.raises(ConfigurationError, match="on_sale must be callable"):

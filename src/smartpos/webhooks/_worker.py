@@ -699,6 +699,8 @@ class AsyncWorker(_WorkerBase):
             # A transaction of a synchronous driver held across awaits would block the loop.
             option = "on_sale" if on_sale is not None else "transactional=True"
             raise ConfigurationError(message("webhooks.transactional_async", option=option))
+        if handler is None:
+            raise ConfigurationError(message("webhooks.handler_type", type="NoneType"))
         if _handler_transaction(store) is not None:
             raise ConfigurationError(message("webhooks.async_worker_transactional", store=store))
         super().__init__(
