@@ -23,6 +23,7 @@ import os
 import signal
 import sqlite3
 import sys
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -471,3 +472,34 @@ class EffectsContract:
         assert 1 == handled
         assert ["sale:mesa-1:paid"] == on_sale.keys
         assert ["sale:mesa-1:paid"] == backend.partner_rows() == backend.effect_keys()
+
+    def test_concurrent_workers_apply_the_effect_once(self, backend: Backend) -> None:
+        """Three workers (threads of one process, one store) race on six deliveries of one
+        approval under re-minted ids: the effect's key lets exactly one callback commit."""
+        store = backend.store()
+        attempt(store, R1)
+        for n in range(6):
+            approve(store, R1, n=n)
+        calls: list[str] = []
+        lock = threading.Lock()
+        start = threading.Barrier(3)
+
+        def on_sale(effect: SaleEffect) -> None:
+            partner_write(effect.connection, effect.key)
+            with lock:
+                calls.append(effect.key)
+
+        def work() -> None:
+            worker = webhooks.Worker(store, on_sale=on_sale, batch=1)
+            start.wait()
+            _drain(worker)
+
+        threads = [threading.Thread(target=work) for _ in range(3)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+
+        assert ["sale:mesa-1:paid"] == calls
+        assert ["sale:mesa-1:paid"] == backend.partner_rows() == backend.effect_keys()
+        assert [] == store.list(state=EventState.PENDING)
