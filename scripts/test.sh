@@ -29,6 +29,14 @@ find_python() {
   return 1
 }
 
+# mysqlclient (the test group's MariaDB/MySQL driver) has no Linux wheel: pip builds it against
+# the MariaDB client library, found through pkg-config.
+if ! pkg-config --exists libmariadb 2>/dev/null && ! pkg-config --exists mysqlclient 2>/dev/null; then
+  echo "scripts/test.sh: mysqlclient cannot be built here (no libmariadb-dev, pkg-config or compiler):" >&2
+  echo "  sudo bash .ci/install-servers.sh" >&2
+  exit 1
+fi
+
 venvs=()
 for version in $PYTHONS; do
   if ! python=$(find_python "$version"); then

@@ -815,6 +815,39 @@ OTHERS: Final[dict[str, dict[str, str]]] = {
             "settings.DATABASES (existentes: {aliases})"
         ),
     },
+    "django.store_mysql_version": {
+        "en": (
+            "DjangoStore(using={alias!r}): {server} {version} has no SELECT ... FOR UPDATE SKIP "
+            "LOCKED, which the store's claims need: use {server} {minimum} or newer"
+        ),
+        "pt_BR": (
+            "DjangoStore(using={alias!r}): o {server} {version} não tem SELECT ... FOR UPDATE "
+            "SKIP LOCKED, de que os claims do store precisam: use o {server} {minimum} ou mais "
+            "novo"
+        ),
+    },
+    "django.store_mysql_charset": {
+        "en": (
+            "DjangoStore(using={alias!r}): the connection's character set is {charset!r}, "
+            "which cannot hold every id and referencia: set "
+            "DATABASES[{alias!r}]['OPTIONS']['charset'] = 'utf8mb4'"
+        ),
+        "pt_BR": (
+            "DjangoStore(using={alias!r}): o conjunto de caracteres da conexão é {charset!r}, "
+            "que não comporta todo id e referencia: defina "
+            "DATABASES[{alias!r}]['OPTIONS']['charset'] = 'utf8mb4'"
+        ),
+    },
+    "django.store_id_too_long": {
+        "en": (
+            "DjangoStore(using={alias!r}): this {name} has {length} characters; on MySQL and "
+            "MariaDB the store holds at most {limit} (nothing was written): use a shorter one"
+        ),
+        "pt_BR": (
+            "DjangoStore(using={alias!r}): este {name} tem {length} caracteres; no MySQL e no "
+            "MariaDB o store guarda no máximo {limit} (nada foi gravado): use um mais curto"
+        ),
+    },
     "django.check_store_alias": {
         "en": "SMARTPOS['STORE'] is {store!r}, but DATABASES has no alias {alias!r}",
         "pt_BR": "SMARTPOS['STORE'] é {store!r}, mas DATABASES não tem o alias {alias!r}",
@@ -825,12 +858,12 @@ OTHERS: Final[dict[str, dict[str, str]]] = {
     },
     "django.check_store_migrations": {
         "en": (
-            "the smartpos tables of database {alias!r} are not migrated: DjangoStore cannot "
-            "store events there"
+            "the smartpos tables of database {alias!r} are not migrated (not applied: "
+            "{missing}): DjangoStore cannot store events there"
         ),
         "pt_BR": (
-            "as tabelas do smartpos no banco {alias!r} não foram criadas: o DjangoStore não "
-            "consegue guardar eventos nele"
+            "as tabelas do smartpos no banco {alias!r} não estão migradas (falta aplicar: "
+            "{missing}): o DjangoStore não consegue guardar eventos nele"
         ),
     },
     "django.check_store_migrations_hint": {
@@ -896,6 +929,287 @@ OTHERS: Final[dict[str, dict[str, str]]] = {
     "django.worker_bad_options": {
         "en": "bad worker options: {problem}",
         "pt_BR": "opções inválidas do worker: {problem}",
+    },
+    # --- the admin pages (integrations/django/admin.py) ------------------------------------
+    "django.admin.label.state": {
+        "en": "state",
+        "pt_BR": "estado",
+    },
+    "django.admin.label.attention": {
+        "en": "needs attention",
+        "pt_BR": "precisa de atenção",
+    },
+    "django.admin.label.attention_yes": {
+        "en": "with pendencias",
+        "pt_BR": "com pendências",
+    },
+    "django.admin.label.attention_no": {
+        "en": "without pendencias",
+        "pt_BR": "sem pendências",
+    },
+    "django.admin.label.total": {
+        "en": "total",
+        "pt_BR": "valor total",
+    },
+    "django.admin.label.approved": {
+        "en": "approved",
+        "pt_BR": "aprovado",
+    },
+    "django.admin.label.remaining": {
+        "en": "remaining",
+        "pt_BR": "falta pagar",
+    },
+    "django.admin.label.approvals": {
+        "en": "approvals",
+        "pt_BR": "aprovações",
+    },
+    "django.admin.label.pendencias": {
+        "en": "pendencias",
+        "pt_BR": "pendências",
+    },
+    "django.admin.label.created": {
+        "en": "created",
+        "pt_BR": "criada em",
+    },
+    "django.admin.label.updated": {
+        "en": "updated",
+        "pt_BR": "atualizada em",
+    },
+    "django.admin.label.attempts": {
+        "en": "attempts",
+        "pt_BR": "tentativas",
+    },
+    "django.admin.label.amount": {
+        "en": "amount",
+        "pt_BR": "valor",
+    },
+    "django.admin.label.event": {
+        "en": "event",
+        "pt_BR": "evento",
+    },
+    "django.admin.label.abandoned": {
+        "en": "abandoned",
+        "pt_BR": "abandonada",
+    },
+    "django.admin.label.reason": {
+        "en": "reason",
+        "pt_BR": "motivo",
+    },
+    "django.admin.label.since": {
+        "en": "since",
+        "pt_BR": "desde",
+    },
+    "django.admin.label.compensation": {
+        "en": "compensation",
+        "pt_BR": "compensação",
+    },
+    "django.admin.label.compensations": {
+        "en": "compensations",
+        "pt_BR": "compensações",
+    },
+    "django.admin.label.compensates": {
+        "en": "refunds the attempt",
+        "pt_BR": "estorna a tentativa",
+    },
+    "django.admin.label.motivo": {
+        "en": "Reason (what the cashier says, at most 200 characters)",
+        "pt_BR": "Motivo (nas palavras do caixa, até 200 caracteres)",
+    },
+    "django.admin.label.anomalies": {
+        "en": "anomalies",
+        "pt_BR": "anomalias",
+    },
+    "django.admin.label.answer": {
+        "en": "saved answer (document masked)",
+        "pt_BR": "resposta guardada (documento mascarado)",
+    },
+    "django.admin.label.request": {
+        "en": "request sent (document masked)",
+        "pt_BR": "requisição enviada (documento mascarado)",
+    },
+    "django.admin.label.last_error": {
+        "en": "last error",
+        "pt_BR": "último erro",
+    },
+    "django.admin.label.received": {
+        "en": "received",
+        "pt_BR": "recebido em",
+    },
+    "django.admin.label.available": {
+        "en": "next claim",
+        "pt_BR": "próxima tentativa",
+    },
+    "django.admin.label.lease_expires": {
+        "en": "lease expires",
+        "pt_BR": "lease expira em",
+    },
+    "django.admin.label.done": {
+        "en": "done",
+        "pt_BR": "concluído em",
+    },
+    "django.admin.label.envelope": {
+        "en": "envelope (document masked)",
+        "pt_BR": "envelope (documento mascarado)",
+    },
+    "django.admin.label.dead_letters": {
+        "en": "dead letters (dead)",
+        "pt_BR": "mortos (dead)",
+    },
+    "django.admin.not_the_store": {
+        "en": (
+            "the admin pages show database {alias!r}, but SMARTPOS['STORE'] is not "
+            "'django://{alias}': no worker nor client writes there, so the actions are refused. "
+            "Set SMARTPOS['STORE'] = 'django://{alias}'"
+        ),
+        "pt_BR": (
+            "as páginas do admin mostram o banco {alias!r}, mas SMARTPOS['STORE'] não é "
+            "'django://{alias}': nenhum worker nem cliente grava ali, então as ações são "
+            "recusadas. Defina SMARTPOS['STORE'] = 'django://{alias}'"
+        ),
+    },
+    "django.admin.no_client": {
+        "en": (
+            "the smartpos client cannot be built from SMARTPOS (API_KEY, BASE_URL, "
+            "CLIENT_OPTIONS): {problem}"
+        ),
+        "pt_BR": (
+            "o cliente smartpos não pode ser criado a partir de SMARTPOS (API_KEY, BASE_URL, "
+            "CLIENT_OPTIONS): {problem}"
+        ),
+    },
+    "django.admin.client_store": {
+        "en": (
+            "the smartpos client journals in another store than database {alias!r}: remove "
+            "'store' from SMARTPOS['CLIENT_OPTIONS']"
+        ),
+        "pt_BR": (
+            "o cliente smartpos registra as operações em outro store que não o banco {alias!r}: "
+            "tire 'store' de SMARTPOS['CLIENT_OPTIONS']"
+        ),
+    },
+    "django.admin.abandoned_by": {
+        "en": "by {operador}: {motivo}",
+        "pt_BR": "por {operador}: {motivo}",
+    },
+    "django.admin.action.abandon": {
+        "en": "Abandon the open attempt (asks the reason)",
+        "pt_BR": "Abandonar a tentativa aberta (pergunta o motivo)",
+    },
+    "django.admin.action.compensate": {
+        "en": "Compensate: refund each late approval once",
+        "pt_BR": "Compensar: estornar cada aprovação tardia uma vez",
+    },
+    "django.admin.action.reconcile": {
+        "en": "Reconcile: resend byte for byte (same referencia, never a second charge)",
+        "pt_BR": "Reconciliar: reenviar byte a byte (mesma referencia, nunca uma segunda cobrança)",
+    },
+    "django.admin.action.requeue": {
+        "en": "Requeue: process again (dead or done events)",
+        "pt_BR": "Reenfileirar: processar de novo (eventos dead ou done)",
+    },
+    "django.admin.abandon_title": {
+        "en": "Abandon the open attempt",
+        "pt_BR": "Abandonar a tentativa aberta",
+    },
+    "django.admin.abandon_intro": {
+        "en": (
+            "Nothing is sent to the service: the attempt is marked abandoned (you, the reason, "
+            "now), and the sale is open for a new attempt. If the terminal approves it anyway, "
+            "that approval is a late approval, which the compensate action refunds."
+        ),
+        "pt_BR": (
+            "Nada é enviado ao serviço: a tentativa fica marcada como abandonada (você, o "
+            "motivo, agora), e a venda fica aberta para uma nova tentativa. Se o terminal "
+            "aprovar mesmo assim, essa aprovação é uma aprovação tardia, que a ação compensar "
+            "estorna."
+        ),
+    },
+    "django.admin.abandon_submit": {
+        "en": "Abandon",
+        "pt_BR": "Abandonar",
+    },
+    "django.admin.failed": {
+        "en": "{sale}: {problem}",
+        "pt_BR": "{sale} falhou: {problem}",
+    },
+    "django.admin.abandoned": {
+        "en": "sale {sale}: attempt {referencias} abandoned; the sale is {state}",
+        "pt_BR": "venda {sale}: tentativa {referencias} abandonada; a venda está {state}",
+    },
+    "django.admin.nothing_to_abandon": {
+        "en": "sale {sale} has no open attempt (it is {state}): nothing was abandoned",
+        "pt_BR": "a venda {sale} não tem tentativa aberta (está {state}): nada foi abandonado",
+    },
+    "django.admin.no_late_approval": {
+        "en": "sale {sale} has no late approval: nothing was sent",
+        "pt_BR": "a venda {sale} não tem aprovação tardia: nada foi enviado",
+    },
+    "django.admin.compensated": {
+        "en": (
+            "sale {sale}: compensation refunds {refunds}; a refund that is not accepted stays a "
+            "pendencia (reconcile an unknown one)"
+        ),
+        "pt_BR": (
+            "venda {sale}: estornos de compensação {refunds}; um estorno que não foi aceito "
+            "continua pendência (reconcilie um desconhecido)"
+        ),
+    },
+    "django.admin.still_unknown": {
+        "en": (
+            "{referencia}: still unknown; reconcile it again later, never charge it anew with "
+            "another referencia"
+        ),
+        "pt_BR": (
+            "{referencia}: ainda desconhecida; reconcilie de novo mais tarde, nunca cobre de "
+            "novo com outra referencia"
+        ),
+    },
+    "django.admin.reconciled": {
+        "en": "{referencia}: {state}",
+        "pt_BR": "{referencia} agora: {state}",
+    },
+    "django.admin.requeued": {
+        "en": "{count} event(s) requeued: {ids}",
+        "pt_BR": "{count} evento(s) reenfileirado(s): {ids}",
+    },
+    "django.admin.not_requeued": {
+        "en": "not requeued (pending or claimed: the worker has them already): {ids}",
+        "pt_BR": "não reenfileirados (pending ou claimed: o worker já cuida deles): {ids}",
+    },
+    # --- manage.py smartpos_copy ----------------------------------------------------------
+    "django.copy_not_django": {
+        "en": "--to must be a Django store, django://ALIAS (an alias of DATABASES), not {to!r}",
+        "pt_BR": (
+            "--to deve ser um store Django, django://ALIAS (um alias de DATABASES), não {to!r}"
+        ),
+    },
+    "django.copy_same_store": {
+        "en": "--from and --to are the same database ({alias!r}): nothing to copy",
+        "pt_BR": "--from e --to são o mesmo banco ({alias!r}): nada a copiar",
+    },
+    "django.copy_not_a_store": {
+        "en": "{source} is not a store smartpos_copy can read (it has no journal)",
+        "pt_BR": "{source} não é um store que o smartpos_copy consiga ler (não tem journal)",
+    },
+    "django.copy_failed": {
+        "en": (
+            "copying from {source} failed: {problem}. What was copied before stays; run the "
+            "command again, it copies only what is missing"
+        ),
+        "pt_BR": (
+            "a cópia a partir de {source} falhou: {problem}. O que já foi copiado fica; rode o "
+            "comando de novo, ele copia só o que falta"
+        ),
+    },
+    "django.copy_differing": {
+        "en": (
+            "{count} event(s) were already in the destination with another body (the "
+            "destination's kept, compare both): {ids}"
+        ),
+        "pt_BR": (
+            "{count} evento(s) já estavam no destino com outro corpo (ficou o do destino, "
+            "compare os dois): {ids}"
+        ),
     },
     # --- fix-i18n: _arguments, valorCentavos given in reais ---------------------------------
     "argument.valor_centavos_in_reais": {

@@ -1,5 +1,5 @@
-"""Fixtures of the framework integration tests: an SQLite inbox path, real Redis and
-PostgreSQL servers."""
+"""Fixtures of the framework integration tests: an SQLite inbox path, real Redis, PostgreSQL
+and MariaDB servers."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 from framework_helpers import ROOT  # noqa: F401 - puts tests/webhooks on sys.path first
-from servers import postgres_server, redis_server, redis_server_unsafe
+from servers import mariadb_server, postgres_server, redis_server, redis_server_unsafe
 
-__all__ = ["postgres_server", "redis_server", "redis_server_unsafe", "tmp_inbox"]
+__all__ = ["mariadb_server", "postgres_server", "redis_server", "redis_server_unsafe", "tmp_inbox"]
 
 
 @pytest.fixture

@@ -10,13 +10,16 @@ from typing import Any
 
 import pytest
 from django_stores import add_database, drop_database, open_django_store
-from journal_contract import JournalContract
+from journal_contract import JournalContract, begin_payment
 from journal_races import race_begins, race_outcomes
 from listener_contract import SharedListenerContract
+from outcome_events import event
 from races import StoreSpec, race_claims, race_killed_worker, race_puts
 from sales_contract import SalesContract
 from sales_races import race_one_sale, race_one_terminal
-from store_contract import StoreContract, StoreFactory, closing_factory
+from store_contract import StoreContract, StoreFactory, closing_factory, make_event
+
+from smartpos.webhooks import PutResult
 
 NewDatabase = Callable[[], tuple[str, dict[str, Any]]]
 
@@ -66,6 +69,44 @@ class DjangoStoreSuites:
         """The sales contract."""
 
         make_store = _make_store
+
+    class TestExactIds:
+        """Ids and referencias compare byte for byte (a binary collation on MySQL/MariaDB)."""
+
+        make_store = _make_store
+
+        #: Equal under a case- or accent-insensitive collation, or a PAD SPACE one.
+        LOOKALIKES = ("ev-1", "EV-1", "ev-1 ", "evé-1", "eve-1", "eve\u0301-1")
+
+        def test_lookalike_ids_are_distinct_events(self, make_store: StoreFactory) -> None:
+            """Each lookalike id is a new event, got back exactly, and a duplicate only of
+            itself."""
+            store = make_store()
+
+            first = [store.put(make_event(i)) for i in self.LOOKALIKES]
+            again = [store.put(make_event(i)) for i in self.LOOKALIKES]
+
+            assert [PutResult.NEW] * len(self.LOOKALIKES) == first
+            assert [PutResult.DUPLICATE] * len(self.LOOKALIKES) == again
+            assert sorted(self.LOOKALIKES) == sorted(e.id for e in store.list())
+            for event_id in self.LOOKALIKES:
+                stored = store.get(event_id)
+                assert stored is not None
+                assert event_id == stored.id
+
+        def test_lookalike_referencias_link_only_to_themselves(
+            self, make_store: StoreFactory
+        ) -> None:
+            """Each lookalike referencia is journaled apart and finds only its own event."""
+            store = make_store()
+
+            begun = [begin_payment(store, f"ref-{i}")[1] for i in self.LOOKALIKES]
+            store.put_many([event(f"for {i}", referencia=f"ref-{i}") for i in self.LOOKALIKES])
+
+            assert [True] * len(self.LOOKALIKES) == begun
+            for i in self.LOOKALIKES:
+                operation = store._outcome(f"ref-{i}")
+                assert f"for {i}" == getattr(operation, "id", None)
 
     class TestListener(SharedListenerContract):
         """The waking contract, across processes."""

@@ -3,7 +3,8 @@
 Django is configured once per process with the example shop's settings (as
 ``test_django.py`` does, so that either module may run first). Each store gets a database
 alias of its own, added at run time: a copy of an SQLite file, or a PostgreSQL database made
-from a template, both migrated once per session. A spawned process (the races) opens the
+from a template, or a MariaDB database whose tables are copied (``CREATE TABLE ... LIKE``)
+from a migrated one, all migrated once per module. A spawned process (the races) opens the
 same alias with ``open_django_store``, a module-level function a ``StoreSpec`` can pickle.
 """
 
@@ -23,6 +24,8 @@ from framework_helpers import EXAMPLES
 __all__ = [
     "add_database",
     "drop_database",
+    "mariadb_config",
+    "mariadb_database",
     "migrate",
     "open_django_store",
     "postgres_database",
@@ -162,3 +165,53 @@ def postgres_database(dsn: str, port: int) -> Iterator[Callable[[], tuple[str, d
         finally:
             for name in [*made, template]:
                 admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def mariadb_config(port: int, name: str) -> dict[str, Any]:
+    """Django's settings of database ``name`` on the test MariaDB server.
+
+    ``charset`` is explicit: Django before 5.2 connects in ``utf8`` (3-byte) by default.
+    """
+    return {
+        "ENGINE": "django.db.backends.mysql",
+        "NAME": name,
+        "USER": "root",
+        "HOST": "127.0.0.1",
+        "PORT": str(port),
+        "OPTIONS": {"charset": "utf8mb4"},
+    }
+
+
+def mariadb_database(server: Any) -> Iterator[Callable[[], tuple[str, dict[str, Any]]]]:
+    """New MariaDB databases with the tables of one migrated database; dropped at the end."""
+    template = f"smartpos_tmpl_{uuid.uuid4().hex[:8]}"
+    made: list[str] = []
+    server.new_database(template)
+    alias = f"my_{template}"
+    add_database(alias, mariadb_config(server.port, template))
+    migrate(alias)
+    drop_database(alias)
+    admin = server.connect()
+    cursor = admin.cursor()
+    cursor.execute(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = %s", (template,)
+    )
+    tables = [name for (name,) in cursor.fetchall()]
+
+    def new() -> tuple[str, dict[str, Any]]:
+        name = f"dj_{uuid.uuid4().hex[:12]}"
+        server.new_database(name)
+        made.append(name)
+        for table in tables:
+            cursor.execute(f"CREATE TABLE `{name}`.`{table}` LIKE `{template}`.`{table}`")
+        cursor.execute(
+            f"INSERT INTO `{name}`.django_migrations SELECT * FROM `{template}`.django_migrations"
+        )
+        return f"my_{name}", mariadb_config(server.port, name)
+
+    try:
+        yield new
+    finally:
+        admin.close()
+        for name in [*made, template]:
+            server.drop_database(name)

@@ -1,5 +1,5 @@
 """DjangoStore with Worker(on_sale=...) and Worker(transactional=True): the effects contract on
-SQLite and PostgreSQL databases of ``DATABASES`` (real processes killed with kill -9)."""
+SQLite, PostgreSQL and MariaDB databases of ``DATABASES`` (real processes killed with kill -9)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ pytest.importorskip("django")
 from django_stores import (
     add_database,
     drop_database,
+    mariadb_database,
     postgres_database,
     setup_django,
     sqlite_database,
@@ -68,6 +69,16 @@ def postgres_databases(
     yield from postgres_database(server.dsn, server.port)
 
 
+@pytest.fixture(scope="module")
+def mariadb_databases(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Any]:
+    """Databases with the migrated tables on the session's MariaDB server."""
+    server = request.getfixturevalue("mariadb_server")
+    setup_django(tmp_path_factory.mktemp("django"))
+    yield from mariadb_database(server)
+
+
 class TestDjangoSQLiteEffects(EffectsContract):
     """The contract on a DjangoStore over SQLite."""
 
@@ -87,6 +98,19 @@ class TestDjangoPostgresEffects(EffectsContract):
     @pytest.fixture
     def backend(self, postgres_databases: Any) -> Iterator[Backend]:
         backend = DjangoBackend(*postgres_databases())
+        yield backend
+        backend.close()
+        drop_database(backend.alias)
+
+
+@pytest.mark.mariadb
+@pytest.mark.slow
+class TestDjangoMariaDbEffects(EffectsContract):
+    """The contract on a DjangoStore over MariaDB."""
+
+    @pytest.fixture
+    def backend(self, mariadb_databases: Any) -> Iterator[Backend]:
+        backend = DjangoBackend(*mariadb_databases())
         yield backend
         backend.close()
         drop_database(backend.alias)

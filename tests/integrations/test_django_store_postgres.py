@@ -39,6 +39,10 @@ class TestSales(DjangoStoreSuites.TestSales):
     """The sales contract on PostgreSQL."""
 
 
+class TestExactIds(DjangoStoreSuites.TestExactIds):
+    """Ids and referencias compare byte for byte on PostgreSQL."""
+
+
 class TestListener(DjangoStoreSuites.TestListener):
     """The waking contract on PostgreSQL (LISTEN/NOTIFY)."""
 

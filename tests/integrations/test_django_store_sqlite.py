@@ -32,6 +32,10 @@ class TestSales(DjangoStoreSuites.TestSales):
     """The sales contract on SQLite."""
 
 
+class TestExactIds(DjangoStoreSuites.TestExactIds):
+    """Ids and referencias compare byte for byte on SQLite."""
+
+
 class TestListener(DjangoStoreSuites.TestListener):
     """The waking contract on SQLite (a bounded check interval)."""
 

@@ -1,5 +1,5 @@
 """DjangoStore and webhooks.Worker: the handler's writes and the ack commit together or not at
-all, on SQLite and PostgreSQL, with real processes killed (kill -9) at each point."""
+all, on SQLite, PostgreSQL and MariaDB, with real processes killed (kill -9) at each point."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ pytest.importorskip("django")
 from django_stores import (
     add_database,
     drop_database,
+    mariadb_database,
     open_django_store,
     postgres_database,
     setup_django,
@@ -51,7 +52,23 @@ def postgres_databases(
     yield from postgres_database(server.dsn, server.port)
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+@pytest.fixture(scope="module")
+def mariadb_databases(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Any]:
+    """Databases with the migrated tables on the session's MariaDB server."""
+    server = request.getfixturevalue("mariadb_server")
+    setup_django(tmp_path_factory.mktemp("django"))
+    yield from mariadb_database(server)
+
+
+@pytest.fixture(
+    params=[
+        "sqlite",
+        pytest.param("postgres", marks=pytest.mark.postgres),
+        pytest.param("mariadb", marks=pytest.mark.mariadb),
+    ]
+)
 def database(request: pytest.FixtureRequest) -> Iterator[tuple[str, dict[str, Any]]]:
     """A fresh migrated database with the partner's own table, as (alias, settings)."""
     from django.db import connections

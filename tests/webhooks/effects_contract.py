@@ -85,7 +85,7 @@ class Backend:
 
     def effect_keys(self) -> list[str]:
         """The keys of the effects the store recorded (committed)."""
-        return self.query(f"SELECT key FROM {self.effects_table} ORDER BY key")
+        return self.query(f"SELECT effect_key FROM {self.effects_table} ORDER BY effect_key")
 
     effects_table: str
 

@@ -1,4 +1,5 @@
-"""Real ``redis-server`` and PostgreSQL servers on 127.0.0.1 for the store tests and benchmarks.
+"""Real ``redis-server``, PostgreSQL and MariaDB servers on 127.0.0.1 for the store tests and
+benchmarks.
 
 Each server runs on an ephemeral port in a temporary directory and is stopped through the PID
 it was started with, never by name. The classes have no pytest dependency so that
@@ -31,12 +32,15 @@ import pytest
 
 __all__ = [
     "INSTALL_COMMAND",
+    "MariaDbServer",
     "PostgresServer",
     "RedisServer",
     "ServerUnavailable",
+    "find_mariadb",
     "find_pg_bindir",
     "find_redis_server",
     "in_ci",
+    "mariadb_server",
     "own_server",
     "postgres_server",
     "redis_server",
@@ -50,6 +54,9 @@ INSTALL_COMMAND = "sudo bash .ci/install-servers.sh"
 
 #: PostgreSQL refuses to run as root: as root, initdb and pg_ctl run as this user.
 PG_SYSTEM_USER = "postgres"
+
+#: MariaDB refuses to run as root (unless told ``--user=root``): as root, it runs as this user.
+MARIADB_SYSTEM_USER = "mysql"
 
 _START_TIMEOUT = 30.0
 
@@ -82,6 +89,31 @@ def find_pg_bindir() -> Path | None:
         if (bindir / "pg_ctl").exists():
             return bindir
     return None
+
+
+def find_mariadb() -> tuple[Path, Path] | None:
+    """Return the paths of ``mariadb-install-db`` and ``mariadbd`` (PATH first, then Debian's)."""
+    install = shutil.which("mariadb-install-db") or shutil.which(
+        "mariadb-install-db", path="/usr/bin:/usr/local/bin"
+    )
+    server = shutil.which("mariadbd") or shutil.which(
+        "mariadbd", path="/usr/sbin:/usr/local/sbin:/usr/libexec"
+    )
+    if install is None or server is None:
+        return None
+    return Path(install), Path(server)
+
+
+def _ensure_system_user(name: str) -> pwd.struct_passwd:
+    try:
+        return pwd.getpwnam(name)
+    except KeyError:
+        subprocess.run(
+            ["useradd", "--system", "--user-group", "--no-create-home",
+             "--shell", "/usr/sbin/nologin", name],
+            check=True, capture_output=True,
+        )  # fmt: skip
+        return pwd.getpwnam(name)
 
 
 def _free_port() -> int:
@@ -236,15 +268,7 @@ class PostgresServer:
 
     @staticmethod
     def _ensure_system_user() -> pwd.struct_passwd:
-        try:
-            return pwd.getpwnam(PG_SYSTEM_USER)
-        except KeyError:
-            subprocess.run(
-                ["useradd", "--system", "--user-group", "--no-create-home",
-                 "--shell", "/usr/sbin/nologin", PG_SYSTEM_USER],
-                check=True, capture_output=True,
-            )  # fmt: skip
-            return pwd.getpwnam(PG_SYSTEM_USER)
+        return _ensure_system_user(PG_SYSTEM_USER)
 
     def start(self) -> None:
         """Create the cluster and start the server.
@@ -326,6 +350,160 @@ class PostgresServer:
         self._cleanup_dir()
 
 
+class MariaDbServer:
+    """A MariaDB server made by ``mariadb-install-db`` in a temporary directory.
+
+    ``mariadbd`` listens on 127.0.0.1 and an ephemeral port, and on a Unix socket in its own
+    directory; ``root`` logs in without a password over TCP from 127.0.0.1. Its settings are
+    those of Debian's package (``utf8mb4``, durable InnoDB), no option file is read. As root,
+    both commands run as the unprivileged system user ``mysql`` (MariaDB refuses to run as
+    root). ``new_database()`` makes a database per test module.
+
+    Args:
+        settings: more ``--name=value`` options for mariadbd.
+    """
+
+    def __init__(self, *, settings: Sequence[str] = ()) -> None:
+        self.settings = list(settings)
+        self.port = 0
+        self.pid = 0
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._dir: str | None = None
+
+    @property
+    def socket(self) -> str:
+        """The path of the server's Unix socket."""
+        if self._dir is None:
+            raise RuntimeError("the server is not running")
+        return f"{self._dir}/mariadb.sock"
+
+    def connect(self, database: str | None = None) -> object:
+        """A MySQLdb connection as ``root`` over TCP (autocommit on)."""
+        import MySQLdb
+
+        conn = MySQLdb.connect(
+            host="127.0.0.1", port=self.port, user="root", charset="utf8mb4",
+            **({"database": database} if database else {}),
+        )  # fmt: skip
+        conn.autocommit(True)
+        return conn
+
+    def _user(self) -> dict[str, int]:
+        """Popen's ``user``/``group`` as root (the child itself drops to them): by PID."""
+        if os.geteuid() != 0:
+            return {}
+        user = _ensure_system_user(MARIADB_SYSTEM_USER)
+        return {"user": user.pw_uid, "group": user.pw_gid}
+
+    def start(self) -> None:
+        """Create the data directory and start the server.
+
+        Raises:
+            ServerUnavailable: ``mariadb-install-db``/``mariadbd`` are not installed.
+            RuntimeError: the installation or the server failed.
+        """
+        found = find_mariadb()
+        if found is None:
+            raise ServerUnavailable("MariaDB (mariadb-install-db, mariadbd) is not installed")
+        install, server = found
+        # Not under pytest's tmp_path (private to root): as root the server runs as "mysql".
+        self._dir = tempfile.mkdtemp(prefix="smartpos-mariadb-")
+        user = self._user()
+        if user:
+            os.chown(self._dir, user["user"], user["group"])
+        data = f"{self._dir}/data"
+        init = subprocess.run(
+            [str(install), "--no-defaults", f"--datadir={data}",
+             "--auth-root-authentication-method=normal", "--skip-test-db",
+             "--skip-name-resolve"],
+            capture_output=True, text=True, timeout=120, check=False, cwd=self._dir, **user,
+        )  # fmt: skip
+        if init.returncode != 0:
+            self._cleanup_dir()
+            raise RuntimeError(f"mariadb-install-db failed:\n{init.stdout}\n{init.stderr}")
+        last = ""
+        for _ in range(5):
+            self.port = _free_port()
+            log_path = Path(self._dir, "server.log")
+            args = [
+                str(server), "--no-defaults", f"--datadir={data}",
+                f"--socket={self.socket}", f"--pid-file={self._dir}/mariadb.pid",
+                f"--log-error={log_path}", "--bind-address=127.0.0.1", f"--port={self.port}",
+                "--skip-name-resolve", "--max-connections=200",
+                # Debian's /etc/mysql/mariadb.conf.d/50-server.cnf.
+                "--character-set-server=utf8mb4", "--collation-server=utf8mb4_general_ci",
+                *self.settings,
+            ]  # fmt: skip
+            self._proc = subprocess.Popen(
+                args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL, cwd=self._dir, **user,
+            )  # fmt: skip
+            self.pid = self._proc.pid
+            if self._wait_ready():
+                return
+            self._terminate()
+            with contextlib.suppress(OSError):
+                last = log_path.read_text(errors="replace")[-2000:]
+        self._cleanup_dir()
+        raise RuntimeError(f"MariaDB did not start:\n{last}")
+
+    def _wait_ready(self) -> bool:
+        assert self._proc is not None
+        deadline = time.monotonic() + _START_TIMEOUT
+        while time.monotonic() < deadline:
+            if self._proc.poll() is not None:
+                return False
+            try:
+                conn = self.connect()
+            except Exception:  # not answering yet
+                time.sleep(0.05)
+                continue
+            conn.close()  # type: ignore[attr-defined]
+            return True
+        return False
+
+    def new_database(self, name: str) -> None:
+        """Create database ``name`` (``utf8mb4``)."""
+        conn = self.connect()
+        try:
+            conn.cursor().execute(  # type: ignore[attr-defined]
+                f"CREATE DATABASE `{name}` CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci"
+            )
+        finally:
+            conn.close()  # type: ignore[attr-defined]
+
+    def drop_database(self, name: str) -> None:
+        """Drop database ``name`` if it exists."""
+        conn = self.connect()
+        try:
+            conn.cursor().execute(f"DROP DATABASE IF EXISTS `{name}`")  # type: ignore[attr-defined]
+        finally:
+            conn.close()  # type: ignore[attr-defined]
+
+    def _terminate(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        if proc.poll() is None:
+            proc.terminate()  # SIGTERM: a clean shutdown
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=10)
+        self.pid = 0
+
+    def _cleanup_dir(self) -> None:
+        if self._dir is not None:
+            shutil.rmtree(self._dir, ignore_errors=True)
+            self._dir = None
+
+    def stop(self) -> None:
+        """Stop the server by the PID it was started with and remove its directory."""
+        self._terminate()
+        self._cleanup_dir()
+
+
 def require_server(name: str, error: BaseException) -> NoReturn:
     """Skip the test (developer machine) or fail it (``CI`` set) because ``name`` is missing."""
     message = f"{name} is not available ({error}); install it with: {INSTALL_COMMAND}"
@@ -376,13 +554,14 @@ def redis_server_unsafe() -> Iterator[RedisServer]:
 
 
 @contextlib.contextmanager
-def own_server(server: RedisServer | PostgresServer) -> Iterator[None]:
+def own_server(server: RedisServer | PostgresServer | MariaDbServer) -> Iterator[None]:
     """Run ``server`` for the block (a test's own: one it may pause, restart or stop).
 
     Missing binaries skip the test with the install command (fail it in CI), as the session
     fixtures do; the server is stopped by its PID afterwards.
     """
-    name = "redis-server" if isinstance(server, RedisServer) else "PostgreSQL"
+    names = {RedisServer: "redis-server", PostgresServer: "PostgreSQL", MariaDbServer: "MariaDB"}
+    name = names[type(server)]
     try:
         server.start()
     except ServerUnavailable as exc:
@@ -402,5 +581,18 @@ def postgres_server() -> Iterator[PostgresServer]:
         server.start()
     except ServerUnavailable as exc:
         require_server("PostgreSQL", exc)
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def mariadb_server() -> Iterator[MariaDbServer]:
+    """A real MariaDB server (durable defaults) for the whole session."""
+    _import_client("MySQLdb", "mysqlclient (pip install mysqlclient)")
+    server = MariaDbServer()
+    try:
+        server.start()
+    except ServerUnavailable as exc:
+        require_server("MariaDB", exc)
     yield server
     server.stop()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.contrib import admin
 from django.urls import include, path
 
 from smartpos.integrations.django.views import async_webhook
@@ -9,6 +10,7 @@ from smartpos.integrations.django.views import async_webhook
 from . import payments
 
 urlpatterns = [
+    path("admin/", admin.site.urls),  # the smartpos pages need view/change permissions
     # Under a WSGI server (runserver, gunicorn): the sync view.
     path("webhooks/smartpos/", include("smartpos.integrations.django.urls")),
     # Under an ASGI server (uvicorn shop.asgi:application): the async view does not block

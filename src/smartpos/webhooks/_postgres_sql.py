@@ -268,7 +268,7 @@ _MIGRATIONS: list[list[str]] = [
     # recorded in the transaction of the partner's writes and the ack, once.
     [
         """CREATE TABLE IF NOT EXISTS {effects} (
-            key text PRIMARY KEY,
+            effect_key text PRIMARY KEY,
             sale text NOT NULL,
             kind text NOT NULL,
             referencia text NOT NULL,
@@ -376,8 +376,8 @@ _QUERIES = {
     # past the lease's expiry; the row stays locked until that transaction ends.
     "ack_in_transaction": "UPDATE {t} SET {done} "
     "WHERE id = %(id)s AND state = 'claimed' AND token = %(token)s",
-    "effect_insert": "INSERT INTO {effects} (key, sale, kind, referencia, event_id) "
-    "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (key) DO NOTHING",
+    "effect_insert": "INSERT INTO {effects} (effect_key, sale, kind, referencia, event_id) "
+    "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (effect_key) DO NOTHING",
     "ack_many": "UPDATE {t} AS t SET {done} "
     "FROM unnest(%(ids)s::text[], %(tokens)s::text[]) AS a(id, token) "
     "WHERE t.id = a.id AND t.state = 'claimed' AND t.token = a.token "

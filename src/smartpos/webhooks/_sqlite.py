@@ -232,7 +232,7 @@ _SALES_SCHEMA = (
 _EFFECTS_SCHEMA = (
     """
     CREATE TABLE IF NOT EXISTS smartpos_effects (
-        key TEXT PRIMARY KEY,
+        effect_key TEXT PRIMARY KEY,
         sale TEXT NOT NULL,
         kind TEXT NOT NULL,
         referencia TEXT NOT NULL,
@@ -242,8 +242,8 @@ _EFFECTS_SCHEMA = (
     """,
 )
 _E_INSERT = (
-    "INSERT INTO smartpos_effects (key, sale, kind, referencia, event_id, applied_at) "
-    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING"
+    "INSERT INTO smartpos_effects (effect_key, sale, kind, referencia, event_id, applied_at) "
+    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (effect_key) DO NOTHING"
 )
 _J_COLUMNS = (
     "SELECT referencia, kind, state, method, path, body, created_at, updated_at, seq, answer, "

@@ -3,15 +3,34 @@
 The tables are the app's models (``models.py``, created by ``manage.py migrate``); the store
 writes them with its own statements through ``connections[using]``, because every step that
 must be atomic across processes is one the ORM cannot express as one statement:
-insert-if-absent (``ON CONFLICT DO NOTHING``), the conditional updates of a lease (``WHERE
-token = ... AND lease_expires_at > now``), a claim that skips rows another worker locked
-(``FOR UPDATE SKIP LOCKED`` on PostgreSQL), and a sale's compare-and-set.
+insert-if-absent (``ON CONFLICT DO NOTHING``; a duplicate-key error on MySQL/MariaDB), the
+conditional updates of a lease (``WHERE token = ... AND lease_expires_at > now``), a claim
+that skips rows another worker locked (``FOR UPDATE SKIP LOCKED`` on PostgreSQL, MySQL 8 and
+MariaDB 10.6+), and a sale's compare-and-set.
 
 Why it is safe across processes:
 
 - PostgreSQL (READ COMMITTED): every compare-and-set is a conditional ``UPDATE`` or an
   ``INSERT ... ON CONFLICT DO NOTHING``, which waits for a concurrent writer of the same row and
   then re-checks its condition; a claim locks the rows it hands out and skips those locked.
+- MySQL/MariaDB (InnoDB; Django's default READ COMMITTED): an ``UPDATE`` reads the latest
+  committed row, waits for a concurrent writer of it and re-checks its ``WHERE`` on what that
+  writer committed, so a conditional ``UPDATE`` is a compare-and-set; its rowcount counts the
+  rows it matched (Django's backend sets ``CLIENT.FOUND_ROWS``), as on PostgreSQL. An
+  insert-if-absent is a plain ``INSERT``: the unique index's check waits for a concurrent
+  inserter of the same key, and its duplicate-key error (that error only, see
+  ``_insert_if_absent``) means "present". A claim reads candidates without locks, then locks
+  them by primary key ``FOR UPDATE SKIP LOCKED``, a locking read that sees the latest
+  committed row and re-checks that each is still claimable (see ``_CANDIDATES``). The one
+  read that must see another transaction's commit, an existing event's hash after its
+  duplicate-key error, is a locking read (``LOCK IN SHARE MODE``), right at any isolation
+  level. The suites also passed under REPEATABLE READ (run by hand); READ COMMITTED, with
+  fewer gap locks, is the level the tests run. Two batches of puts with some of the same
+  new ids in other orders may deadlock: InnoDB aborts one, which is tried again
+  (``_insert``). Id columns have a binary ``NO PAD`` collation (``_fields.py``); the
+  connection must be ``utf8mb4`` (checked once per store). Times are float epoch seconds
+  (``DOUBLE``: microseconds kept, no ``DATETIME`` precision to set); envelopes and errors
+  are ``LONGTEXT``, journaled request bodies ``LONGBLOB``.
 - SQLite: every write transaction starts with a write, which takes the database's write lock
   (waiting up to the connection's ``timeout``) before anything is read, as ``BEGIN IMMEDIATE``
   would: two connections never both read "absent" and then both write.
@@ -20,6 +39,8 @@ Handlers in the same transaction as the ack: ``webhooks.Worker`` asks a store fo
 ``_handler_transaction()``; this one answers ``transaction.atomic(using=...)``, inside which
 the ack holds as long as no other worker claimed the event (its token), even past the lease's
 expiry, and commits with the handler's own writes.
+Only the writes through the store's alias are in that transaction: one through another alias
+commits on its own, and the worker logs a warning, once per alias (``_aliases.py``).
 """
 
 from __future__ import annotations
@@ -34,6 +55,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from smartpos._errors import ConfigurationError
 from smartpos._messages import message
+from smartpos.integrations.django._fields import MYSQL_ID_CHARS
 from smartpos.webhooks._journal import CONFLICT, journal_entry, journal_row
 from smartpos.webhooks._outcomes import Answer, JournalEntry, State
 from smartpos.webhooks._sales import SaleRow
@@ -48,6 +70,8 @@ from smartpos.webhooks._store_interface import (
     _utc,
     canonical_json,
 )
+
+from ._aliases import OtherAliases
 
 if TYPE_CHECKING:
     from django.db.backends.base.base import BaseDatabaseWrapper
@@ -88,18 +112,32 @@ _LIST = {
     EventState.DEAD: _SELECT + "WHERE state = 'dead' " + _ORDER + " LIMIT %s",
 }
 _HASH = f"SELECT body_hash FROM {_EVENTS} WHERE event_id = %s"
+# MySQL/MariaDB: a locking read, which sees the latest committed row at any isolation level.
+_HASH_LOCKING = _HASH + " LOCK IN SHARE MODE"
 _INSERT = (
     f"INSERT INTO {_EVENTS} (event_id, tipo, criado_em, raw, body_hash, state, attempts, "
-    "received_at, available_at, referencia) VALUES (%s, %s, %s, %s, %s, 'pending', 0, %s, %s, %s) "
-    "ON CONFLICT (event_id) DO NOTHING"
+    "received_at, available_at, referencia) VALUES (%s, %s, %s, %s, %s, 'pending', 0, %s, %s, %s)"
 )
 _CLAIMABLE = (
     f"SELECT seq, event_id, tipo, raw, state, attempts FROM {_EVENTS} "
     f"WHERE available_at <= %s {_ORDER} LIMIT %s"
 )
+# MySQL/MariaDB: InnoDB locks every row a locking read scans, before ORDER BY ... LIMIT sorts
+# and cuts them: the statement above FOR UPDATE would lock every claimable event. A claim
+# there reads the candidates' seqs without locks, then locks those by primary key, skipping
+# the ones another claim holds and re-checking (on the latest committed row) that each is
+# still claimable.
+_CANDIDATES = f"SELECT seq FROM {_EVENTS} WHERE available_at <= %s {_ORDER} LIMIT %s"
+_LOCK_CANDIDATES = (
+    f"SELECT seq, event_id, tipo, raw, state, attempts FROM {_EVENTS} "
+    "WHERE seq IN ({}) AND available_at <= %s FOR UPDATE SKIP LOCKED"
+)
+# Candidates read per claimed event wanted, beyond it (some may be held by other claims).
+_SPARE_CANDIDATES = 16
+# One statement claims a whole batch, each row with its own token: CASE seq WHEN ... END.
 _CLAIM = (
     f"UPDATE {_EVENTS} SET state = 'claimed', attempts = attempts + 1, owner = %s, "
-    "token = %s, lease_expires_at = %s, available_at = %s WHERE seq = %s"
+    "token = CASE seq {cases} END, lease_expires_at = %s, available_at = %s WHERE seq IN ({seqs})"
 )
 _EXPIRED_TO_DEAD = (
     f"UPDATE {_EVENTS} SET state = 'dead', available_at = NULL, owner = NULL, token = NULL, "
@@ -147,8 +185,7 @@ _J_COLUMNS = (
 _J_GET = _J_COLUMNS + "WHERE referencia = %s"
 _J_INSERT = (
     f"INSERT INTO {_OPERATIONS} (referencia, kind, state, method, path, body, created_at, "
-    "updated_at, sale, pending_after, events) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, 0) "
-    "ON CONFLICT (referencia) DO NOTHING"
+    "updated_at, sale, pending_after, events) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, 0)"
 )
 _J_UPDATE = (
     f"UPDATE {_OPERATIONS} SET state = %s, updated_at = %s, "
@@ -182,6 +219,7 @@ _J_ABANDON = (
 _S_COLUMNS = f"SELECT sale_id, total_centavos, version, created_at, updated_at, seq FROM {_SALES} "
 _S_GET = _S_COLUMNS + "WHERE sale_id = %s"
 _S_LIST = _S_COLUMNS + "WHERE seq > %s ORDER BY seq LIMIT %s"
+# No LIMIT inside the subquery: MariaDB and MySQL refuse ``IN (SELECT ... LIMIT)``.
 _S_CANDIDATES = (
     _S_COLUMNS + f"WHERE sale_id IN (SELECT sale FROM {_OPERATIONS} WHERE {CANDIDATE}) "
     "AND seq > %s ORDER BY seq LIMIT %s"
@@ -189,24 +227,38 @@ _S_CANDIDATES = (
 _S_ENTRIES = _J_COLUMNS + "WHERE sale = %s ORDER BY seq"
 _S_CREATE = (
     f"INSERT INTO {_SALES} (sale_id, total_centavos, version, created_at, updated_at) "
-    "VALUES (%s, %s, 1, %s, %s) ON CONFLICT (sale_id) DO NOTHING"
+    "VALUES (%s, %s, 1, %s, %s)"
 )
 _S_BUMP = (
     f"UPDATE {_SALES} SET version = version + 1, updated_at = %s "
     "WHERE sale_id = %s AND version = %s"
 )
 _T_GET = f"SELECT referencia, hold_until FROM {_HOLDS} WHERE smartpos_id = %s"
-_T_CREATE = (
-    f"INSERT INTO {_HOLDS} (smartpos_id, referencia, hold_until) VALUES (%s, %s, %s) "
-    "ON CONFLICT (smartpos_id) DO NOTHING"
+_T_CREATE = f"INSERT INTO {_HOLDS} (smartpos_id, referencia, hold_until) VALUES (%s, %s, %s)"
+_E_INSERT = (
+    f"INSERT INTO {_EFFECTS} (effect_key, sale, kind, referencia, event_id, applied_at) "
+    "VALUES (%s, %s, %s, %s, %s, %s)"
 )
+# Insert-if-absent: each insert above ends with its table's ON CONFLICT clause, except on
+# MySQL/MariaDB (see DjangoStore._insert_if_absent).
+_ON_CONFLICT = {
+    _INSERT: " ON CONFLICT (event_id) DO NOTHING",
+    _J_INSERT: " ON CONFLICT (referencia) DO NOTHING",
+    _S_CREATE: " ON CONFLICT (sale_id) DO NOTHING",
+    _T_CREATE: " ON CONFLICT (smartpos_id) DO NOTHING",
+    _E_INSERT: " ON CONFLICT (effect_key) DO NOTHING",
+}
+# MySQL's error numbers of a duplicate key (ER_DUP_ENTRY) and a deadlock (ER_LOCK_DEADLOCK).
+_DUPLICATE_KEY = 1062
+_DEADLOCK = 1213
+# Tries of a batch of puts aborted by deadlocks (see DjangoStore._insert).
+_INSERT_ATTEMPTS = 3
+# The oldest servers with FOR UPDATE SKIP LOCKED.
+_MARIADB_MINIMUM = (10, 6)
+_MYSQL_MINIMUM = (8, 0, 1)
 _T_TAKE = (
     f"UPDATE {_HOLDS} SET referencia = %s, hold_until = %s "
     "WHERE smartpos_id = %s AND referencia = %s"
-)
-_E_INSERT = (
-    f"INSERT INTO {_EFFECTS} (key, sale, kind, referencia, event_id, applied_at) "
-    "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (key) DO NOTHING"
 )
 # PostgreSQL: one NOTIFY per stored event, delivered at commit, carrying its referencia.
 _NOTIFY = "SELECT pg_notify(%s, %s)"
@@ -218,9 +270,12 @@ class _Conflict(Exception):
     """Roll the sale's transaction back: another process changed the sale or the terminal."""
 
 
-def _linkable(referencia: str | None) -> str | None:
-    # PostgreSQL's text cannot hold NUL: such a referencia (no client sends one) is not linked.
-    return None if referencia is None or "\x00" in referencia else referencia
+def _linkable(referencia: str | None, limit: int | None) -> str | None:
+    # PostgreSQL's text cannot hold NUL, MySQL's id columns more than MYSQL_ID_CHARS
+    # characters: such a referencia (no client sends one) is not linked.
+    if referencia is None or "\x00" in referencia:
+        return None
+    return None if limit is not None and len(referencia) > limit else referencia
 
 
 def _journal_entry(row: Sequence[Any]) -> JournalEntry:
@@ -236,9 +291,16 @@ class DjangoStore(StoreBase):
     the same alias and "event consumed" commit together or not at all. ``AsyncWorker`` refuses
     it (Django has no asynchronous transactions).
 
-    Safe for several threads, processes and hosts sharing the database (PostgreSQL, or an
-    SQLite file on one host). Each thread uses its own Django connection; a thread other
-    than the main one that had none closes the one it opened after each call.
+    Safe for several threads, processes and hosts sharing the database (PostgreSQL, MariaDB
+    10.6+ or MySQL 8 with InnoDB, or an SQLite file on one host). Each thread uses its own
+    Django connection; a thread other than the main one that had none closes the one it
+    opened after each call.
+
+    On MySQL/MariaDB the first call raises ``ConfigurationError`` when the server has no
+    ``SKIP LOCKED`` (MariaDB before 10.6, MySQL before 8.0.1) or the connection's character
+    set is not ``utf8mb4``; ids, referencias, sale ids and terminal ids hold at most 512
+    characters there (a longer referencia of an event is stored but linked to nothing; one
+    to journal is refused with ``StoreError``, nothing written).
 
     Args:
         using: The database alias (a key of ``settings.DATABASES``).
@@ -276,6 +338,8 @@ class DjangoStore(StoreBase):
         self._using = using
         self._check_interval = self._check_seconds_option("check_interval", check_interval)
         self._local = threading.local()
+        self._server_checked = False
+        self._other_aliases = OtherAliases(using)
 
     @staticmethod
     def _check_seconds_option(name: str, value: float) -> float:
@@ -312,6 +376,8 @@ class DjangoStore(StoreBase):
         )
         try:
             with conn.cursor() as cursor:
+                if not self._server_checked:
+                    self._check_server(conn, cursor)
                 yield cursor
         except Error as exc:
             raise StoreError(
@@ -320,6 +386,77 @@ class DjangoStore(StoreBase):
         finally:
             if opened_here and not conn.in_atomic_block:
                 conn.close()
+
+    def _check_server(self, conn: BaseDatabaseWrapper, cursor: Any) -> None:
+        """Once per store, on MySQL/MariaDB: a server with ``SKIP LOCKED``, ``utf8mb4`` text."""
+        if conn.vendor == "mysql":
+            mariadb = bool(getattr(conn, "mysql_is_mariadb", False))
+            version = tuple(getattr(conn, "mysql_version", ()))
+            minimum = _MARIADB_MINIMUM if mariadb else _MYSQL_MINIMUM
+            if version < minimum:
+                raise ConfigurationError(
+                    message(
+                        "django.store_mysql_version",
+                        alias=self._using,
+                        server="MariaDB" if mariadb else "MySQL",
+                        version=".".join(map(str, version)),
+                        minimum=".".join(map(str, minimum)),
+                    )
+                )
+            cursor.execute("SELECT @@character_set_connection")
+            charset = cursor.fetchone()[0]
+            if charset != "utf8mb4":
+                raise ConfigurationError(
+                    message("django.store_mysql_charset", alias=self._using, charset=charset)
+                )
+        self._server_checked = True
+
+    def _id_limit(self) -> int | None:
+        """The characters an id column holds on this database (``None``: no limit)."""
+        return MYSQL_ID_CHARS if self._connection().vendor == "mysql" else None
+
+    def _check_ids(self, **ids: str | None) -> None:
+        """Refuse, before writing, an id longer than this database's id columns hold."""
+        limit = self._id_limit()
+        if limit is None:
+            return
+        for name, value in ids.items():
+            if value is not None and len(value) > limit:
+                raise StoreError(
+                    message(
+                        "django.store_id_too_long",
+                        alias=self._using,
+                        name=name,
+                        length=len(value),
+                        limit=limit,
+                    ),
+                    applied=False,
+                )
+
+    def _insert_if_absent(self, cursor: Any, statement: str, params: Sequence[Any]) -> bool:
+        """Insert one row unless its key is taken: ``True`` when it was inserted.
+
+        PostgreSQL and SQLite: ``ON CONFLICT DO NOTHING``. MySQL/MariaDB have none; there a
+        plain ``INSERT`` whose duplicate-key error (ER_DUP_ENTRY, that one only) means "taken".
+        InnoDB undoes only the failed statement, the transaction goes on, and the key's check
+        waits for a concurrent inserter of the same key to commit or roll back. Not ``INSERT
+        IGNORE``: it turns every error of the row into a warning (a value too long truncated, a
+        NULL made a default) and would store what was not asked. Not ``ON DUPLICATE KEY UPDATE``
+        either: with ``CLIENT.FOUND_ROWS``, which Django's backend sets, a row left unchanged
+        counts 1 like an inserted one.
+        """
+        if self._connection().vendor != "mysql":
+            cursor.execute(statement + _ON_CONFLICT[statement], params)
+            return bool(cursor.rowcount == 1)
+        from django.db import IntegrityError
+
+        try:
+            cursor.execute(statement, params)
+        except IntegrityError as exc:
+            if exc.args and exc.args[0] == _DUPLICATE_KEY:
+                return False
+            raise
+        return True
 
     @contextlib.contextmanager
     def _write(self) -> Iterator[Any]:
@@ -352,7 +489,8 @@ class DjangoStore(StoreBase):
                         cursor.execute(_TAKE_WRITE_LOCK)
                 self._local.handler_transaction = True
                 try:
-                    yield conn
+                    with self._other_aliases.watching():  # writes elsewhere: warned
+                        yield conn
                 finally:
                     self._local.handler_transaction = False
         finally:
@@ -364,8 +502,8 @@ class DjangoStore(StoreBase):
     ) -> bool:
         """Record an effect's key in the handler's transaction; ``False``: already recorded."""
         with self._write() as cursor:
-            cursor.execute(_E_INSERT, (key, sale, kind, referencia, event_id, self._now()))
-            return bool(cursor.rowcount == 1)
+            params = (key, sale, kind, referencia, event_id, self._now())
+            return self._insert_if_absent(cursor, _E_INSERT, params)
 
     def close(self) -> None:
         """Mark the store closed; the connections are Django's, and stay open."""
@@ -406,13 +544,41 @@ class DjangoStore(StoreBase):
     # The inbox.
 
     def _insert(self, batch: Sequence[_Encoded], timeout: float | None) -> list[str | None]:
+        for attempt in range(_INSERT_ATTEMPTS):
+            try:
+                return self._insert_once(batch)
+            except StoreError as exc:  # noqa: PERF203 - a retry, rare
+                # Two batches holding some of the same new ids in other orders lock their
+                # index entries in those orders (the batch order is the store order, kept on
+                # purpose): the server aborted this one, whose insert is idempotent. Not
+                # inside the caller's transaction, which the abort undid as a whole.
+                if attempt + 1 == _INSERT_ATTEMPTS or not self._deadlocked(exc):
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _deadlocked(self, exc: StoreError) -> bool:
+        """The store's own transaction was aborted by the server to break a deadlock."""
+        conn = self._connection()
+        if conn.in_atomic_block:
+            return False
+        cause = exc.__cause__
+        if conn.vendor == "mysql":
+            return bool(getattr(cause, "args", None)) and cause.args[0] == _DEADLOCK  # type: ignore[union-attr]
+        inner = getattr(cause, "__cause__", None)
+        return getattr(inner, "sqlstate", getattr(inner, "pgcode", None)) == "40P01"
+
+    def _insert_once(self, batch: Sequence[_Encoded]) -> list[str | None]:
         kept: list[str | None] = []
-        notify = self._connection().vendor == "postgresql"
+        vendor = self._connection().vendor
+        notify = vendor == "postgresql"
+        limit = self._id_limit()
+        existing = _HASH_LOCKING if vendor == "mysql" else _HASH
         with self._write() as cursor:
             now = self._now()
             for item in batch:
-                referencia = _linkable(item.referencia)
-                cursor.execute(
+                referencia = _linkable(item.referencia, limit)
+                inserted = self._insert_if_absent(
+                    cursor,
                     _INSERT,
                     (
                         item.id,
@@ -425,7 +591,7 @@ class DjangoStore(StoreBase):
                         referencia,
                     ),
                 )
-                if cursor.rowcount == 1:
+                if inserted:
                     if referencia is not None:
                         cursor.execute(_J_COUNT_EVENT, (referencia,))
                     if notify:
@@ -435,7 +601,7 @@ class DjangoStore(StoreBase):
                         cursor.execute(_NOTIFY, (self._channel(), payload))
                     kept.append(None)
                 else:
-                    cursor.execute(_HASH, (item.id,))
+                    cursor.execute(existing, (item.id,))
                     kept.append(cursor.fetchone()[0])
         return kept
 
@@ -443,17 +609,21 @@ class DjangoStore(StoreBase):
         self._check_claim(owner, lease, limit)
         claims: list[Claim] = []
         died: list[tuple[str, str, int]] = []
-        skip_locked = self._connection().vendor == "postgresql"
-        statement = _CLAIMABLE + (" FOR UPDATE SKIP LOCKED" if skip_locked else "")
+        vendor = self._connection().vendor
+        statement = _CLAIMABLE + (" FOR UPDATE SKIP LOCKED" if vendor == "postgresql" else "")
         with self._write() as cursor:
             now = self._now()
             expires = now + lease
             expires_at = _utc(expires)
             while len(claims) < limit:
                 wanted = limit - len(claims)
-                cursor.execute(statement, (now, wanted))
-                rows = cursor.fetchall()
+                if vendor == "mysql":
+                    rows = self._lock_candidates(cursor, now, wanted)
+                else:
+                    cursor.execute(statement, (now, wanted))
+                    rows = cursor.fetchall()
                 exhausted: list[tuple[str, int]] = []
+                taken: list[tuple[int, str]] = []
                 for seq, event_id, tipo, raw, state, attempts in rows:
                     expired_error = self._expired_on_last_attempt(state, attempts)
                     if expired_error is not None:
@@ -461,7 +631,7 @@ class DjangoStore(StoreBase):
                         died.append((event_id, tipo, attempts))
                         continue
                     token = self._new_token()
-                    cursor.execute(_CLAIM, (owner, token, expires, expires, seq))
+                    taken.append((seq, token))
                     claims.append(
                         Claim(
                             event_id=event_id,
@@ -473,6 +643,21 @@ class DjangoStore(StoreBase):
                             lease_expires_at=expires_at,
                         )
                     )
+                if taken:
+                    statement_ = _CLAIM.format(
+                        cases=" ".join(["WHEN %s THEN %s"] * len(taken)),
+                        seqs=", ".join(["%s"] * len(taken)),
+                    )
+                    cursor.execute(
+                        statement_,
+                        (
+                            owner,
+                            *(value for pair in taken for value in pair),
+                            expires,
+                            expires,
+                            *(seq for seq, _ in taken),
+                        ),
+                    )
                 for params in exhausted:
                     cursor.execute(_EXPIRED_TO_DEAD, params)
                 if not exhausted or len(rows) < wanted:
@@ -480,6 +665,17 @@ class DjangoStore(StoreBase):
         for event_id, tipo, attempts in died:  # once committed
             self._log_expired_to_dead(event_id, tipo, attempts)
         return claims
+
+    @staticmethod
+    def _lock_candidates(cursor: Any, now: float, wanted: int) -> list[Any]:
+        """MySQL/MariaDB: lock up to ``wanted`` claimable events, in claim order (_CANDIDATES)."""
+        cursor.execute(_CANDIDATES, (now, wanted + min(wanted, _SPARE_CANDIDATES)))
+        seqs = [seq for (seq,) in cursor.fetchall()]
+        if not seqs:
+            return []
+        cursor.execute(_LOCK_CANDIDATES.format(", ".join(["%s"] * len(seqs))), (*seqs, now))
+        order = {seq: i for i, seq in enumerate(seqs)}
+        return sorted(cursor.fetchall(), key=lambda row: order[row[0]])[:wanted]
 
     def ack(self, claim: Claim) -> bool:
         return self.ack_many([claim])[0]
@@ -555,16 +751,16 @@ class DjangoStore(StoreBase):
         return [_journal_entry(row) for row in rows]
 
     def _journal_get(self, referencia: str) -> JournalEntry | None:
-        if "\x00" in referencia:
-            return None  # never journaled: PostgreSQL's text cannot hold it
+        if _linkable(referencia, self._id_limit()) is None:
+            return None  # never journaled: the database cannot hold it (_linkable)
         found = self._fetch_entries(_J_GET, (referencia,))
         return found[0] if found else None
 
     def _journal_insert(self, entry: JournalEntry) -> JournalEntry | None:
         params = (*journal_row(entry, timestamp=float), entry.sale, entry.pending_after)
+        self._check_ids(referencia=entry.referencia, sale=entry.sale)
         with self._write() as cursor:
-            cursor.execute(_J_INSERT, params)
-            if cursor.rowcount == 1:
+            if self._insert_if_absent(cursor, _J_INSERT, params):
                 if entry.sale is not None:
                     cursor.execute(_J_EVENTS_SO_FAR, (entry.referencia, entry.referencia))
                 return None
@@ -598,7 +794,7 @@ class DjangoStore(StoreBase):
         return self._fetch_entries(_J_LIST[waiting], (after, limit))
 
     def _journal_events(self, referencia: str) -> list[Mapping[str, Any]]:
-        if "\x00" in referencia:
+        if _linkable(referencia, self._id_limit()) is None:
             return []
         with self._cursor() as cursor:
             cursor.execute(_J_EVENTS, (referencia,))
@@ -652,26 +848,35 @@ class DjangoStore(StoreBase):
         existing = self._journal_get(entry.referencia)
         if existing is not None:
             return existing
+        self._check_ids(referencia=entry.referencia, sale=entry.sale, terminal=terminal)
         try:
             # Always the same order (sale, terminal, journal): two attempts never deadlock.
             with self._write() as cursor:
+                # An UPDATE's rowcount counts the rows it matched, on every database (on
+                # MySQL/MariaDB Django's backend sets CLIENT.FOUND_ROWS); each of these
+                # changes the row it matched.
                 if expected_version is None:
-                    cursor.execute(_S_CREATE, (entry.sale, total_centavos, now, now))
+                    changed = self._insert_if_absent(
+                        cursor, _S_CREATE, (entry.sale, total_centavos, now, now)
+                    )
                 else:
                     cursor.execute(_S_BUMP, (now, entry.sale, expected_version))
-                if cursor.rowcount != 1:
+                    changed = cursor.rowcount == 1
+                if not changed:
                     raise _Conflict
                 if terminal is not None:
                     if expected_holder is None:
-                        cursor.execute(_T_CREATE, (terminal, entry.referencia, hold_until))
+                        changed = self._insert_if_absent(
+                            cursor, _T_CREATE, (terminal, entry.referencia, hold_until)
+                        )
                     else:
                         cursor.execute(
                             _T_TAKE, (entry.referencia, hold_until, terminal, expected_holder)
                         )
-                    if cursor.rowcount != 1:
+                        changed = cursor.rowcount == 1
+                    if not changed:
                         raise _Conflict
-                cursor.execute(_J_INSERT, params)
-                if cursor.rowcount != 1:
+                if not self._insert_if_absent(cursor, _J_INSERT, params):
                     raise _Conflict
                 cursor.execute(_J_EVENTS_SO_FAR, (entry.referencia, entry.referencia))
         except _Conflict:

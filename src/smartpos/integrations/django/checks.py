@@ -12,8 +12,10 @@ smartpos.E006      the webhook verification settings cannot build a verifier (an
                    ``WEBHOOK_SCHEME``, its options, its key material, a secret and a
                    ``WEBHOOK_VERIFIER`` together)
 smartpos.E007      ``STORE`` is ``django://ALIAS`` and ``DATABASES`` has no such alias
-smartpos.E008      (``check --database ALIAS``, and ``smartpos_worker``) the tables of
-                   ``DjangoStore`` are not migrated on its alias: the message names the command
+smartpos.E008      (``check --database ALIAS``, ``smartpos_worker``, ``smartpos_copy``) the
+                   tables of ``DjangoStore`` are not migrated on its alias, or only partly (an
+                   upgrade's new migration): the message names the migrations, the hint the
+                   command
 smartpos.W001      (``--deploy``, and ``smartpos_worker``) no ``WEBHOOK_SECRET`` nor
                    ``WEBHOOK_VERIFIER``: anyone can post events
 smartpos.W002      ``STORE`` is ``memory://``: events are lost at every restart
@@ -49,7 +51,13 @@ from smartpos.webhooks._open import django_alias, sqlite_path, store_scheme
 
 from .conf import KEYS, get_settings, raw_settings, unknown_keys
 
-__all__ = ["check_settings", "check_store_server", "check_store_tables", "check_webhook_secret"]
+__all__ = [
+    "check_settings",
+    "check_store_server",
+    "check_store_tables",
+    "check_webhook_secret",
+    "unapplied_migrations",
+]
 
 _REDIS_SETTING_KEYS = {
     "appendonly": "django.check_redis_setting.appendonly",
@@ -233,7 +241,6 @@ def check_store_tables(
     ``smartpos_worker`` before it starts.
     """
     from django.db import DatabaseError, connections
-    from django.db.migrations.executor import MigrationExecutor
 
     alias = _django_store_alias()
     if alias is None or alias not in connections.settings:
@@ -241,19 +248,35 @@ def check_store_tables(
     if not databases or alias not in databases:
         return []  # as Django's own database checks: only when asked to connect
     try:
-        executor = MigrationExecutor(connections[alias])
-        plan = executor.migration_plan(executor.loader.graph.leaf_nodes("smartpos"))
+        missing = unapplied_migrations(alias)
     except DatabaseError as exc:
         return [Error(f"SMARTPOS['STORE'] ({alias!r}): {exc}", id="smartpos.E008")]
-    if not plan:
+    if not missing:
         return []
     return [
         Error(
-            message("django.check_store_migrations", alias=alias),
+            message("django.check_store_migrations", alias=alias, missing=", ".join(missing)),
             hint=message("django.check_store_migrations_hint", alias=alias),
             id="smartpos.E008",
         )
     ]
+
+
+def unapplied_migrations(alias: str) -> list[str]:
+    """The app's migrations not applied on ``alias`` (``["0002_..."]``), in order.
+
+    None applied, or only some (an upgrade whose ``migrate`` was not run): either way
+    ``DjangoStore`` would fail there.
+
+    Raises:
+        django.db.DatabaseError: The database cannot be read.
+    """
+    from django.db import connections
+    from django.db.migrations.executor import MigrationExecutor
+
+    executor = MigrationExecutor(connections[alias])
+    plan = executor.migration_plan(executor.loader.graph.leaf_nodes("smartpos"))
+    return [migration.name for migration, backwards in plan if not backwards]
 
 
 def _check_handler(path: str) -> list[CheckMessage]:

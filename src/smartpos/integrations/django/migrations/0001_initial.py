@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from django.db import migrations, models
 
+from smartpos.integrations.django._fields import ExactCharField, ExactTextField
+
 __all__ = ["Migration"]
 
 
@@ -19,7 +21,7 @@ class Migration(migrations.Migration):
             name="Sale",
             fields=[
                 ("seq", models.BigAutoField(primary_key=True, serialize=False)),
-                ("sale_id", models.TextField(unique=True)),
+                ("sale_id", ExactTextField(unique=True)),
                 ("total_centavos", models.BigIntegerField()),
                 ("version", models.IntegerField()),
                 ("created_at", models.FloatField()),
@@ -32,8 +34,8 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name="TerminalHold",
             fields=[
-                ("smartpos_id", models.TextField(primary_key=True, serialize=False)),
-                ("referencia", models.TextField()),
+                ("smartpos_id", ExactTextField(primary_key=True, serialize=False)),
+                ("referencia", ExactTextField()),
                 ("hold_until", models.FloatField()),
             ],
             options={
@@ -44,7 +46,7 @@ class Migration(migrations.Migration):
             name="Event",
             fields=[
                 ("seq", models.BigAutoField(primary_key=True, serialize=False)),
-                ("event_id", models.CharField(max_length=256, unique=True)),
+                ("event_id", ExactCharField(max_length=256, unique=True)),
                 ("tipo", models.CharField(max_length=256)),
                 ("criado_em", models.FloatField(null=True)),
                 ("raw", models.TextField()),
@@ -54,11 +56,11 @@ class Migration(migrations.Migration):
                 ("received_at", models.FloatField()),
                 ("available_at", models.FloatField(null=True)),
                 ("owner", models.TextField(null=True)),
-                ("token", models.CharField(max_length=32, null=True)),
+                ("token", ExactCharField(max_length=32, null=True)),
                 ("lease_expires_at", models.FloatField(null=True)),
                 ("last_error", models.TextField(null=True)),
                 ("done_at", models.FloatField(null=True)),
-                ("referencia", models.TextField(null=True)),
+                ("referencia", ExactTextField(null=True)),
             ],
             options={
                 "db_table": "smartpos_event",
@@ -90,7 +92,7 @@ class Migration(migrations.Migration):
             name="Operation",
             fields=[
                 ("seq", models.BigAutoField(primary_key=True, serialize=False)),
-                ("referencia", models.TextField(unique=True)),
+                ("referencia", ExactTextField(unique=True)),
                 ("kind", models.CharField(max_length=16)),
                 ("state", models.CharField(max_length=16)),
                 ("method", models.CharField(max_length=16)),
@@ -100,7 +102,7 @@ class Migration(migrations.Migration):
                 ("final_event", models.TextField(null=True)),
                 ("created_at", models.FloatField()),
                 ("updated_at", models.FloatField()),
-                ("sale", models.TextField(null=True)),
+                ("sale", ExactTextField(null=True)),
                 ("pending_after", models.FloatField(null=True)),
                 ("abandoned", models.TextField(null=True)),
                 ("events", models.IntegerField(default=0)),

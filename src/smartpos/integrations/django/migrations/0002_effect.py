@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from django.db import migrations, models
 
+from smartpos.integrations.django._fields import ExactCharField, ExactTextField
+
 __all__ = ["Migration"]
 
 
@@ -18,11 +20,11 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name="Effect",
             fields=[
-                ("key", models.TextField(primary_key=True, serialize=False)),
-                ("sale", models.TextField()),
+                ("effect_key", ExactTextField(primary_key=True, serialize=False)),
+                ("sale", ExactTextField()),
                 ("kind", models.CharField(max_length=16)),
-                ("referencia", models.TextField()),
-                ("event_id", models.CharField(max_length=256)),
+                ("referencia", ExactTextField()),
+                ("event_id", ExactCharField(max_length=256)),
                 ("applied_at", models.FloatField()),
             ],
             options={
