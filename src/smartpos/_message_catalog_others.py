@@ -880,6 +880,38 @@ OTHERS: Final[dict[str, dict[str, str]]] = {
             "não tem transações assíncronas): use Worker com um handler síncrono"
         ),
     },
+    "webhooks.transactional_store": {
+        "en": (
+            "{option} needs a store that runs the handler and its ack in one database "
+            "transaction: SQLiteStore, PostgresStore or DjangoStore, not {store!r}"
+        ),
+        "pt_BR": (
+            "{option} precisa de um store que rode o handler e o ack numa só transação do "
+            "banco: SQLiteStore, PostgresStore ou DjangoStore, não {store!r}"
+        ),
+    },
+    "webhooks.transactional_async": {
+        "en": (
+            "AsyncWorker cannot run handlers in a database transaction ({option}): use Worker "
+            "with a synchronous handler and an SQLiteStore, PostgresStore or DjangoStore"
+        ),
+        "pt_BR": (
+            "AsyncWorker não consegue rodar handlers numa transação do banco ({option}): use "
+            "Worker com um handler síncrono e um SQLiteStore, PostgresStore ou DjangoStore"
+        ),
+    },
+    "webhooks.handler_or_on_sale": {
+        "en": "Worker needs a handler, on_sale, or both",
+        "pt_BR": "o Worker precisa de um handler, de on_sale ou dos dois",
+    },
+    "webhooks.on_sale_type": {
+        "en": "on_sale must be callable, not {type}",
+        "pt_BR": "on_sale deve ser um callable, não {type}",
+    },
+    "webhooks.transactional_type": {
+        "en": "transactional must be a bool, not {type}",
+        "pt_BR": "transactional deve ser um bool, não {type}",
+    },
     "django.worker_no_handler": {
         "en": (
             "no handler: set SMARTPOS['HANDLER'] = 'yourapp.module.handle_event' or pass "

@@ -8,6 +8,7 @@
     verifier = webhooks.StandardWebhooksVerifier(secret)   # or make_verifier(scheme, secret)
     receiver = webhooks.WebhookReceiver(store, verifier=verifier)   # .asgi_app(), .wsgi_app()
     worker = webhooks.Worker(store, handle)             # handle(event) in your own code
+    worker = webhooks.Worker(store, on_sale=mark_paid)  # once per sale, in the ack's transaction
     event = webhooks.parse_event(body)                  # strict, typed
 
 ``RedisStore`` and ``PostgresStore`` are imported on first use, so ``import smartpos.webhooks``
@@ -19,6 +20,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from ._effects import SaleEffect
 from ._events import (
     Autorizacao,
     DadosImpressao,
@@ -93,6 +95,7 @@ __all__ = [
     "RsaSignatureVerifier",
     "SQLiteStore",
     "Sale",
+    "SaleEffect",
     "SharedSecretVerifier",
     "SmartposIdentificado",
     "StandardWebhooksVerifier",

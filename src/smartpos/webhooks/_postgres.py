@@ -10,8 +10,10 @@ back by themselves.
 The schema is created and upgraded only by ``store.migrate()``, which is versioned and takes a
 transaction-scoped advisory lock, so several processes may run it at once. ``ack``, ``nack`` and
 ``dead_letter`` accept ``conn=``: a connection inside the partner's own transaction, so that the
-ack commits (or rolls back) together with the handler's writes. The schema's migrations and every
-statement are in ``_postgres_sql.py``.
+ack commits (or rolls back) together with the handler's writes; a transactional ``Worker``
+(``transactional=True`` or ``on_sale=``) opens that transaction itself (``_handler_connection``),
+and while it lasts every call of this store from that thread runs on its connection. The
+schema's migrations and every statement are in ``_postgres_sql.py``.
 
 Times (leases, retries, when an event arrived, was done, may be purged) come from the server's
 clock (``statement_timestamp()``, in the statements), so that the hosts sharing a table need no
@@ -27,6 +29,7 @@ import datetime as _dt
 import hashlib
 import logging
 import select
+import threading
 import time
 import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -221,6 +224,8 @@ class PostgresStore(StoreBase):
         self._statement_timeouts: weakref.WeakKeyDictionary[psycopg.Connection[Any], int | None] = (
             weakref.WeakKeyDictionary()
         )
+        # The connection of a handler's transaction, per thread (see _handler_connection).
+        self._local = threading.local()
 
     def __repr__(self) -> str:
         where = f"{self._schema}." if self._schema else ""
@@ -266,6 +271,10 @@ class PostgresStore(StoreBase):
         pool's wait and the server's default.
         """
         self._check_open()
+        handler: psycopg.Connection[Any] | None = getattr(self._local, "handler", None)
+        if handler is not None:  # the handler's transaction: its connection, as it is
+            yield handler
+            return
         with self._pool.connection(timeout=timeout) as conn:
             try:
                 if not self._ready:
@@ -283,6 +292,40 @@ class PostgresStore(StoreBase):
                 # A rolled-back transaction undoes a SET: set it again next time.
                 self._statement_timeouts.pop(conn, None)
                 raise
+
+    @contextmanager
+    def _handler_connection(self) -> Iterator[psycopg.Connection[Any]]:
+        """A transaction for a handler and its ack (a transactional ``Worker``, ``_worker.py``).
+
+        A pooled connection in ``conn.transaction()``: committed when the block ends, rolled
+        back when it raises (the exception passes unchanged).
+        """
+        if getattr(self._local, "handler", None) is not None:
+            raise StoreError("a handler transaction is already open in this thread", applied=False)
+        raised: BaseException | None = None
+        try:
+            with self._connection() as conn, conn.transaction():
+                self._local.handler = conn
+                try:
+                    yield conn
+                except BaseException as exc:
+                    raised = exc
+                    raise
+                finally:
+                    self._local.handler = None
+        except psycopg.Error as exc:
+            if exc is raised:  # the handler's own: the worker keeps its text
+                raise
+            raise _store_error(exc) from exc
+
+    @_translate
+    def _record_effect(
+        self, key: str, *, sale: str, kind: str, referencia: str, event_id: str
+    ) -> bool:
+        """Record an effect's key in the handler's transaction; ``False``: already recorded."""
+        with self._connection() as conn:
+            params = (key, sale, kind, referencia, event_id)
+            return bool(conn.execute(self._sql["effect_insert"], params).rowcount == 1)
 
     def _check_ready(self, conn: psycopg.Connection[Any]) -> None:
         try:
@@ -524,7 +567,9 @@ class PostgresStore(StoreBase):
             MigrationRequiredError: ``migrate()`` has not been run.
             StoreError: PostgreSQL failed or is unreachable.
         """
-        return self._run(conn, self._sql["ack"], self._held_params(claim)) == 1
+        in_handler = conn is None and getattr(self._local, "handler", None) is not None
+        query = self._sql["ack_in_transaction" if in_handler else "ack"]
+        return self._run(conn, query, self._held_params(claim)) == 1
 
     @_translate
     def ack_many(

@@ -264,6 +264,18 @@ _MIGRATIONS: list[list[str]] = [
         END
         $fn$""",
     ],
+    # 5: the effects of sales a transactional worker applied (see _effects.py): each key is
+    # recorded in the transaction of the partner's writes and the ack, once.
+    [
+        """CREATE TABLE IF NOT EXISTS {effects} (
+            effect_key text PRIMARY KEY,
+            sale text NOT NULL,
+            kind text NOT NULL,
+            referencia text NOT NULL,
+            event_id text NOT NULL,
+            applied_at timestamptz NOT NULL DEFAULT statement_timestamp()
+        )""",
+    ],
 ]
 
 #: The schema version this code needs; ``migrate()`` brings a table to it.
@@ -360,6 +372,12 @@ _QUERIES = {
     "RETURNING t.id, t.tipo, t.body, t.attempts, t.token, t.state, t.criado_em, t.seq, "
     "t.lease_expires_at",
     "ack": "UPDATE {t} SET {done} WHERE {held}",
+    # Inside a handler's transaction: the token alone (nobody claimed the event since), even
+    # past the lease's expiry; the row stays locked until that transaction ends.
+    "ack_in_transaction": "UPDATE {t} SET {done} "
+    "WHERE id = %(id)s AND state = 'claimed' AND token = %(token)s",
+    "effect_insert": "INSERT INTO {effects} (effect_key, sale, kind, referencia, event_id) "
+    "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (effect_key) DO NOTHING",
     "ack_many": "UPDATE {t} AS t SET {done} "
     "FROM unnest(%(ids)s::text[], %(tokens)s::text[]) AS a(id, token) "
     "WHERE t.id = a.id AND t.state = 'claimed' AND t.token = a.token "
@@ -514,6 +532,7 @@ def render(
         "sales": name(f"{table}_sales"),
         "sales_seq_idx": sql.Identifier(f"{table}_sales_seq_idx"),
         "holds": name(f"{table}_terminal_holds"),
+        "effects": name(f"{table}_effects"),
         "notify_fn": name(f"{table}_notify"),
         "notify_trg": sql.Identifier(f"{table}_notify"),
         "channel": sql.Literal(channel),

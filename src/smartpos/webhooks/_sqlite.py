@@ -15,6 +15,11 @@ SMB) do not provide reliably: keep the file on a local disk.
 
 The schema is created on open (idempotent); ``PRAGMA user_version`` records its version for
 future migrations. Times are stored as float epoch seconds, the envelope as canonical JSON.
+
+A transactional ``Worker`` (``transactional=True`` or ``on_sale=``) runs each handler and its
+ack in one ``BEGIN IMMEDIATE`` transaction of a pooled connection (``_handler_connection``):
+while it lasts, every call of this store from that thread runs on that connection (a write in a
+``SAVEPOINT``), so that the sale read, the effect's key and the ack join it.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from smartpos._errors import ConfigurationError
 from smartpos._messages import message
@@ -54,7 +59,9 @@ if TYPE_CHECKING:
 
 __all__ = ["SCHEMA_VERSION", "SQLiteStore"]
 
-SCHEMA_VERSION: Final = 3
+_T = TypeVar("_T")
+
+SCHEMA_VERSION: Final = 4
 _SYNCHRONOUS_MODES = ("FULL", "NORMAL")
 # Connections kept open for reuse; more than this at once (more concurrent threads) are opened
 # for the call and closed after it.
@@ -220,6 +227,24 @@ _SALES_SCHEMA = (
     ON smartpos_operations (sale) WHERE {_CANDIDATE}
     """,
 )
+# Version 4: the effects of sales a transactional worker applied (see _effects.py), each key
+# recorded in the transaction of the partner's writes.
+_EFFECTS_SCHEMA = (
+    """
+    CREATE TABLE IF NOT EXISTS smartpos_effects (
+        effect_key TEXT PRIMARY KEY,
+        sale TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        referencia TEXT NOT NULL,
+        event_id TEXT NOT NULL,
+        applied_at REAL NOT NULL
+    )
+    """,
+)
+_E_INSERT = (
+    "INSERT INTO smartpos_effects (effect_key, sale, kind, referencia, event_id, applied_at) "
+    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (effect_key) DO NOTHING"
+)
 _J_COLUMNS = (
     "SELECT referencia, kind, state, method, path, body, created_at, updated_at, seq, answer, "
     "final_event, sale, pending_after, abandoned FROM smartpos_operations "
@@ -326,10 +351,14 @@ _EXPIRED_TO_DEAD = (
     "lease_expires_at = NULL, last_error = ? WHERE seq = ?"
 )
 # The statements that need a live lease end with the same condition: (id, token, now).
-_ACK = (
+_ACK_SET = (
     "UPDATE smartpos_inbox SET state = 'done', done_at = ?, available_at = NULL, owner = NULL, "
-    "token = NULL, lease_expires_at = NULL WHERE id = ? AND token = ? AND lease_expires_at > ?"
+    "token = NULL, lease_expires_at = NULL WHERE id = ? AND token = ?"
 )
+_ACK = _ACK_SET + " AND lease_expires_at > ?"
+# Inside a handler's transaction, which holds the write lock: the token alone (nobody claimed
+# the event since), even past the lease's expiry.
+_ACK_IN_TRANSACTION = _ACK_SET
 _NACK = (
     "UPDATE smartpos_inbox SET state = CASE WHEN attempts >= ? THEN 'dead' ELSE 'pending' END, "
     "available_at = CASE WHEN attempts >= ? THEN NULL ELSE ? END, last_error = ?, owner = NULL, "
@@ -432,6 +461,8 @@ class SQLiteStore(StoreBase):
         self._pid = os.getpid()
         # The journal's writes: concurrent ones share one transaction (see _group_commit.py).
         self._group = GroupCommit(self._batch_transaction, self._error)
+        # The connection of a handler's transaction, per thread (see _handler_connection).
+        self._local = threading.local()
         conn = self._connect()
         try:
             self._set_up(conn)
@@ -519,10 +550,17 @@ class SQLiteStore(StoreBase):
     def ack_many(self, claims: Sequence[Claim]) -> list[bool]:
         if not claims:
             return []
+        in_handler = self._in_handler() is not None
         with self._write() as conn:
             now = self._now()
             return [
-                conn.execute(_ACK, (now, c.event_id, c.token, now)).rowcount == 1 for c in claims
+                (
+                    conn.execute(_ACK_IN_TRANSACTION, (now, c.event_id, c.token))
+                    if in_handler
+                    else conn.execute(_ACK, (now, c.event_id, c.token, now))
+                ).rowcount
+                == 1
+                for c in claims
             ]
 
     def nack(self, claim: Claim, *, error: str, retry_in: float) -> bool:
@@ -635,7 +673,7 @@ class SQLiteStore(StoreBase):
             for name, kind in _SALE_COLUMNS:
                 if name not in columns:
                     conn.execute(f"ALTER TABLE smartpos_operations ADD COLUMN {name} {kind}")
-            for statement in _SALES_SCHEMA:
+            for statement in (*_SALES_SCHEMA, *_EFFECTS_SCHEMA):
                 conn.execute(statement)
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             conn.execute("COMMIT")
@@ -676,6 +714,10 @@ class SQLiteStore(StoreBase):
                 power cut (``synchronous=NORMAL`` for it: no fsync; the next durable commit
                 fsyncs the log, this one's pages with it).
         """
+        if self._in_handler() is not None:
+            with self._read() as conn, _savepoint(conn):
+                yield conn
+            return
         with self._read() as conn:
             mode = self._synchronous if durable else "NORMAL"
             if conn.synchronous != mode:
@@ -710,6 +752,13 @@ class SQLiteStore(StoreBase):
     @contextlib.contextmanager
     def _read(self) -> Iterator[_Connection]:
         """Lend a pooled connection to the block; SQLite errors become StoreError."""
+        handler = self._in_handler()
+        if handler is not None:  # the handler's transaction: its connection, kept open
+            try:
+                yield handler
+            except sqlite3.Error as exc:
+                raise self._error(exc) from exc
+            return
         conn = self._checkout()
         try:
             yield conn
@@ -721,6 +770,67 @@ class SQLiteStore(StoreBase):
             self._checkin(conn)
             raise
         self._checkin(conn)
+
+    def _in_handler(self) -> _Connection | None:
+        """The connection of this thread's handler transaction, or ``None``."""
+        conn: _Connection | None = getattr(self._local, "handler", None)
+        return conn
+
+    @contextlib.contextmanager
+    def _handler_connection(self) -> Iterator[sqlite3.Connection]:
+        """A transaction for a handler and its ack (a transactional ``Worker``, ``_worker.py``).
+
+        ``BEGIN IMMEDIATE`` on a pooled connection, committed as durably as ``synchronous``
+        says when the block ends, rolled back when it raises (the exception passes unchanged).
+        The write lock is held throughout: other writers, a receiver's puts included, wait.
+        """
+        if self._in_handler() is not None:
+            raise StoreError("a handler transaction is already open in this thread", applied=False)
+        conn = self._checkout()
+        try:
+            if conn.synchronous != self._synchronous:
+                conn.execute(f"PRAGMA synchronous = {self._synchronous}")
+                conn.synchronous = self._synchronous
+            self._begin_immediate(conn, self._busy_timeout)
+        except sqlite3.Error as exc:
+            conn.close()
+            raise self._error(exc) from exc
+        self._local.handler = conn
+        try:
+            yield conn
+        except BaseException:
+            self._local.handler = None
+            try:
+                conn.rollback()
+            except sqlite3.Error:
+                conn.close()
+            else:
+                self._checkin(conn)
+            raise
+        self._local.handler = None
+        try:
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            with contextlib.suppress(sqlite3.Error):
+                conn.rollback()
+            conn.close()
+            raise self._error(exc) from exc
+        self._checkin(conn)
+
+    def _grouped(self, work: Callable[[sqlite3.Connection], _T], *, durable: bool) -> _T:
+        """A journal write: in the handler's transaction when one is open, else group-committed."""
+        if self._in_handler() is None:
+            return self._group.run(work, durable=durable)
+        with self._write() as conn:
+            return work(conn)
+
+    def _record_effect(
+        self, key: str, *, sale: str, kind: str, referencia: str, event_id: str
+    ) -> bool:
+        """Record an effect's key in the handler's transaction; ``False``: already recorded."""
+        with self._write() as conn:
+            params = (key, sale, kind, referencia, event_id, self._now())
+            return bool(conn.execute(_E_INSERT, params).rowcount == 1)
 
     def _error(self, exc: sqlite3.Error) -> StoreError:
         # A local file with atomic commits: a statement or COMMIT that raised left nothing
@@ -753,7 +863,7 @@ class SQLiteStore(StoreBase):
             return _journal_entry(conn.execute(_J_GET, (entry.referencia,)).fetchone())
 
         # Durable: the entry is what operations() lists after a power cut during the send.
-        return self._group.run(insert, durable=True)
+        return self._grouped(insert, durable=True)
 
     def _journal_update(
         self,
@@ -772,7 +882,7 @@ class SQLiteStore(StoreBase):
         def update(conn: sqlite3.Connection) -> bool:
             return conn.execute(statement, params).rowcount == 1
 
-        return self._group.run(update, durable=durable)
+        return self._grouped(update, durable=durable)
 
     def _journal_finalize(self, referencia: str, event: Mapping[str, Any], now: float) -> bool:
         params = (canonical_json(event), now, referencia)
@@ -782,7 +892,7 @@ class SQLiteStore(StoreBase):
 
         # Not durable: a finalize lost to a power cut is found again from the stored events
         # (the first final one in store order), the same event.
-        return self._group.run(finalize, durable=False)
+        return self._grouped(finalize, durable=False)
 
     def _journal_list(self, *, waiting: bool, after: int, limit: int) -> list[JournalEntry]:
         with self._read() as conn:
@@ -856,7 +966,7 @@ class SQLiteStore(StoreBase):
             return None
 
         # Durable, as every entry written before its send.
-        return self._group.run(insert, durable=True)
+        return self._grouped(insert, durable=True)
 
     def _sale_abandon(self, referencia: str, abandon: Mapping[str, Any], now: float) -> bool:
         params = (canonical_json(abandon), now, referencia)
@@ -864,7 +974,21 @@ class SQLiteStore(StoreBase):
         def record(conn: sqlite3.Connection) -> bool:
             return conn.execute(_J_ABANDON, params).rowcount == 1
 
-        return self._group.run(record, durable=True)
+        return self._grouped(record, durable=True)
+
+
+@contextlib.contextmanager
+def _savepoint(conn: sqlite3.Connection) -> Iterator[None]:
+    """A nested write inside a handler's transaction: undone alone when it raises."""
+    conn.execute("SAVEPOINT smartpos_nested")
+    try:
+        yield
+    except BaseException:
+        with contextlib.suppress(sqlite3.Error):
+            conn.execute("ROLLBACK TO smartpos_nested")
+            conn.execute("RELEASE smartpos_nested")
+        raise
+    conn.execute("RELEASE smartpos_nested")
 
 
 def _journal_entry(row: Sequence[Any]) -> JournalEntry:

@@ -21,6 +21,14 @@ and no new claim is made. When the store fails while an event is being finished 
 the rest of the batch is given back the same way before the failure propagates, instead of
 waiting out its leases. ``AsyncWorker`` is the same for ``async def`` handlers, with the store
 calls in a worker thread.
+
+Effects once: with a store that offers it, the handler and the ack run in one database
+transaction. ``DjangoStore`` always does (``_handler_transaction``); ``SQLiteStore`` and
+``PostgresStore`` when asked (``transactional=True`` or ``on_sale=``: ``_handler_connection``),
+the handler then called with the transaction's connection. ``on_sale`` adds, in that same
+transaction, the effects the event's sale owes (``_effects.py``): each one's key is recorded
+by the store before the callback runs, so that a key already there skips it, and a callback
+that raises rolls the key back with everything else.
 """
 
 from __future__ import annotations
@@ -44,6 +52,7 @@ from smartpos._errors import ConfigurationError
 from smartpos._messages import message
 from smartpos._signals import stop_on_signals
 
+from ._effects import SaleEffect, due_effects, effect_key
 from ._events import Event, InvalidEventError
 from ._logsafe import configure_logging, loggable
 from ._seconds import check_seconds
@@ -101,11 +110,93 @@ class _AckRefused(Exception):
     """The ack inside a handler's transaction was refused: undo the handler's writes."""
 
 
-def _handler_transaction(
-    store: object,
-) -> Callable[[], contextlib.AbstractContextManager[object]] | None:
+_Transaction = Callable[[], contextlib.AbstractContextManager[Any]]
+
+
+def _handler_transaction(store: object) -> _Transaction | None:
     """The store's transaction for a handler and its ack (``DjangoStore``), or ``None``."""
     return getattr(store, "_handler_transaction", None)
+
+
+def _transaction_of(store: object, *, transactional: bool, on_sale: object) -> _Transaction | None:
+    """The transaction a worker runs each handler and ack in, or ``None`` (two commits).
+
+    ``DjangoStore``'s always; ``SQLiteStore``'s and ``PostgresStore``'s when ``transactional``
+    or ``on_sale`` asks for it.
+
+    Raises:
+        ConfigurationError: Asked for it of a store that has none (``MemoryStore``,
+            ``RedisStore``, a hand-written one).
+    """
+    if not isinstance(transactional, bool):
+        raise ConfigurationError(
+            message("webhooks.transactional_type", type=type(transactional).__name__)
+        )
+    if on_sale is not None and not callable(on_sale):
+        raise ConfigurationError(message("webhooks.on_sale_type", type=type(on_sale).__name__))
+    automatic = _handler_transaction(store)
+    asked = transactional or on_sale is not None
+    chosen = automatic if automatic is not None else getattr(store, "_handler_connection", None)
+    if asked and (chosen is None or (on_sale is not None and not _records_effects(store))):
+        option = "on_sale" if on_sale is not None else "transactional=True"
+        raise ConfigurationError(
+            message("webhooks.transactional_store", option=option, store=store)
+        )
+    return chosen if asked or automatic is not None else None
+
+
+def _records_effects(store: object) -> bool:
+    return callable(getattr(store, "_record_effect", None))
+
+
+def _referencia(raw: object) -> str | None:
+    """An envelope's ``dados.referencia``, when it is a non-empty str."""
+    dados = raw.get("dados") if isinstance(raw, dict) else None
+    referencia = dados.get("referencia") if isinstance(dados, dict) else None
+    return referencia if isinstance(referencia, str) and referencia else None
+
+
+def _apply_effects(
+    store: Any,
+    claim: Claim,
+    event: Event,
+    connection: object,
+    on_sale: Callable[[SaleEffect], object],
+) -> None:
+    """Run ``on_sale`` for each effect the event's sale owes whose key is not recorded yet.
+
+    Inside the handler's transaction: the sale is read there, each key recorded there before
+    its callback runs, and everything commits with the ack, or nothing does.
+    """
+    referencia = _referencia(claim.raw)
+    if referencia is None:
+        return
+    operation = store.operation(referencia)
+    if operation is None or operation.sale is None:
+        return
+    sale = store.sale(operation.sale)
+    if sale is None:
+        return
+    for kind, concerned in due_effects(sale):
+        key = effect_key(sale.sale_id, kind, concerned)
+        fresh = store._record_effect(
+            key, sale=sale.sale_id, kind=kind, referencia=concerned, event_id=event.id
+        )
+        if not fresh:
+            continue
+        _logger.info(
+            "webhook event %s: sale effect %s", loggable(claim.event_id), loggable(key, 200)
+        )
+        on_sale(
+            SaleEffect(
+                kind=kind,
+                key=key,
+                sale=sale,
+                referencia=concerned,
+                event=event,
+                connection=connection,
+            )
+        )
 
 
 def _is_async(handler: object) -> bool:
@@ -313,8 +404,8 @@ class _Heartbeat:
 class _WorkerBase:
     """What both workers share: their settings, identity and stop flag."""
 
-    def __init__(self, store: Store, handler: Callable[[Event], object], **options: Any) -> None:
-        if not callable(handler):
+    def __init__(self, store: Store, handler: Callable[..., object] | None, **options: Any) -> None:
+        if handler is not None and not callable(handler):
             raise ConfigurationError(message("webhooks.handler_type", type=type(handler).__name__))
         configure_logging()
         self._settings = _Settings(store, **options)
@@ -341,11 +432,25 @@ class Worker(_WorkerBase):
     Args:
         store: The store the receiver puts events into.
         handler: Called with each typed event; returning means done (ack), raising means
-            try again later (nack with backoff). Make it idempotent: at-least-once delivery
-            means a crash between the handler and the ack runs it again. With a store that
-            offers it (``DjangoStore``), the handler and the ack run in one database
-            transaction: its writes on that database and the ack commit together or not at
-            all (a raise, a refused ack or a crash leaves neither).
+            try again later (nack with backoff). Delivery is at least once: a crash between
+            the handler and the ack runs it again. To have its effect once, keep its writes
+            in the store's database and let them commit with the ack: ``DjangoStore`` does
+            so always (write through the ORM on the store's alias); ``SQLiteStore`` and
+            ``PostgresStore`` with ``transactional=True``. A raise, a refused ack or a crash
+            then leaves neither the writes nor the ack. A call outside that database (an
+            e-mail, a fiscal service) is not covered: give it an idempotency key (the event's
+            ``id``, or ``SaleEffect.key``). Optional when ``on_sale`` is given.
+        on_sale: Called once per effect of a sale (``SaleEffect``: ``"paid"``,
+            ``"late_approval"``, ``"compensated"``) inside the transaction that acks the event
+            that revealed it, after ``handler``; its key is recorded in that transaction, so
+            that duplicates, re-minted ids, any order, retries and crashes never run it twice
+            for one key. Raising rolls everything back and retries the event. Needs
+            ``SQLiteStore``, ``PostgresStore`` or ``DjangoStore``.
+        transactional: ``SQLiteStore``/``PostgresStore``: run the handler and the ack in one
+            transaction of the store's database, and call ``handler(event, connection)`` with
+            its connection (``sqlite3.Connection``, ``psycopg.Connection``): write through
+            it. ``DjangoStore``: accepted; the transaction is there anyway, and the handler is
+            then called with Django's connection of the store's alias as well.
         owner: The lease holder's name; default ``"<host>:<pid>:<random>"``.
         lease: Seconds a claim is held before another worker may take it over; extended in
             the background while the handler runs.
@@ -358,16 +463,20 @@ class Worker(_WorkerBase):
             called in the main thread; the previous handlers are restored afterwards).
 
     Raises:
-        ConfigurationError: An option is out of range, or ``handler`` is not a function
+        ConfigurationError: An option is out of range, ``handler`` is not a function
             (``Worker``: or is an ``async`` one; ``AsyncWorker``: or the store runs handlers
-            in its transactions, as ``DjangoStore``).
+            in its transactions, as ``DjangoStore``), neither ``handler`` nor ``on_sale`` is
+            given, or ``transactional``/``on_sale`` is asked of a store without transactions
+            (``MemoryStore``, ``RedisStore``) or of ``AsyncWorker``.
     """
 
     def __init__(
         self,
         store: Store,
-        handler: Callable[[Event], object],
+        handler: Callable[..., object] | None = None,
         *,
+        on_sale: Callable[[SaleEffect], object] | None = None,
+        transactional: bool = False,
         owner: str | None = None,
         lease: float = 30.0,
         batch: int = 10,
@@ -380,6 +489,11 @@ class Worker(_WorkerBase):
         if callable(handler) and _is_async(handler):
             # Called here it would only build a coroutine: the event would be acked unhandled.
             raise ConfigurationError(message("webhooks.async_handler"))
+        if handler is None and on_sale is None:
+            raise ConfigurationError(message("webhooks.handler_or_on_sale"))
+        self._transaction = _transaction_of(store, transactional=transactional, on_sale=on_sale)
+        self._with_connection = transactional
+        self._on_sale = on_sale
         super().__init__(
             store,
             handler,
@@ -462,18 +576,19 @@ class Worker(_WorkerBase):
         event = settings.parse(claim)
         if event is None:
             return "dead_lettered", None
-        transaction = _handler_transaction(settings.store)
-        if transaction is not None:
-            return self._handle_in_transaction(settings, claim, event, transaction)
+        if self._transaction is not None:
+            return self._handle_in_transaction(settings, claim, event, self._transaction)
         try:
-            self._call(event)
+            self._call(event, None)
         except Exception as exc:  # noqa: BLE001 - the partner's failure: retry later
             settings.failed(claim, exc)
             return "failed", exc
         return settings.done(claim), None
 
-    def _call(self, event: Event) -> None:
-        result = self._handler(event)
+    def _call(self, event: Event, connection: object) -> None:
+        if self._handler is None:
+            return
+        result = self._handler(event, connection) if self._with_connection else self._handler(event)
         if inspect.isawaitable(result):
             # An awaitable nobody awaits did nothing: never ack the event for it.
             if inspect.iscoroutine(result):
@@ -485,16 +600,18 @@ class Worker(_WorkerBase):
         settings: _Settings,
         claim: Claim,
         event: Event,
-        transaction: Callable[[], contextlib.AbstractContextManager[object]],
+        transaction: _Transaction,
     ) -> tuple[str, Exception | None]:
-        """The handler and its ack in one transaction of the store's database.
+        """The handler, the sale's effects and the ack in one transaction of the store's database.
 
         A handler that raises rolls its writes back, then the event is nacked in a transaction
         of its own; an ack refused (another worker took the event over) rolls them back too.
         """
         try:
-            with transaction():
-                self._call(event)
+            with transaction() as connection:
+                self._call(event, connection)
+                if self._on_sale is not None:
+                    _apply_effects(settings.store, claim, event, connection, self._on_sale)
                 if settings.done(claim) != "acked":
                     raise _AckRefused
         except _AckRefused:
@@ -557,7 +674,10 @@ class AsyncWorker(_WorkerBase):
     Same arguments and behaviour as [`Worker`][smartpos.webhooks.Worker] (``stop()``,
     ``run_once()``, ``run()``), with ``run_once``/``run`` awaited. The lease heartbeat is a task on
     the same loop, so a handler that blocks the loop also stops it: keep handlers truly
-    asynchronous.
+    asynchronous. Handlers in the ack's transaction (``transactional=True``, ``on_sale=``, a
+    ``DjangoStore``) are ``Worker``'s only: the database drivers' transactions are synchronous,
+    and one held across ``await`` would block the loop; ``AsyncWorker`` refuses them with a
+    ``ConfigurationError`` (run a ``Worker`` in a thread beside your loop instead).
     """
 
     def __init__(
@@ -565,6 +685,8 @@ class AsyncWorker(_WorkerBase):
         store: Store,
         handler: Callable[[Event], Awaitable[object]],
         *,
+        on_sale: Callable[[SaleEffect], object] | None = None,
+        transactional: bool = False,
         owner: str | None = None,
         lease: float = 30.0,
         batch: int = 10,
@@ -573,6 +695,12 @@ class AsyncWorker(_WorkerBase):
         poll_interval: float = 1.0,
         heartbeat: float | None = None,
     ) -> None:
+        if transactional is not False or on_sale is not None:
+            # A transaction of a synchronous driver held across awaits would block the loop.
+            option = "on_sale" if on_sale is not None else "transactional=True"
+            raise ConfigurationError(message("webhooks.transactional_async", option=option))
+        if handler is None:
+            raise ConfigurationError(message("webhooks.handler_type", type="NoneType"))
         if _handler_transaction(store) is not None:
             raise ConfigurationError(message("webhooks.async_worker_transactional", store=store))
         super().__init__(
@@ -650,6 +778,7 @@ class AsyncWorker(_WorkerBase):
         if event is None:
             return "dead_lettered", None
         try:
+            assert self._handler is not None  # AsyncWorker requires one
             result = self._handler(event)
             # A plain function has already done its work: awaiting its None would fail it
             # and run it again later.

@@ -87,6 +87,7 @@ _EVENTS = "smartpos_event"
 _OPERATIONS = "smartpos_operation"
 _SALES = "smartpos_sale"
 _HOLDS = "smartpos_terminalhold"
+_EFFECTS = "smartpos_effect"
 
 # SQLite: a write that changes nothing, run first in a transaction to take the write lock.
 _TAKE_WRITE_LOCK = f"DELETE FROM {_HOLDS} WHERE 1 = 0"
@@ -242,6 +243,10 @@ _S_BUMP = (
 )
 _T_GET = f"SELECT referencia, hold_until FROM {_HOLDS} WHERE smartpos_id = %s"
 _T_CREATE = f"INSERT INTO {_HOLDS} (smartpos_id, referencia, hold_until) VALUES (%s, %s, %s)"
+_E_INSERT = (
+    f"INSERT INTO {_EFFECTS} (effect_key, sale, kind, referencia, event_id, applied_at) "
+    "VALUES (%s, %s, %s, %s, %s, %s)"
+)
 # Insert-if-absent: each insert above ends with its table's ON CONFLICT clause, except on
 # MySQL/MariaDB (see DjangoStore._insert_if_absent).
 _ON_CONFLICT = {
@@ -249,6 +254,7 @@ _ON_CONFLICT = {
     _J_INSERT: " ON CONFLICT (referencia) DO NOTHING",
     _S_CREATE: " ON CONFLICT (sale_id) DO NOTHING",
     _T_CREATE: " ON CONFLICT (smartpos_id) DO NOTHING",
+    _E_INSERT: " ON CONFLICT (effect_key) DO NOTHING",
 }
 # MySQL's error numbers of a duplicate key (ER_DUP_ENTRY) and a deadlock (ER_LOCK_DEADLOCK).
 _DUPLICATE_KEY = 1062
@@ -479,7 +485,7 @@ class DjangoStore(StoreBase):
             yield cursor
 
     @contextlib.contextmanager
-    def _handler_transaction(self) -> Iterator[None]:
+    def _handler_transaction(self) -> Iterator[BaseDatabaseWrapper]:
         """The transaction a ``Worker`` runs a handler and its ack in (see ``_worker.py``).
 
         Database connections are checked (``close_old_connections``, as Django does around a
@@ -499,12 +505,20 @@ class DjangoStore(StoreBase):
                 self._local.handler_transaction = True
                 try:
                     with self._other_aliases.watching():  # writes elsewhere: warned
-                        yield
+                        yield conn
                 finally:
                     self._local.handler_transaction = False
         finally:
             if not conn.in_atomic_block:
                 close_old_connections()
+
+    def _record_effect(
+        self, key: str, *, sale: str, kind: str, referencia: str, event_id: str
+    ) -> bool:
+        """Record an effect's key in the handler's transaction; ``False``: already recorded."""
+        with self._write() as cursor:
+            params = (key, sale, kind, referencia, event_id, self._now())
+            return self._insert_if_absent(cursor, _E_INSERT, params)
 
     def close(self) -> None:
         """Mark the store closed; the connections are Django's, and stay open."""

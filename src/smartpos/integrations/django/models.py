@@ -18,7 +18,7 @@ from django.db import models
 
 from smartpos.integrations.django._fields import ExactCharField, ExactTextField
 
-__all__ = ["Event", "Operation", "Sale", "TerminalHold"]
+__all__ = ["Effect", "Event", "Operation", "Sale", "TerminalHold"]
 
 
 class _Model(models.Model):
@@ -174,3 +174,24 @@ class TerminalHold(_Model):
 
     def __str__(self) -> str:
         return self.smartpos_id
+
+
+class Effect(_Model):
+    """An effect of a sale a transactional worker applied once (``Worker(on_sale=...)``).
+
+    Recorded in the transaction of the partner's writes and the ack: a key here means the
+    ``on_sale`` callback of that effect committed.
+    """
+
+    effect_key: models.TextField[str, str] = ExactTextField(primary_key=True)
+    sale: models.TextField[str, str] = ExactTextField()
+    kind: models.CharField[str, str] = models.CharField(max_length=16)
+    referencia: models.TextField[str, str] = ExactTextField()
+    event_id: models.CharField[str, str] = ExactCharField(max_length=256)
+    applied_at: models.FloatField[float, float] = models.FloatField()
+
+    class Meta:
+        db_table = "smartpos_effect"
+
+    def __str__(self) -> str:
+        return self.effect_key

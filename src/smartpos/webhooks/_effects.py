@@ -1,0 +1,107 @@
+"""Effects of a sale, once each: what ``Worker(on_sale=...)`` finds due (no I/O at all).
+
+A worker with ``on_sale`` computes, inside the transaction that will ack an event of a sale,
+the sale as it stands (``store.sale``) and the effects it owes the partner:
+
+- ``paid``: the sale is paid (its counted approvals add up to its total); once per sale. A
+  split bill is paid when its last needed approval is stored, whatever order the worker
+  handles the approvals in;
+- ``late_approval``: an approval of an abandoned attempt, money the sale did not take; once
+  per attempt. The sale's rules refuse any charge above what remains before it is sent, so an
+  approval beyond the total can only be that of an abandoned attempt;
+- ``compensated``: the compensation refund of a late approval (``compensation_referencia``)
+  was accepted by the service, and the event that ended it, if one came, is not a refusal;
+  once per late approval.
+
+Each effect has a stable key (``effect_key``); the store records it in the same transaction
+as the partner's writes and the ack, and an effect whose key is recorded is never due again.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final, Literal, TypeAlias, get_args
+
+import attrs
+
+from ._events import Event, PagamentoAprovado, PagamentoRecusado
+from ._sales import Sale, compensation_referencia
+
+__all__ = ["EFFECT_KINDS", "EffectKind", "SaleEffect", "due_effects", "effect_key"]
+
+EffectKind: TypeAlias = Literal["paid", "late_approval", "compensated"]
+"""What happened to a sale: it was paid, an approval came late, a late approval was refunded."""
+
+EFFECT_KINDS: Final[tuple[EffectKind, ...]] = get_args(EffectKind)
+
+
+def effect_key(sale_id: str, kind: EffectKind, referencia: str) -> str:
+    """The stable key of one effect: ``sale:<id>:paid``, ``sale:<id>:<kind>:<referencia>``."""
+    if kind == "paid":
+        return f"sale:{sale_id}:paid"
+    return f"sale:{sale_id}:{kind}:{referencia}"
+
+
+@attrs.frozen(slots=True)
+class SaleEffect:
+    """One effect of a sale, handed once to ``Worker(on_sale=...)`` inside its transaction.
+
+    Attributes:
+        kind: ``"paid"`` (the sale is paid, once per sale), ``"late_approval"`` (an approval
+            of an abandoned attempt, once per attempt) or ``"compensated"`` (the compensation
+            refund of a late approval was accepted, once per late approval).
+        key: The effect's stable key (``"sale:<sale_id>:paid"``,
+            ``"sale:<sale_id>:late_approval:<referencia>"``,
+            ``"sale:<sale_id>:compensated:<referencia>"``): recorded by the store in the same
+            transaction, and the idempotency key to give a call outside it (an e-mail, a
+            fiscal service), which the transaction does not cover.
+        sale: The sale as it stands inside the transaction.
+        referencia: The attempt concerned: for ``paid``, the last attempt whose approval
+            counts; for ``late_approval`` and ``compensated``, the abandoned attempt (its
+            refund's referencia is ``compensation_referencia(referencia)``).
+        event: The event being handled when the effect was found (an event of the sale).
+        connection: The transaction's connection: ``sqlite3.Connection`` (``SQLiteStore``),
+            ``psycopg.Connection`` (``PostgresStore``), Django's connection of the store's
+            alias (``DjangoStore``). Write through it: those writes, the effect's key and the
+            ack commit together or not at all.
+    """
+
+    kind: EffectKind
+    key: str
+    sale: Sale = attrs.field(repr=False)
+    referencia: str
+    event: Event = attrs.field(repr=False)
+    connection: Any = attrs.field(repr=False, eq=False)
+
+    @property
+    def sale_id(self) -> str:
+        """The sale's key."""
+        return self.sale.sale_id
+
+
+def due_effects(sale: Sale) -> list[tuple[EffectKind, str]]:
+    """The effects a sale owes as it stands, as ``(kind, referencia)``, in a fixed order.
+
+    ``paid`` first, then each late approval in attempt order followed by its compensation
+    when it is settled. The caller skips those whose key is already recorded.
+    """
+    due: list[tuple[EffectKind, str]] = []
+    counted = [
+        op.referencia
+        for op in sale.attempts
+        if op.abandoned is None and isinstance(op.event, PagamentoAprovado)
+    ]
+    if sale.state == "paid" and counted:
+        due.append(("paid", counted[-1]))
+    refunds = {op.referencia: op for op in sale.compensations}
+    for op in sale.attempts:
+        if op.abandoned is None or not isinstance(op.event, PagamentoAprovado):
+            continue
+        due.append(("late_approval", op.referencia))
+        refund = refunds.get(compensation_referencia(op.referencia))
+        if (
+            refund is not None
+            and refund.state in ("accepted", "final")
+            and not isinstance(refund.event, PagamentoRecusado)
+        ):
+            due.append(("compensated", op.referencia))
+    return due
