@@ -683,16 +683,16 @@ OTHERS: Final[dict[str, dict[str, str]]] = {
         "pt_BR": "Use só em testes; um arquivo SQLite, Redis ou PostgreSQL em produção.",
     },
     "django.check_handler_import": {
-        "en": "SMARTPOS['HANDLER'] cannot be imported: {problem}",
-        "pt_BR": "SMARTPOS['HANDLER'] não pode ser importado: {problem}",
+        "en": "SMARTPOS['{key}'] cannot be imported: {problem}",
+        "pt_BR": "SMARTPOS['{key}'] não pode ser importado: {problem}",
     },
     "django.check_handler_import_hint": {
         "en": "Give the dotted path of a function: 'shop.payments.handle_event'.",
         "pt_BR": "Informe o caminho pontuado de uma função: 'shop.payments.handle_event'.",
     },
     "django.check_handler_not_callable": {
-        "en": "SMARTPOS['HANDLER'] {path!r} is not callable",
-        "pt_BR": "SMARTPOS['HANDLER'] {path!r} não é uma função (não é chamável)",
+        "en": "SMARTPOS['{key}'] {path!r} is not callable",
+        "pt_BR": "SMARTPOS['{key}'] {path!r} não é uma função (não é chamável)",
     },
     "django.check_verifier": {
         "en": "SMARTPOS cannot build the webhook verifier: {problem}",
@@ -914,11 +914,13 @@ OTHERS: Final[dict[str, dict[str, str]]] = {
     },
     "django.worker_no_handler": {
         "en": (
-            "no handler: set SMARTPOS['HANDLER'] = 'yourapp.module.handle_event' or pass "
+            "no handler: set SMARTPOS['HANDLER'] = 'yourapp.module.handle_event' (or "
+            "SMARTPOS['ON_SALE'] = 'yourapp.module.on_sale') or pass "
             "--handler yourapp.module.handle_event"
         ),
         "pt_BR": (
-            "nenhum handler: defina SMARTPOS['HANDLER'] = 'seuapp.modulo.handle_event' ou passe "
+            "nenhum handler: defina SMARTPOS['HANDLER'] = 'seuapp.modulo.handle_event' (ou "
+            "SMARTPOS['ON_SALE'] = 'seuapp.modulo.on_sale') ou passe "
             "--handler seuapp.modulo.handle_event"
         ),
     },

@@ -75,8 +75,10 @@ def smartpos_settings(tmp_inbox: Path) -> Iterator[dict[str, Any]]:
     from django.conf import settings
     from django.test import override_settings
 
+    # The shop's ON_SALE needs its DjangoStore; these tests use an SQLite inbox of their own.
+    shop = {key: value for key, value in settings.SMARTPOS.items() if key != "ON_SALE"}
     values = {
-        **settings.SMARTPOS,
+        **shop,
         "STORE": str(tmp_inbox),
         "WEBHOOK_SECRET": SECRET,
         "API_KEY": Sandbox.API_KEY,
@@ -617,34 +619,34 @@ def test_clients_are_built_once_per_process_and_per_loop(
 def test_example_views_pair_and_charge_against_the_sandbox(
     smartpos_settings: dict[str, Any],
 ) -> None:
-    """The shop's views: a QR code as an <img> data: URI, and a charge typed as "19,90"."""
+    """The shop's views: a QR code as an <img> data: URI, an order, a charge typed as "19,90"
+    on it, and a second charge refused while the first is in flight."""
+    from django.core.management import call_command
     from django.test import AsyncClient, Client, override_settings
 
+    call_command("migrate", "shop", verbosity=0)  # the shop's orders
     sandbox = Sandbox()
     with (
         sandbox.serve() as base_url,
         override_settings(SMARTPOS={**smartpos_settings, "BASE_URL": base_url}),
     ):
         page = Client().get(f"/pair/{DOC}/")
-        charged = asyncio.run(
-            AsyncClient().post(
-                "/charge/",
-                {"valor": "19,90", "documento": DOC, "terminal": Sandbox.SMARTPOS_ID},
-            )
-        )
-        refused = asyncio.run(
-            AsyncClient().post(
-                "/charge/", {"valor": "19.999", "documento": DOC, "terminal": Sandbox.SMARTPOS_ID}
-            )
-        )
+        opened = Client().post("/orders/", {"numero": "mesa-1", "total": "59,90"})
+        charge = {"numero": "mesa-1", "documento": DOC, "terminal": Sandbox.SMARTPOS_ID}
+        charged = asyncio.run(AsyncClient().post("/charge/", {**charge, "valor": "19,90"}))
+        refused = asyncio.run(AsyncClient().post("/charge/", {**charge, "valor": "19.999"}))
+        busy = asyncio.run(AsyncClient().post("/charge/", {**charge, "valor": "10,00"}))
 
     assert 200 == page.status_code
     html = page.content.decode()  # HttpResponse.text is Django 5's; 4.2 is supported too
     assert '<img alt="QR code to pair the terminal" src="data:image/svg+xml;' in html
+    assert (201, "R$ 59,90") == (opened.status_code, opened.json()["total"])
     assert (202, "R$ 19,90") == (charged.status_code, charged.json()["valor"])
     assert [1990] == [p.valor_centavos for p in sandbox.payments]
     assert 400 == refused.status_code
     assert "ambiguous" in refused.json()["erro"]
+    # One attempt of an order open at a time: the first is still waiting for its event.
+    assert 409 == busy.status_code
 
 
 # --- real servers ---------------------------------------------------------------------------

@@ -98,6 +98,10 @@ def test_id_columns_have_a_binary_no_pad_collation(alias: str) -> None:
         ("smartpos_operation", "referencia"): ("varchar(512)", "utf8mb4_nopad_bin"),
         ("smartpos_operation", "sale"): ("varchar(512)", "utf8mb4_nopad_bin"),
         ("smartpos_sale", "sale_id"): ("varchar(512)", "utf8mb4_nopad_bin"),
+        ("smartpos_effect", "effect_key"): ("varchar(512)", "utf8mb4_nopad_bin"),
+        ("smartpos_effect", "event_id"): ("varchar(256)", "utf8mb4_nopad_bin"),
+        ("smartpos_effect", "referencia"): ("varchar(512)", "utf8mb4_nopad_bin"),
+        ("smartpos_effect", "sale"): ("varchar(512)", "utf8mb4_nopad_bin"),
         ("smartpos_terminalhold", "smartpos_id"): ("varchar(512)", "utf8mb4_nopad_bin"),
         ("smartpos_terminalhold", "referencia"): ("varchar(512)", "utf8mb4_nopad_bin"),
     } == exact

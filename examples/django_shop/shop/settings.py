@@ -4,6 +4,7 @@ Run it::
 
     pip install "smartpos[django]"
     export SMARTPOS_API_KEY=... SMARTPOS_BASE_URL=... SMARTPOS_WEBHOOK_SECRET=change-me
+    python manage.py migrate                   # the shop's orders and smartpos's tables
     python manage.py runserver                 # the shop and its webhook URL
     python manage.py smartpos_worker           # another terminal: processes the events
 """
@@ -58,14 +59,27 @@ DATABASES = {
         "NAME": os.environ.get("DJANGO_DB", str(BASE_DIR / "shop.sqlite3")),
     }
 }
+if os.environ.get("SHOP_POSTGRES_NAME"):  # the same shop on PostgreSQL (its tests run on both)
+    DATABASES["default"] = {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": os.environ["SHOP_POSTGRES_NAME"],
+        "HOST": os.environ.get("SHOP_POSTGRES_HOST", "127.0.0.1"),
+        "PORT": os.environ.get("SHOP_POSTGRES_PORT", "5432"),
+        "USER": os.environ.get("SHOP_POSTGRES_USER", "postgres"),
+        "PASSWORD": os.environ.get("SHOP_POSTGRES_PASSWORD", ""),
+    }
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 USE_TZ = True
 TIME_ZONE = "America/Sao_Paulo"
 
 SMARTPOS = {
     # API_KEY and BASE_URL default to the environment (SMARTPOS_API_KEY, SMARTPOS_BASE_URL).
-    "STORE": os.environ.get("SMARTPOS_STORE", str(BASE_DIR / "smartpos-inbox.sqlite3")),
+    # The inbox, journal and sales in the shop's own database (python manage.py migrate).
+    "STORE": os.environ.get("SMARTPOS_STORE", "django://default"),
     "WEBHOOK_SECRET": os.environ.get("SMARTPOS_WEBHOOK_SECRET"),
     "HANDLER": "shop.payments.handle_event",
+    # Once per sale effect, in the transaction that consumes the event: marks the order paid.
+    "ON_SALE": "shop.payments.on_sale",
     "WORKER_OPTIONS": {"poll_interval": 0.5},
 }
 

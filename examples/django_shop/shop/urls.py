@@ -18,4 +18,5 @@ urlpatterns = [
     path("webhooks/smartpos-async/", async_webhook),
     path("pair/<str:documento>/", payments.pair_terminal),
     path("charge/", payments.charge),
+    path("orders/", payments.new_order),
 ]

@@ -7,7 +7,7 @@ smartpos.E001      ``SMARTPOS`` is not a dict, or a value has the wrong type
 smartpos.E002      an unknown key (a typo such as ``WEBHOOK_SECRETS`` would turn checks off)
 smartpos.E003      no ``STORE``: the webhook views and the worker have nowhere to keep events
 smartpos.E004      ``STORE`` is unusable (an unknown scheme, an SQLite folder that is missing)
-smartpos.E005      ``HANDLER`` cannot be imported or is not callable
+smartpos.E005      ``HANDLER`` or ``ON_SALE`` cannot be imported or is not callable
 smartpos.E006      the webhook verification settings cannot build a verifier (an unknown
                    ``WEBHOOK_SCHEME``, its options, its key material, a secret and a
                    ``WEBHOOK_VERIFIER`` together)
@@ -96,8 +96,9 @@ def check_settings(app_configs: Sequence[Any] | None = None, **kwargs: Any) -> l
     except ImproperlyConfigured as exc:
         return [Error(str(exc), id="smartpos.E001")]
     messages += _check_store(conf.store)
-    if conf.handler is not None:
-        messages += _check_handler(conf.handler)
+    for key, path in (("HANDLER", conf.handler), ("ON_SALE", conf.on_sale)):
+        if path is not None:
+            messages += _check_handler(path, key)
     messages += _check_verifier(conf)
     if not (conf.api_key or os.environ.get("SMARTPOS_API_KEY")) or not (
         conf.base_url or os.environ.get("SMARTPOS_BASE_URL")
@@ -279,19 +280,24 @@ def unapplied_migrations(alias: str) -> list[str]:
     return [migration.name for migration, backwards in plan if not backwards]
 
 
-def _check_handler(path: str) -> list[CheckMessage]:
+def _check_handler(path: str, key: str = "HANDLER") -> list[CheckMessage]:
     try:
         handler = import_string(path)
     except ImportError as exc:
         return [
             Error(
-                message("django.check_handler_import", problem=exc),
+                message("django.check_handler_import", problem=exc, key=key),
                 hint=message("django.check_handler_import_hint"),
                 id="smartpos.E005",
             )
         ]
     if not callable(handler):
-        return [Error(message("django.check_handler_not_callable", path=path), id="smartpos.E005")]
+        return [
+            Error(
+                message("django.check_handler_not_callable", path=path, key=key),
+                id="smartpos.E005",
+            )
+        ]
     return []
 
 

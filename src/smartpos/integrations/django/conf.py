@@ -8,6 +8,7 @@
         "STORE": "sqlite:////var/lib/shop/smartpos-inbox.sqlite3",
         "WEBHOOK_SECRET": env("SMARTPOS_WEBHOOK_SECRET"),
         "HANDLER": "shop.payments.handle_event",   # what smartpos_worker runs
+        "ON_SALE": "shop.payments.on_sale",        # once per sale effect (DjangoStore)
     }
 
 ``WEBHOOK_SECRET`` alone is a shared secret in the ``x-webhook-secret`` header. With
@@ -56,6 +57,10 @@ KEYS: Final[Mapping[str, str]] = {
     "WEBHOOK_SCHEME_OPTIONS": "the scheme's options: template, header, tolerance, ...",
     "RECEIVER_OPTIONS": "more WebhookReceiver arguments: max_body_bytes, store_timeout",
     "HANDLER": "dotted path of the function smartpos_worker calls with each event",
+    "ON_SALE": (
+        "dotted path of the function smartpos_worker calls once per sale effect (paid, late "
+        "approval, compensated) in the transaction of the event's ack (DjangoStore)"
+    ),
     "WORKER_OPTIONS": "more Worker arguments: lease, batch, base_backoff, poll_interval, ...",
 }
 
@@ -103,6 +108,7 @@ class SmartPOSSettings:
     webhook_scheme_options: dict[str, Any] = attrs.Factory(dict)
     receiver_options: dict[str, Any] = attrs.Factory(dict)
     handler: str | None = None
+    on_sale: str | None = None
     worker_options: dict[str, Any] = attrs.Factory(dict)
 
     @property
@@ -145,7 +151,14 @@ def get_settings() -> SmartPOSSettings:
         raise ImproperlyConfigured(
             message("django.unknown_keys", unknown=unknown, keys=sorted(KEYS))
         )
-    for key in ("API_KEY", "BASE_URL", "HANDLER", "WEBHOOK_SECRET_HEADER", "WEBHOOK_SCHEME"):
+    for key in (
+        "API_KEY",
+        "BASE_URL",
+        "HANDLER",
+        "ON_SALE",
+        "WEBHOOK_SECRET_HEADER",
+        "WEBHOOK_SCHEME",
+    ):
         if raw.get(key) is not None and not isinstance(raw[key], str):
             raise ImproperlyConfigured(message("django.not_a_str", key=key))
     options = {key.lower(): _options(raw, key) for key in _OPTION_KEYS}
@@ -158,5 +171,6 @@ def get_settings() -> SmartPOSSettings:
         webhook_verifier=raw.get("WEBHOOK_VERIFIER"),
         webhook_scheme=raw.get("WEBHOOK_SCHEME") or None,
         handler=raw.get("HANDLER") or None,
+        on_sale=raw.get("ON_SALE") or None,
         **options,
     )

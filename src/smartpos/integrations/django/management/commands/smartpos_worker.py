@@ -1,5 +1,8 @@
 """``python manage.py smartpos_worker``: process the webhook inbox with ``SMARTPOS["HANDLER"]``.
 
+With a ``DjangoStore``, ``SMARTPOS["ON_SALE"]`` (a dotted path) is also run once per sale effect
+(paid, late approval, compensated) in the transaction of the event's ack (``Worker(on_sale=)``).
+
 Runs until SIGTERM or Ctrl-C (the event in hand is finished, the rest given back), or with
 ``--once`` until the inbox has nothing ready (cron, tests). Run as many as you like, on as many
 hosts as share the store: each event is handled by one of them at a time, under a lease.
@@ -50,6 +53,13 @@ def _with_fresh_connections(handler: Callable[[Event], object]) -> Callable[[Eve
     return handle
 
 
+def _import(path: str) -> Any:
+    try:
+        return import_string(path)
+    except ImportError as exc:
+        raise CommandError(message("django.worker_handler_import", path=path, problem=exc)) from exc
+
+
 class Command(BaseCommand):
     """Process the smartpos webhook inbox."""
 
@@ -74,15 +84,12 @@ class Command(BaseCommand):
             if not warning.is_silenced():
                 self.stderr.write(str(warning))
         path = options["handler"] or conf.handler
-        if not path:
+        if not path and not conf.on_sale:
             raise CommandError(message("django.worker_no_handler"))
-        try:
-            handler = import_string(path)
-        except ImportError as exc:
-            raise CommandError(
-                message("django.worker_handler_import", path=path, problem=exc)
-            ) from exc
+        handler = _import(path) if path else None
         worker_options = dict(conf.worker_options)
+        if conf.on_sale:
+            worker_options["on_sale"] = _import(conf.on_sale)
         for name in ("lease", "batch", "poll_interval"):
             if options[name] is not None:
                 worker_options[name] = options[name]
@@ -92,7 +99,7 @@ class Command(BaseCommand):
                 raise CommandError(f"{problem.msg} ({problem.hint})")
         store = get_store()
         try:
-            if _is_async(handler):
+            if handler is not None and _is_async(handler):
                 processed = asyncio.run(self._run_async(store, handler, worker_options, options))
             else:
                 processed = self._run(store, handler, worker_options, options)
@@ -109,7 +116,7 @@ class Command(BaseCommand):
         transactional = getattr(store, "_handler_transaction", None) is not None
         worker = Worker(
             store,
-            handler if transactional else _with_fresh_connections(handler),
+            handler if transactional or handler is None else _with_fresh_connections(handler),
             install_signal_handlers=not options["once"],
             **worker_options,
         )

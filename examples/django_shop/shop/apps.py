@@ -1,0 +1,10 @@
+"""The shop app."""
+
+from __future__ import annotations
+
+from django.apps import AppConfig
+
+
+class ShopConfig(AppConfig):
+    name = "shop"
+    default_auto_field = "django.db.models.BigAutoField"
