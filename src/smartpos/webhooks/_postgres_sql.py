@@ -404,6 +404,16 @@ _QUERIES = {
     "WHERE state IN ('sending', 'accepted', 'unknown') AND seq > %s ORDER BY seq LIMIT %s",
     "j_list": "SELECT {j_columns} FROM {ops} WHERE seq > %s ORDER BY seq LIMIT %s",
     "j_events": "SELECT body FROM {t} WHERE {referencia} = %s ORDER BY seq",
+    # The batched reads of the journal (see _journal.py), one statement each whatever the
+    # number of keys. The ORDER BY inside each LATERAL subquery keeps it a subquery run per
+    # key (an index probe): flattened into a join, a generic plan may hash a whole table.
+    "j_events_many": "SELECT r.ref, b.body FROM unnest(%s::text[]) WITH ORDINALITY AS r(ref, n) "
+    "CROSS JOIN LATERAL (SELECT body, seq FROM {t} WHERE {referencia} = r.ref ORDER BY seq) "
+    "AS b ORDER BY r.n, b.seq",
+    "j_finalize_many": "UPDATE {ops} AS o SET state = 'final', final_event = u.ev::json, "
+    "updated_at = %(now)s FROM unnest(%(refs)s::text[], %(events)s::text[]) AS u(r, ev) "
+    "WHERE o.referencia = u.r AND o.state <> 'final' RETURNING o.referencia",
+    "received_many": "SELECT id, received_at FROM {t} WHERE id = ANY(%s::text[])",
     # A sale is computed from its entries: they are never purged.
     "j_purge": "DELETE FROM {ops} WHERE referencia IN (SELECT referencia FROM {ops} "
     "WHERE state IN ('final', 'rejected') AND updated_at < %s AND sale IS NULL LIMIT %s)",
@@ -418,6 +428,13 @@ _QUERIES = {
     "CROSS JOIN LATERAL (SELECT {s_columns} FROM {sales} "
     "WHERE sale_id = c.sale AND seq > %s LIMIT 1) AS s ORDER BY s.seq LIMIT %s",
     "s_entries": "SELECT {j_columns} FROM {ops} WHERE sale = %s ORDER BY seq",
+    # The entries of several sales with their events (as s_snapshot aggregates them), by
+    # sale in the order given, then seq.
+    "s_linked": "SELECT e.*, (SELECT json_agg(b.body ORDER BY b.seq) FROM {t} AS b "
+    "WHERE b.{referencia} = e.referencia) "
+    "FROM unnest(%s::text[]) WITH ORDINALITY AS s(id, n) "
+    "CROSS JOIN LATERAL (SELECT {j_columns} FROM {ops} WHERE sale = s.id ORDER BY seq) AS e "
+    "ORDER BY s.n, e.seq",
     "s_abandon": "UPDATE {ops} SET abandoned = %s::json, updated_at = %s "
     "WHERE referencia = %s AND abandoned IS NULL",
     # What the checks of one attempt read (_sale_snapshot), in one statement (one snapshot):
@@ -564,6 +581,16 @@ def _sale_snapshot(rows: Sequence[Sequence[Any]]) -> SaleSnapshot:
     if existing is not None:  # then nothing else was read
         return SaleSnapshot(existing=existing)
     return SaleSnapshot(row=sale, entries=entries, holder=holder)
+
+
+def _sale_linked(rows: Sequence[Sequence[Any]]) -> dict[str, list[Linked]]:
+    """The rows of ``s_linked``, by sale."""
+    found: dict[str, list[Linked]] = {}
+    for row in rows:
+        entry = _journal_entry(row[:_J_WIDTH])
+        assert entry.sale is not None  # read by its sale
+        found.setdefault(entry.sale, []).append((entry, row[_J_WIDTH] or []))
+    return found
 
 
 def _sale_row(row: Sequence[Any]) -> SaleRow:

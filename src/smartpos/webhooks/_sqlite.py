@@ -33,7 +33,7 @@ from smartpos._errors import ConfigurationError
 from smartpos._messages import message
 
 from ._group_commit import GroupCommit
-from ._journal import CONFLICT, journal_entry, journal_row
+from ._journal import CONFLICT, Linked, journal_entry, journal_row
 from ._outcomes import Answer, JournalEntry, State
 from ._sales import SaleRow
 from ._seconds import check_seconds
@@ -248,6 +248,16 @@ _J_EVENTS = (
     "SELECT raw FROM smartpos_inbox WHERE (CASE WHEN json_valid(raw) "
     "THEN json_extract(raw, '$.dados.referencia') END) = ? ORDER BY seq"
 )
+# The batched reads (see _journal.py): one statement per _IN_BATCH keys (SQLite's variable
+# limit is 999 before 3.32), each key an index probe.
+_IN_BATCH = 500
+_J_EVENTS_MANY = (
+    "SELECT (CASE WHEN json_valid(raw) THEN json_extract(raw, '$.dados.referencia') END), raw "
+    "FROM smartpos_inbox WHERE (CASE WHEN json_valid(raw) "
+    "THEN json_extract(raw, '$.dados.referencia') END) IN ({}) ORDER BY seq"
+)
+_S_ENTRIES_MANY = _J_COLUMNS + "WHERE sale IN ({}) ORDER BY seq"
+_RECEIVED_MANY = "SELECT id, received_at FROM smartpos_inbox WHERE id IN ({})"
 _J_PURGE = (
     "DELETE FROM smartpos_operations WHERE state IN ('final', 'rejected') AND updated_at < ? "
     "AND sale IS NULL"
@@ -793,6 +803,48 @@ class SQLiteStore(StoreBase):
         with self._read() as conn:
             rows = conn.execute(_J_EVENTS, (referencia,)).fetchall()
         return [json.loads(raw) for (raw,) in rows]
+
+    # The batched reads and writes (see _journal.py): one statement per _IN_BATCH keys.
+
+    def _read_in(self, statement: str, keys: Sequence[str]) -> list[Any]:
+        """The rows of ``statement`` (its ``IN ({})`` filled) over ``keys``, in one read."""
+        rows: list[Any] = []
+        with self._read() as conn:
+            for start in range(0, len(keys), _IN_BATCH):
+                chunk = keys[start : start + _IN_BATCH]
+                query = statement.format(", ".join("?" * len(chunk)))
+                rows += conn.execute(query, chunk).fetchall()
+        return rows
+
+    def _journal_events_many(self, referencias: Sequence[str]) -> dict[str, list[Mapping[str, Any]]]:
+        found: dict[str, list[Mapping[str, Any]]] = {}
+        # In seq order within each chunk; a referencia is in one chunk only.
+        for referencia, raw in self._read_in(_J_EVENTS_MANY, list(dict.fromkeys(referencias))):
+            found.setdefault(referencia, []).append(json.loads(raw))
+        return found
+
+    def _journal_finalize_many(
+        self, outcomes: Mapping[str, Mapping[str, Any]], now: float
+    ) -> set[str]:
+        params = [(canonical_json(event), now, referencia) for referencia, event in outcomes.items()]
+
+        def finalize(conn: sqlite3.Connection) -> set[str]:
+            return {p[2] for p in params if conn.execute(_J_FINALIZE, p).rowcount == 1}
+
+        # Not durable, as _journal_finalize.
+        return self._group.run(finalize, durable=False)
+
+    def _sale_linked_many(self, sale_ids: Sequence[str]) -> dict[str, list[Linked]]:
+        entries = [_journal_entry(row) for row in self._read_in(_S_ENTRIES_MANY, list(sale_ids))]
+        events = self._journal_events_many([entry.referencia for entry in entries])
+        found: dict[str, list[Linked]] = {}
+        for entry in sorted(entries, key=lambda e: e.seq):
+            assert entry.sale is not None  # read by its sale
+            found.setdefault(entry.sale, []).append((entry, events.get(entry.referencia, [])))
+        return found
+
+    def _received_at_many(self, event_ids: Sequence[str]) -> dict[str, float]:
+        return {i: float(r) for i, r in self._read_in(_RECEIVED_MANY, list(event_ids))}
 
     # Sales (see _journal.py): the checks' compare-and-set runs in one write transaction
     # (BEGIN IMMEDIATE): one writer at a time across processes.
