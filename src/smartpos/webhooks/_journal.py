@@ -800,7 +800,9 @@ class JournalBase:
         found = {referencia: self._journal_get(referencia) for referencia in referencias}
         return {referencia: entry for referencia, entry in found.items() if entry is not None}
 
-    def _journal_finalize_many(self, outcomes: Mapping[str, Mapping[str, Any]], now: float) -> set[str]:
+    def _journal_finalize_many(
+        self, outcomes: Mapping[str, Mapping[str, Any]], now: float
+    ) -> set[str]:
         """``_journal_finalize`` of each referencia with its event; those written.
 
         Each entry on its own: one already final (or gone) is left as it is, the others are

@@ -741,7 +741,9 @@ class PostgresStore(StoreBase):
     # NUL: such a key was never stored, it is not sent.
 
     @_translate
-    def _journal_events_many(self, referencias: Sequence[str]) -> dict[str, list[Mapping[str, Any]]]:
+    def _journal_events_many(
+        self, referencias: Sequence[str]
+    ) -> dict[str, list[Mapping[str, Any]]]:
         keys = [r for r in referencias if "\x00" not in r]
         if not keys:
             return {}

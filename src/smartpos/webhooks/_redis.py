@@ -653,11 +653,14 @@ class RedisStore(StoreBase):
     # The batched reads and writes (see _journal.py): one script each.
 
     @_translate
-    def _journal_events_many(self, referencias: Sequence[str]) -> dict[str, list[Mapping[str, Any]]]:
+    def _journal_events_many(
+        self, referencias: Sequence[str]
+    ) -> dict[str, list[Mapping[str, Any]]]:
         self._check_open()
         if not referencias:
             return {}
-        args = [self._ev, *(r.encode("utf-8", "surrogatepass") for r in referencias)]
+        args: list[str | bytes] = [self._ev]
+        args += [r.encode("utf-8", "surrogatepass") for r in referencias]
         answers = self._j_events_many([self._refs], args)
         return {
             referencia: [json.loads(body) for body in bodies]
@@ -674,7 +677,10 @@ class RedisStore(StoreBase):
         keys = list(outcomes)
         args: list[str | bytes] = [_num(now), self._base]
         for referencia in keys:
-            args += [referencia.encode("utf-8", "surrogatepass"), canonical_json(outcomes[referencia])]
+            args += [
+                referencia.encode("utf-8", "surrogatepass"),
+                canonical_json(outcomes[referencia]),
+            ]
         written = self._j_finalize_many([self._ops_waiting, self._ops_ended], args)
         return {r for r, done in zip(keys, written, strict=True) if int(done)}
 
@@ -683,7 +689,8 @@ class RedisStore(StoreBase):
         self._check_open()
         if not sale_ids:
             return {}
-        args = [self._base, *(s.encode("utf-8", "surrogatepass") for s in sale_ids)]
+        args: list[str | bytes] = [self._base]
+        args += [s.encode("utf-8", "surrogatepass") for s in sale_ids]
         answers = self._s_linked([self._refs], args)
         return {
             sale_id: [

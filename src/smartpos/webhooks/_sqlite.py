@@ -256,6 +256,13 @@ _J_EVENTS_MANY = (
     "FROM smartpos_inbox WHERE (CASE WHEN json_valid(raw) "
     "THEN json_extract(raw, '$.dados.referencia') END) IN ({}) ORDER BY seq"
 )
+_J_NOT_FINAL = (
+    "SELECT referencia FROM smartpos_operations WHERE referencia IN ({}) AND state <> 'final'"
+)
+_J_FINALIZE_MANY = (
+    "UPDATE smartpos_operations SET state = 'final', final_event = CASE referencia {} END, "
+    "updated_at = ? WHERE referencia IN ({})"
+)
 _S_ENTRIES_MANY = _J_COLUMNS + "WHERE sale IN ({}) ORDER BY seq"
 _RECEIVED_MANY = "SELECT id, received_at FROM smartpos_inbox WHERE id IN ({})"
 _J_PURGE = (
@@ -816,7 +823,9 @@ class SQLiteStore(StoreBase):
                 rows += conn.execute(query, chunk).fetchall()
         return rows
 
-    def _journal_events_many(self, referencias: Sequence[str]) -> dict[str, list[Mapping[str, Any]]]:
+    def _journal_events_many(
+        self, referencias: Sequence[str]
+    ) -> dict[str, list[Mapping[str, Any]]]:
         found: dict[str, list[Mapping[str, Any]]] = {}
         # In seq order within each chunk; a referencia is in one chunk only.
         for referencia, raw in self._read_in(_J_EVENTS_MANY, list(dict.fromkeys(referencias))):
@@ -826,10 +835,25 @@ class SQLiteStore(StoreBase):
     def _journal_finalize_many(
         self, outcomes: Mapping[str, Mapping[str, Any]], now: float
     ) -> set[str]:
-        params = [(canonical_json(event), now, referencia) for referencia, event in outcomes.items()]
+        keys = list(outcomes)
+        events = {referencia: canonical_json(event) for referencia, event in outcomes.items()}
 
         def finalize(conn: sqlite3.Connection) -> set[str]:
-            return {p[2] for p in params if conn.execute(_J_FINALIZE, p).rowcount == 1}
+            # In the write transaction: the entries not final yet are exactly those written.
+            written: set[str] = set()
+            for start in range(0, len(keys), _IN_BATCH // 2):
+                chunk = keys[start : start + _IN_BATCH // 2]
+                marks = ", ".join("?" * len(chunk))
+                found = conn.execute(_J_NOT_FINAL.format(marks), chunk).fetchall()
+                if not found:
+                    continue
+                open_ones = [referencia for (referencia,) in found]
+                cases = " ".join("WHEN ? THEN ?" for _ in open_ones)
+                params = [x for r in open_ones for x in (r, events[r])]
+                statement = _J_FINALIZE_MANY.format(cases, ", ".join("?" * len(open_ones)))
+                conn.execute(statement, (*params, now, *open_ones))
+                written.update(open_ones)
+            return written
 
         # Not durable, as _journal_finalize.
         return self._group.run(finalize, durable=False)

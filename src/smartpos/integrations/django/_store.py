@@ -801,7 +801,9 @@ class DjangoStore(StoreBase):
                 rows += cursor.fetchall()
         return rows
 
-    def _journal_events_many(self, referencias: Sequence[str]) -> dict[str, list[Mapping[str, Any]]]:
+    def _journal_events_many(
+        self, referencias: Sequence[str]
+    ) -> dict[str, list[Mapping[str, Any]]]:
         limit = self._id_limit()
         keys = list(dict.fromkeys(r for r in referencias if _linkable(r, limit) is not None))
         found: dict[str, list[Mapping[str, Any]]] = {}
