@@ -615,7 +615,7 @@ class PostgresStore(StoreBase):
         with self._connection() as conn:
             # Inside: the first call of a store renders its statements on its first connection.
             query = self._render(conn)["list" if state is None else f"list_{state.value}"]
-            rows = conn.execute(query, (limit,)).fetchall()
+            rows = conn.execute(query, {"limit": limit}).fetchall()
         return [_stored(row) for row in rows]
 
     @_translate

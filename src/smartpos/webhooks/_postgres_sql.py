@@ -264,6 +264,16 @@ _MIGRATIONS: list[list[str]] = [
         END
         $fn$""",
     ],
+    # 5: plans that cannot turn into scans (issue 27): the journal in seq order
+    # (operations(final=True) and its pages), and done events in claim order (list(),
+    # list(state="done")). Built over the existing rows, blocking writes to their table
+    # meanwhile: run it at deploy. A done row is in two partial indexes now, an ack writes one
+    # more index entry.
+    [
+        "CREATE INDEX IF NOT EXISTS {ops_seq_idx} ON {ops} (seq)",
+        """CREATE INDEX IF NOT EXISTS {done_order_idx} ON {t} (criado_em, seq)
+            WHERE state = 'done'""",
+    ],
 ]
 
 #: The schema version this code needs; ``migrate()`` brings a table to it.
@@ -374,20 +384,33 @@ _QUERIES = {
     "last_error = %(error)s, {release} WHERE {held}",
     "extend": "UPDATE {t} SET lease_expires_at = {exp}, available_at = {exp} WHERE {held}",
     "get": "SELECT {columns} FROM {t} WHERE id = %s",
-    # One statement per state, the state written out so that the partial indexes apply.
-    "list": "SELECT {columns} FROM {t} ORDER BY criado_em, seq LIMIT %s",
+    # One statement per state, the state written out so that the partial indexes apply, each
+    # walked in claim order (claim_idx, done_order_idx, dead_idx). Every state: the first rows
+    # of each index, merged.
+    "list": "SELECT {columns} FROM ("
+    "(SELECT {columns}, seq FROM {t} WHERE state IN ('pending', 'claimed') "
+    "ORDER BY criado_em, seq LIMIT %(limit)s) UNION ALL "
+    "(SELECT {columns}, seq FROM {t} WHERE state = 'done' "
+    "ORDER BY criado_em, seq LIMIT %(limit)s) UNION ALL "
+    "(SELECT {columns}, seq FROM {t} WHERE state = 'dead' "
+    "ORDER BY criado_em, seq LIMIT %(limit)s)) AS u ORDER BY criado_em, seq LIMIT %(limit)s",
     "list_pending": "SELECT {columns} FROM {t} WHERE state = 'pending' "
-    "ORDER BY criado_em, seq LIMIT %s",
+    "ORDER BY criado_em, seq LIMIT %(limit)s",
     "list_claimed": "SELECT {columns} FROM {t} WHERE state = 'claimed' "
-    "ORDER BY criado_em, seq LIMIT %s",
-    "list_done": "SELECT {columns} FROM {t} WHERE state = 'done' ORDER BY criado_em, seq LIMIT %s",
-    "list_dead": "SELECT {columns} FROM {t} WHERE state = 'dead' ORDER BY criado_em, seq LIMIT %s",
+    "ORDER BY criado_em, seq LIMIT %(limit)s",
+    "list_done": "SELECT {columns} FROM {t} WHERE state = 'done' "
+    "ORDER BY criado_em, seq LIMIT %(limit)s",
+    "list_dead": "SELECT {columns} FROM {t} WHERE state = 'dead' "
+    "ORDER BY criado_em, seq LIMIT %(limit)s",
     "requeue": "UPDATE {t} SET state = 'pending', attempts = 0, done_at = NULL, "
     "available_at = {now}, {release} WHERE id = %(id)s AND state IN ('dead', 'done')",
-    # The cutoff: done_before, the store's clock minus the retention, or the server's.
-    "purge": "DELETE FROM {t} WHERE id IN (SELECT id FROM {t} WHERE state = 'done' "
+    # The cutoff: done_before, the store's clock minus the retention, or the server's. The
+    # batch is picked in done_at order (done_idx), then deleted by key: written as IN
+    # (subquery), a generic plan (the cutoff unknown) hashes the batch and scans the table.
+    "purge": "DELETE FROM {t} WHERE id = ANY(ARRAY(SELECT id FROM {t} WHERE state = 'done' "
     "AND done_at < coalesce(%(cutoff)s::timestamptz, "
-    "statement_timestamp() - %(retention)s::float8 * interval '1 second') LIMIT %(limit)s)",
+    "statement_timestamp() - %(retention)s::float8 * interval '1 second') "
+    "ORDER BY done_at LIMIT %(limit)s))",
     "settings": "SELECT current_setting('fsync'), current_setting('synchronous_commit'), "
     "current_setting('full_page_writes')",
     # The outcome journal (see _journal.py).
@@ -415,8 +438,9 @@ _QUERIES = {
     "WHERE o.referencia = u.r AND o.state <> 'final' RETURNING o.referencia",
     "received_many": "SELECT id, received_at FROM {t} WHERE id = ANY(%s::text[])",
     # A sale is computed from its entries: they are never purged.
-    "j_purge": "DELETE FROM {ops} WHERE referencia IN (SELECT referencia FROM {ops} "
-    "WHERE state IN ('final', 'rejected') AND updated_at < %s AND sale IS NULL LIMIT %s)",
+    "j_purge": "DELETE FROM {ops} WHERE referencia = ANY(ARRAY(SELECT referencia FROM {ops} "
+    "WHERE state IN ('final', 'rejected') AND updated_at < %s AND sale IS NULL "
+    "ORDER BY updated_at LIMIT %s))",
     # Sales (see _journal.py).
     "s_get": "SELECT {s_columns} FROM {sales} WHERE sale_id = %s",
     "s_list": "SELECT {s_columns} FROM {sales} WHERE seq > %s ORDER BY seq LIMIT %s",
@@ -519,6 +543,8 @@ def render(
         "ops": name(f"{table}_operations"),
         "ops_waiting_idx": sql.Identifier(f"{table}_ops_waiting_idx"),
         "ops_ended_idx": sql.Identifier(f"{table}_ops_ended_idx"),
+        "ops_seq_idx": sql.Identifier(f"{table}_ops_seq_idx"),
+        "done_order_idx": sql.Identifier(f"{table}_done_order_idx"),
         "ref_idx": sql.Identifier(f"{table}_ref_idx"),
         "ops_sale_idx": sql.Identifier(f"{table}_ops_sale_idx"),
         "ops_review_idx": sql.Identifier(f"{table}_ops_review_idx"),

@@ -54,7 +54,7 @@ if TYPE_CHECKING:
 
 __all__ = ["SCHEMA_VERSION", "SQLiteStore"]
 
-SCHEMA_VERSION: Final = 3
+SCHEMA_VERSION: Final = 4
 _SYNCHRONOUS_MODES = ("FULL", "NORMAL")
 # Connections kept open for reuse; more than this at once (more concurrent threads) are opened
 # for the call and closed after it.
@@ -220,6 +220,15 @@ _SALES_SCHEMA = (
     ON smartpos_operations (sale) WHERE {_CANDIDATE}
     """,
 )
+# Version 4: done events in claim order (list(), list(state="done")): an ordered walk that
+# stops at the LIMIT, not every done event sorted (issue 27). Built by the upgrade over the
+# events a file holds. A done event is in two partial indexes now: an ack writes one more.
+_ORDER_SCHEMA = (
+    """
+    CREATE INDEX IF NOT EXISTS smartpos_inbox_done_order
+    ON smartpos_inbox (criado_em IS NULL, criado_em, seq) WHERE state = 'done'
+    """,
+)
 _J_COLUMNS = (
     "SELECT referencia, kind, state, method, path, body, created_at, updated_at, seq, answer, "
     "final_event, sale, pending_after, abandoned FROM smartpos_operations "
@@ -313,9 +322,26 @@ _GET = _SELECT + "WHERE id = ?"
 _CLAIM_ORDER = "ORDER BY criado_em IS NULL, criado_em, seq LIMIT ?"
 _DEAD = _SELECT + "WHERE state = 'dead' " + _CLAIM_ORDER
 # One statement per state, the state written out so that the partial indexes apply: pending
-# and claimed events are exactly those with an available_at, which the claim index covers.
+# and claimed events are exactly those with an available_at, which the claim index covers;
+# done and dead events have their own index in claim order. Every state: the first rows of
+# each of the three, merged.
+_CLAIM_ORDER_BY = "ORDER BY criado_em IS NULL, criado_em, seq"
+_COLUMNS = (
+    "id, tipo, criado_em, raw, body_hash, state, attempts, received_at, available_at, "
+    "owner, lease_expires_at, last_error, done_at"
+)
+# Built from constants of this module, never input.
+_LIST_ALL = (
+    f"SELECT {_COLUMNS} FROM ("  # noqa: S608
+    + " UNION ALL ".join(
+        f"SELECT * FROM (SELECT {_COLUMNS}, seq FROM smartpos_inbox WHERE {where} "  # noqa: S608
+        f"{_CLAIM_ORDER_BY} LIMIT ?)"
+        for where in ("available_at IS NOT NULL", "state = 'done'", "state = 'dead'")
+    )
+    + f") {_CLAIM_ORDER} "
+)
 _LIST = {
-    None: _SELECT + _CLAIM_ORDER,
+    None: _LIST_ALL,
     EventState.PENDING: _SELECT
     + "WHERE available_at IS NOT NULL AND state = 'pending' "
     + _CLAIM_ORDER,
@@ -578,7 +604,8 @@ class SQLiteStore(StoreBase):
 
     def _list(self, state: EventState | None, limit: int) -> list[StoredEvent]:
         with self._read() as conn:
-            rows = conn.execute(_LIST[state], (limit,)).fetchall()
+            statement = _LIST[state]
+            rows = conn.execute(statement, (limit,) * statement.count("?")).fetchall()
         return [_stored_event(row) for row in rows]
 
     def requeue(self, event_id: str) -> bool:
@@ -652,7 +679,7 @@ class SQLiteStore(StoreBase):
             for name, kind in _SALE_COLUMNS:
                 if name not in columns:
                     conn.execute(f"ALTER TABLE smartpos_operations ADD COLUMN {name} {kind}")
-            for statement in _SALES_SCHEMA:
+            for statement in (*_SALES_SCHEMA, *_ORDER_SCHEMA):
                 conn.execute(statement)
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             conn.execute("COMMIT")
