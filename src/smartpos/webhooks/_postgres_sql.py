@@ -268,11 +268,15 @@ _MIGRATIONS: list[list[str]] = [
     # (operations(final=True) and its pages), and done events in claim order (list(),
     # list(state="done")). Built over the existing rows, blocking writes to their table
     # meanwhile: run it at deploy. A done row is in two partial indexes now, an ack writes one
-    # more index entry.
+    # more index entry. The journal's purge reads an index of the entries it may delete only:
+    # the ended entries of sales, kept for good, would otherwise be walked by every purge.
     [
         "CREATE INDEX IF NOT EXISTS {ops_seq_idx} ON {ops} (seq)",
         """CREATE INDEX IF NOT EXISTS {done_order_idx} ON {t} (criado_em, seq)
             WHERE state = 'done'""",
+        """CREATE INDEX IF NOT EXISTS {ops_purge_idx} ON {ops} (updated_at)
+            WHERE state IN ('final', 'rejected') AND sale IS NULL""",
+        "DROP INDEX IF EXISTS {ops_ended_idx}",
     ],
 ]
 
@@ -544,6 +548,7 @@ def render(
         "ops_waiting_idx": sql.Identifier(f"{table}_ops_waiting_idx"),
         "ops_ended_idx": sql.Identifier(f"{table}_ops_ended_idx"),
         "ops_seq_idx": sql.Identifier(f"{table}_ops_seq_idx"),
+        "ops_purge_idx": sql.Identifier(f"{table}_ops_purge_idx"),
         "done_order_idx": sql.Identifier(f"{table}_done_order_idx"),
         "ref_idx": sql.Identifier(f"{table}_ref_idx"),
         "ops_sale_idx": sql.Identifier(f"{table}_ops_sale_idx"),

@@ -223,11 +223,18 @@ _SALES_SCHEMA = (
 # Version 4: done events in claim order (list(), list(state="done")): an ordered walk that
 # stops at the LIMIT, not every done event sorted (issue 27). Built by the upgrade over the
 # events a file holds. A done event is in two partial indexes now: an ack writes one more.
+# The journal's purge reads an index of the entries it may delete only (the ended entries of
+# sales, kept for good, would otherwise be walked by every purge); it replaces version 2's.
 _ORDER_SCHEMA = (
     """
     CREATE INDEX IF NOT EXISTS smartpos_inbox_done_order
     ON smartpos_inbox (criado_em IS NULL, criado_em, seq) WHERE state = 'done'
     """,
+    """
+    CREATE INDEX IF NOT EXISTS smartpos_operations_purge
+    ON smartpos_operations (updated_at) WHERE state IN ('final', 'rejected') AND sale IS NULL
+    """,
+    "DROP INDEX IF EXISTS smartpos_operations_ended",
 )
 _J_COLUMNS = (
     "SELECT referencia, kind, state, method, path, body, created_at, updated_at, seq, answer, "
