@@ -744,7 +744,7 @@ class PostgresStore(StoreBase):
     def _journal_events_many(
         self, referencias: Sequence[str]
     ) -> dict[str, list[Mapping[str, Any]]]:
-        keys = [r for r in referencias if "\x00" not in r]
+        keys = list(dict.fromkeys(r for r in referencias if "\x00" not in r))
         if not keys:
             return {}
         found: dict[str, list[Mapping[str, Any]]] = {}
@@ -772,7 +772,7 @@ class PostgresStore(StoreBase):
 
     @_translate
     def _sale_linked_many(self, sale_ids: Sequence[str]) -> dict[str, list[Linked]]:
-        keys = [s for s in sale_ids if "\x00" not in s]
+        keys = list(dict.fromkeys(s for s in sale_ids if "\x00" not in s))
         if not keys:
             return {}
         with self._connection() as conn:
