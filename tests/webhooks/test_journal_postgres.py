@@ -107,7 +107,7 @@ def test_version_1_table_is_migrated_and_its_events_are_found(
         operation = store.operation(REFERENCIA)
         claimed = store.claim(owner="w", lease=30)
 
-    assert 5 == SCHEMA_VERSION == version
+    assert 6 == SCHEMA_VERSION == version
     assert operation is not None
     assert operation.event is not None
     assert ("final", "ev-old") == (operation.state, operation.event.id)
@@ -145,7 +145,7 @@ def test_version_3_table_gets_sales_and_keeps_its_journal(postgres_server: Postg
         _, created = sales_attempt(store, "5a1e0001-aaaa-4bbb-8ccc-000000000000")
         sale = store.sale("mesa-1")
 
-    assert 5 == SCHEMA_VERSION == version
+    assert 6 == SCHEMA_VERSION == version
     assert old is not None
     assert ("accepted", None, None) == (old.state, old.sale, old.abandoned)
     assert created

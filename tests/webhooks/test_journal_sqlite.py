@@ -124,7 +124,7 @@ def test_version_1_file_is_upgraded_and_its_events_are_found(tmp_path: Path) -> 
         version = conn.execute("PRAGMA user_version").fetchone()[0]
     finally:
         conn.close()
-    assert 4 == SCHEMA_VERSION == version
+    assert 5 == SCHEMA_VERSION == version
     assert operation is not None
     assert operation.event is not None
     assert ("final", "ev-old") == (operation.state, operation.event.id)

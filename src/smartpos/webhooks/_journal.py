@@ -19,6 +19,14 @@ atomic on its own:
   insert, so an event stored *before* its journal entry is found too;
 - ``_journal_get``, ``_journal_list`` and ``_journal_purge``.
 
+The calls that read many operations or sales (``operations``, ``sales``, ``purge``'s settling)
+read them in a bounded number of round trips, whatever their ``limit``: a page of entries,
+then their events in one ``_journal_events_many`` (a sale's entries with their events in one
+``_sale_linked_many``), the outcomes found recorded in one ``_journal_finalize_many``, and
+the times the pendências need in one ``_received_at_many``. Each has a default here, a loop
+over the one-row primitive, so that a backend written before them keeps working; every
+backend of the package answers each in one round trip (one statement, one script).
+
 Events are never copied into the journal: an operation's event and anomalies are computed on
 each read from its entry and its referencia's events, and the outcome, once found, is written
 back (state ``final``) so that it wins forever.
@@ -272,8 +280,7 @@ class JournalBase:
         now = _utc(self._now())
         while len(found) < limit:
             batch = self._journal_list(waiting=not final, after=after, limit=limit)
-            for entry in batch:
-                operation = self._resolved(entry, self._journal_events(entry.referencia))
+            for operation in self._resolved_many(self._linked(batch)):
                 if final or (
                     operation.waiting
                     and operation.abandoned is None
@@ -465,25 +472,57 @@ class JournalBase:
         after = 0
         while True:
             batch = self._journal_list(waiting=True, after=after, limit=_SETTLE_BATCH)
-            for entry in batch:
-                self._resolved(entry, self._journal_events(entry.referencia))
+            self._resolved_many(self._linked(batch))
             if len(batch) < _SETTLE_BATCH:
                 return
             after = batch[-1].seq
 
     def _resolved(self, entry: JournalEntry, events: builtins.list[Mapping[str, Any]]) -> Operation:
         """Settle an entry with its events, recording an outcome found now."""
-        operation, newly_final = resolve(entry, events)
-        if newly_final is None:
-            return operation
+        return self._resolved_many([(entry, events)])[0]
+
+    def _linked(self, entries: Sequence[JournalEntry]) -> builtins.list[Linked]:
+        """The entries with their events, read in one ``_journal_events_many``."""
+        if not entries:
+            return []
+        events = self._journal_events_many([entry.referencia for entry in entries])
+        return [(entry, events.get(entry.referencia, [])) for entry in entries]
+
+    def _resolved_many(self, linked: Sequence[Linked]) -> builtins.list[Operation]:
+        """Settle entries with their events, recording the outcomes found now, in order.
+
+        The outcomes are recorded in one write (``_journal_finalize`` for one, else
+        ``_journal_finalize_many``); those another process recorded first are read back (its
+        event wins), in one ``_journal_get_many``.
+        """
+        settled = [resolve(entry, events) for entry, events in linked]
+        found = {
+            entry.referencia: newly_final
+            for (entry, _), (_, newly_final) in zip(linked, settled, strict=True)
+            if newly_final is not None
+        }
+        if not found:
+            return [operation for operation, _ in settled]
         now = self._now()
-        if self._journal_finalize(entry.referencia, newly_final, now):
-            return attrs.evolve(operation, updated_at=_utc(now))
-        # Another process recorded an outcome first: its event wins, read it back.
-        winner = self._journal_get(entry.referencia)
-        if winner is None:  # purged meanwhile
-            return operation
-        return resolve(winner, events)[0]
+        if len(found) == 1:
+            ((referencia, event),) = found.items()
+            won = {referencia} if self._journal_finalize(referencia, event, now) else set()
+        else:
+            won = self._journal_finalize_many(found, now)
+        lost = [referencia for referencia in found if referencia not in won]
+        winners = self._journal_get_many(lost) if lost else {}
+        operations: builtins.list[Operation] = []
+        for (entry, events), (operation, newly_final) in zip(linked, settled, strict=True):
+            if newly_final is not None:
+                if entry.referencia in won:
+                    operation = attrs.evolve(operation, updated_at=_utc(now))
+                else:
+                    # Another process recorded an outcome first: its event wins.
+                    winner = winners.get(entry.referencia)
+                    if winner is not None:  # else purged meanwhile
+                        operation = resolve(winner, events)[0]
+            operations.append(operation)
+        return operations
 
     # --- sales (see _sales.py) -------------------------------------------------------------
 
@@ -533,14 +572,14 @@ class JournalBase:
             raise TypeError(f"limit must be an int, not {type(limit).__name__}")
         found: builtins.list[Sale] = []
         after = 0
-        page = max(limit, 100)
+        # Unfiltered, every sale read is listed: read no more than wanted.
+        page = limit if state is None and attention is None else max(limit, 100)
         # A sale with pendências, or one in progress, has an attempt among the candidates:
         # the backend's index of few rows, not every sale.
         listing = self._sale_candidates if attention or state == "in_progress" else self._sale_list
         while len(found) < limit:
             rows = listing(after=after, limit=page)
-            for row in rows:
-                sale = self._build_sale(row)
+            for sale in self._build_sales(rows):
                 if state is not None and sale.state != state:
                     continue
                 if attention is not None and sale.attention != attention:
@@ -555,25 +594,60 @@ class JournalBase:
 
     def _build_sale(self, row: SaleRow, entries: Sequence[Linked] | None = None) -> Sale:
         """The sale of ``row``, from its entries and their events (read now if not given)."""
-        if entries is None:
-            entries = [
-                (e, self._journal_events(e.referencia)) for e in self._sale_entries(row.sale_id)
-            ]
-        operations = [self._resolved(e, events) for e, events in entries]
-        pending = {e.referencia: e.pending_after for e, _ in entries}
-        attempts, refunds = split(operations)
-        return build_sale(
-            row,
-            attempts,
-            refunds,
-            now=self._now(),
-            pending_after=pending.get,
-            stored_at=self._stored_at,
-        )
+        linked = None if entries is None else {row.sale_id: entries}
+        return self._build_sales([row], linked)[0]
 
-    def _stored_at(self, event_id: str) -> float | None:
-        stored = self.get(event_id)  # type: ignore[attr-defined]
-        return None if stored is None else float(stored.received_at.timestamp())
+    def _build_sales(
+        self,
+        rows: Sequence[SaleRow],
+        linked: Mapping[str, Sequence[Linked]] | None = None,
+    ) -> builtins.list[Sale]:
+        """The sales of ``rows``, in order, in a bounded number of round trips.
+
+        Their entries and events (read now in one ``_sale_linked_many`` if not given), the
+        outcomes found recorded in one write, then, only when some sale has a pendência about
+        a stored event, when the store took those events, in one ``_received_at_many``.
+        """
+        if not rows:
+            return []
+        if linked is None:
+            linked = self._sale_linked_many([row.sale_id for row in rows])
+        flat = [link for row in rows for link in linked.get(row.sale_id, ())]
+        settled = iter(self._resolved_many(flat))
+        parts = []
+        for row in rows:
+            entries = linked.get(row.sale_id, ())
+            operations = [next(settled) for _ in entries]
+            pending = {e.referencia: e.pending_after for e, _ in entries}
+            parts.append((row, split(operations), pending))
+        now = self._now()
+
+        def build(stored_at: Callable[[str], float | None]) -> builtins.list[Sale]:
+            return [
+                build_sale(
+                    row,
+                    attempts,
+                    refunds,
+                    now=now,
+                    pending_after=pending.get,
+                    stored_at=stored_at,
+                )
+                for row, (attempts, refunds), pending in parts
+            ]
+
+        # A first pass notes the events whose storing time a pendência needs (build_sale is
+        # pure); when there are any, they are read in one call and the sales built again.
+        wanted: set[str] = set()
+
+        def note(event_id: str) -> float | None:
+            wanted.add(event_id)
+            return None
+
+        sales = build(note)
+        if not wanted:
+            return sales
+        stored = self._received_at_many(sorted(wanted))
+        return build(stored.get)
 
     def _begin_sale_attempt(self, entry: JournalEntry, terms: SaleTerms) -> tuple[Operation, bool]:
         """Check the sale's rules and journal the attempt, as one compare-and-set."""
@@ -711,6 +785,52 @@ class JournalBase:
     def _journal_events(self, referencia: str) -> builtins.list[Mapping[str, Any]]:
         """The envelopes stored with this ``dados.referencia``, in store order."""
         raise NotImplementedError
+
+    # The batched reads and writes (see the module's docstring). Each default loops over the
+    # one-row primitive; a backend whose calls are round trips answers each in one.
+
+    def _journal_events_many(
+        self, referencias: Sequence[str]
+    ) -> dict[str, builtins.list[Mapping[str, Any]]]:
+        """``_journal_events`` of each referencia (those without events may be absent)."""
+        return {referencia: self._journal_events(referencia) for referencia in referencias}
+
+    def _journal_get_many(self, referencias: Sequence[str]) -> dict[str, JournalEntry]:
+        """The entries of those referencias that are journaled."""
+        found = {referencia: self._journal_get(referencia) for referencia in referencias}
+        return {referencia: entry for referencia, entry in found.items() if entry is not None}
+
+    def _journal_finalize_many(
+        self, outcomes: Mapping[str, Mapping[str, Any]], now: float
+    ) -> set[str]:
+        """``_journal_finalize`` of each referencia with its event; those written.
+
+        Each entry on its own: one already final (or gone) is left as it is, the others are
+        written all the same.
+        """
+        return {
+            referencia
+            for referencia, event in outcomes.items()
+            if self._journal_finalize(referencia, event, now)
+        }
+
+    def _sale_linked_many(self, sale_ids: Sequence[str]) -> dict[str, builtins.list[Linked]]:
+        """The entries of each sale (``_sale_entries``) with their events, by sale."""
+        entries = {sale_id: self._sale_entries(sale_id) for sale_id in sale_ids}
+        events = self._journal_events_many([e.referencia for es in entries.values() for e in es])
+        return {
+            sale_id: [(e, events.get(e.referencia, [])) for e in es]
+            for sale_id, es in entries.items()
+        }
+
+    def _received_at_many(self, event_ids: Sequence[str]) -> dict[str, float]:
+        """When the store took each of those events (epoch seconds); unknown ones absent."""
+        found: dict[str, float] = {}
+        for event_id in event_ids:
+            stored = self.get(event_id)  # type: ignore[attr-defined]
+            if stored is not None:
+                found[event_id] = float(stored.received_at.timestamp())
+        return found
 
     def _journal_purge(self, cutoff: float) -> int:
         """Delete final and rejected entries last updated before ``cutoff``; how many.

@@ -43,7 +43,7 @@ import psycopg_pool
 from smartpos._errors import ConfigurationError
 from smartpos._messages import message
 
-from ._journal import CONFLICT, SaleSnapshot, journal_row
+from ._journal import CONFLICT, Linked, SaleSnapshot, journal_row
 from ._listener import changes_channel
 from ._outcomes import Answer, JournalEntry, State
 
@@ -54,6 +54,7 @@ from ._postgres_sql import (
     SCHEMA_VERSION,
     _check_name,
     _journal_entry,
+    _sale_linked,
     _sale_row,
     _sale_snapshot,
     _stored,
@@ -659,7 +660,7 @@ class PostgresStore(StoreBase):
         with self._connection() as conn:
             # Inside: the first call of a store renders its statements on its first connection.
             query = self._render(conn)["list" if state is None else f"list_{state.value}"]
-            rows = conn.execute(query, (limit,)).fetchall()
+            rows = conn.execute(query, {"limit": limit}).fetchall()
         return [_stored(row) for row in rows]
 
     @_translate
@@ -780,6 +781,57 @@ class PostgresStore(StoreBase):
         with self._connection() as conn:
             rows = conn.execute(self._sql["j_events"], (referencia,)).fetchall()
         return [body for (body,) in rows]
+
+    # The batched reads and writes (see _journal.py): one statement each. Text cannot hold
+    # NUL: such a key was never stored, it is not sent.
+
+    @_translate
+    def _journal_events_many(
+        self, referencias: Sequence[str]
+    ) -> dict[str, list[Mapping[str, Any]]]:
+        keys = list(dict.fromkeys(r for r in referencias if "\x00" not in r))
+        if not keys:
+            return {}
+        found: dict[str, list[Mapping[str, Any]]] = {}
+        with self._connection() as conn:
+            rows = conn.execute(self._sql["j_events_many"], (keys,)).fetchall()
+        for referencia, body in rows:
+            found.setdefault(referencia, []).append(body)
+        return found
+
+    @_translate
+    def _journal_finalize_many(
+        self, outcomes: Mapping[str, Mapping[str, Any]], now: float
+    ) -> set[str]:
+        keys = [r for r in outcomes if "\x00" not in r]
+        if not keys:
+            return set()
+        params = {
+            "now": _utc(now),
+            "refs": keys,
+            "events": [canonical_json(outcomes[r]) for r in keys],
+        }
+        with self._connection() as conn:
+            rows = conn.execute(self._sql["j_finalize_many"], params).fetchall()
+        return {referencia for (referencia,) in rows}
+
+    @_translate
+    def _sale_linked_many(self, sale_ids: Sequence[str]) -> dict[str, list[Linked]]:
+        keys = list(dict.fromkeys(s for s in sale_ids if "\x00" not in s))
+        if not keys:
+            return {}
+        with self._connection() as conn:
+            rows = conn.execute(self._sql["s_linked"], (keys,)).fetchall()
+        return _sale_linked(rows)
+
+    @_translate
+    def _received_at_many(self, event_ids: Sequence[str]) -> dict[str, float]:
+        keys = [i for i in event_ids if "\x00" not in i]
+        if not keys:
+            return {}
+        with self._connection() as conn:
+            rows = conn.execute(self._sql["received_many"], (keys,)).fetchall()
+        return {event_id: received.timestamp() for event_id, received in rows}
 
     # Sales (see _journal.py): reads of one statement each; _sale_snapshot reads what an
     # attempt's checks need in one statement, and _sale_insert writes it in one.

@@ -276,6 +276,20 @@ _MIGRATIONS: list[list[str]] = [
             applied_at timestamptz NOT NULL DEFAULT statement_timestamp()
         )""",
     ],
+    # 6: plans that cannot turn into scans (issue 27): the journal in seq order
+    # (operations(final=True) and its pages), and done events in claim order (list(),
+    # list(state="done")). Built over the existing rows, blocking writes to their table
+    # meanwhile: run it at deploy. A done row is in two partial indexes now, an ack writes one
+    # more index entry. The journal's purge reads an index of the entries it may delete only:
+    # the ended entries of sales, kept for good, would otherwise be walked by every purge.
+    [
+        "CREATE INDEX IF NOT EXISTS {ops_seq_idx} ON {ops} (seq)",
+        """CREATE INDEX IF NOT EXISTS {done_order_idx} ON {t} (criado_em, seq)
+            WHERE state = 'done'""",
+        """CREATE INDEX IF NOT EXISTS {ops_purge_idx} ON {ops} (updated_at)
+            WHERE state IN ('final', 'rejected') AND sale IS NULL""",
+        "DROP INDEX IF EXISTS {ops_ended_idx}",
+    ],
 ]
 
 #: The schema version this code needs; ``migrate()`` brings a table to it.
@@ -392,20 +406,33 @@ _QUERIES = {
     "last_error = %(error)s, {release} WHERE {held}",
     "extend": "UPDATE {t} SET lease_expires_at = {exp}, available_at = {exp} WHERE {held}",
     "get": "SELECT {columns} FROM {t} WHERE id = %s",
-    # One statement per state, the state written out so that the partial indexes apply.
-    "list": "SELECT {columns} FROM {t} ORDER BY criado_em, seq LIMIT %s",
+    # One statement per state, the state written out so that the partial indexes apply, each
+    # walked in claim order (claim_idx, done_order_idx, dead_idx). Every state: the first rows
+    # of each index, merged.
+    "list": "SELECT {columns} FROM ("
+    "(SELECT {columns}, seq FROM {t} WHERE state IN ('pending', 'claimed') "
+    "ORDER BY criado_em, seq LIMIT %(limit)s) UNION ALL "
+    "(SELECT {columns}, seq FROM {t} WHERE state = 'done' "
+    "ORDER BY criado_em, seq LIMIT %(limit)s) UNION ALL "
+    "(SELECT {columns}, seq FROM {t} WHERE state = 'dead' "
+    "ORDER BY criado_em, seq LIMIT %(limit)s)) AS u ORDER BY criado_em, seq LIMIT %(limit)s",
     "list_pending": "SELECT {columns} FROM {t} WHERE state = 'pending' "
-    "ORDER BY criado_em, seq LIMIT %s",
+    "ORDER BY criado_em, seq LIMIT %(limit)s",
     "list_claimed": "SELECT {columns} FROM {t} WHERE state = 'claimed' "
-    "ORDER BY criado_em, seq LIMIT %s",
-    "list_done": "SELECT {columns} FROM {t} WHERE state = 'done' ORDER BY criado_em, seq LIMIT %s",
-    "list_dead": "SELECT {columns} FROM {t} WHERE state = 'dead' ORDER BY criado_em, seq LIMIT %s",
+    "ORDER BY criado_em, seq LIMIT %(limit)s",
+    "list_done": "SELECT {columns} FROM {t} WHERE state = 'done' "
+    "ORDER BY criado_em, seq LIMIT %(limit)s",
+    "list_dead": "SELECT {columns} FROM {t} WHERE state = 'dead' "
+    "ORDER BY criado_em, seq LIMIT %(limit)s",
     "requeue": "UPDATE {t} SET state = 'pending', attempts = 0, done_at = NULL, "
     "available_at = {now}, {release} WHERE id = %(id)s AND state IN ('dead', 'done')",
-    # The cutoff: done_before, the store's clock minus the retention, or the server's.
-    "purge": "DELETE FROM {t} WHERE id IN (SELECT id FROM {t} WHERE state = 'done' "
+    # The cutoff: done_before, the store's clock minus the retention, or the server's. The
+    # batch is picked in done_at order (done_idx), then deleted by key: written as IN
+    # (subquery), a generic plan (the cutoff unknown) hashes the batch and scans the table.
+    "purge": "DELETE FROM {t} WHERE id = ANY(ARRAY(SELECT id FROM {t} WHERE state = 'done' "
     "AND done_at < coalesce(%(cutoff)s::timestamptz, "
-    "statement_timestamp() - %(retention)s::float8 * interval '1 second') LIMIT %(limit)s)",
+    "statement_timestamp() - %(retention)s::float8 * interval '1 second') "
+    "ORDER BY done_at LIMIT %(limit)s))",
     "settings": "SELECT current_setting('fsync'), current_setting('synchronous_commit'), "
     "current_setting('full_page_writes')",
     # The outcome journal (see _journal.py).
@@ -422,9 +449,20 @@ _QUERIES = {
     "WHERE state IN ('sending', 'accepted', 'unknown') AND seq > %s ORDER BY seq LIMIT %s",
     "j_list": "SELECT {j_columns} FROM {ops} WHERE seq > %s ORDER BY seq LIMIT %s",
     "j_events": "SELECT body FROM {t} WHERE {referencia} = %s ORDER BY seq",
+    # The batched reads of the journal (see _journal.py), one statement each whatever the
+    # number of keys. The ORDER BY inside each LATERAL subquery keeps it a subquery run per
+    # key (an index probe): flattened into a join, a generic plan may hash a whole table.
+    "j_events_many": "SELECT r.ref, b.body FROM unnest(%s::text[]) WITH ORDINALITY AS r(ref, n) "
+    "CROSS JOIN LATERAL (SELECT body, seq FROM {t} WHERE {referencia} = r.ref ORDER BY seq) "
+    "AS b ORDER BY r.n, b.seq",
+    "j_finalize_many": "UPDATE {ops} AS o SET state = 'final', final_event = u.ev::json, "
+    "updated_at = %(now)s FROM unnest(%(refs)s::text[], %(events)s::text[]) AS u(r, ev) "
+    "WHERE o.referencia = u.r AND o.state <> 'final' RETURNING o.referencia",
+    "received_many": "SELECT id, received_at FROM {t} WHERE id = ANY(%s::text[])",
     # A sale is computed from its entries: they are never purged.
-    "j_purge": "DELETE FROM {ops} WHERE referencia IN (SELECT referencia FROM {ops} "
-    "WHERE state IN ('final', 'rejected') AND updated_at < %s AND sale IS NULL LIMIT %s)",
+    "j_purge": "DELETE FROM {ops} WHERE referencia = ANY(ARRAY(SELECT referencia FROM {ops} "
+    "WHERE state IN ('final', 'rejected') AND updated_at < %s AND sale IS NULL "
+    "ORDER BY updated_at LIMIT %s))",
     # Sales (see _journal.py).
     "s_get": "SELECT {s_columns} FROM {sales} WHERE sale_id = %s",
     "s_list": "SELECT {s_columns} FROM {sales} WHERE seq > %s ORDER BY seq LIMIT %s",
@@ -436,6 +474,13 @@ _QUERIES = {
     "CROSS JOIN LATERAL (SELECT {s_columns} FROM {sales} "
     "WHERE sale_id = c.sale AND seq > %s LIMIT 1) AS s ORDER BY s.seq LIMIT %s",
     "s_entries": "SELECT {j_columns} FROM {ops} WHERE sale = %s ORDER BY seq",
+    # The entries of several sales with their events (as s_snapshot aggregates them), by
+    # sale in the order given, then seq.
+    "s_linked": "SELECT e.*, (SELECT json_agg(b.body ORDER BY b.seq) FROM {t} AS b "
+    "WHERE b.{referencia} = e.referencia) "
+    "FROM unnest(%s::text[]) WITH ORDINALITY AS s(id, n) "
+    "CROSS JOIN LATERAL (SELECT {j_columns} FROM {ops} WHERE sale = s.id ORDER BY seq) AS e "
+    "ORDER BY s.n, e.seq",
     "s_abandon": "UPDATE {ops} SET abandoned = %s::json, updated_at = %s "
     "WHERE referencia = %s AND abandoned IS NULL",
     # What the checks of one attempt read (_sale_snapshot), in one statement (one snapshot):
@@ -520,6 +565,9 @@ def render(
         "ops": name(f"{table}_operations"),
         "ops_waiting_idx": sql.Identifier(f"{table}_ops_waiting_idx"),
         "ops_ended_idx": sql.Identifier(f"{table}_ops_ended_idx"),
+        "ops_seq_idx": sql.Identifier(f"{table}_ops_seq_idx"),
+        "ops_purge_idx": sql.Identifier(f"{table}_ops_purge_idx"),
+        "done_order_idx": sql.Identifier(f"{table}_done_order_idx"),
         "ref_idx": sql.Identifier(f"{table}_ref_idx"),
         "ops_sale_idx": sql.Identifier(f"{table}_ops_sale_idx"),
         "ops_review_idx": sql.Identifier(f"{table}_ops_review_idx"),
@@ -583,6 +631,16 @@ def _sale_snapshot(rows: Sequence[Sequence[Any]]) -> SaleSnapshot:
     if existing is not None:  # then nothing else was read
         return SaleSnapshot(existing=existing)
     return SaleSnapshot(row=sale, entries=entries, holder=holder)
+
+
+def _sale_linked(rows: Sequence[Sequence[Any]]) -> dict[str, list[Linked]]:
+    """The rows of ``s_linked``, by sale."""
+    found: dict[str, list[Linked]] = {}
+    for row in rows:
+        entry = _journal_entry(row[:_J_WIDTH])
+        assert entry.sale is not None  # read by its sale
+        found.setdefault(entry.sale, []).append((entry, row[_J_WIDTH] or []))
+    return found
 
 
 def _sale_row(row: Sequence[Any]) -> SaleRow:

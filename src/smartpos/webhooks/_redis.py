@@ -65,7 +65,7 @@ from redis.retry import Retry
 from smartpos._errors import ConfigurationError
 from smartpos._messages import message
 
-from ._journal import CONFLICT
+from ._journal import CONFLICT, Linked
 from ._outcomes import Answer, JournalEntry, State
 from ._sales import SaleRow
 
@@ -77,8 +77,9 @@ from ._redis_scripts import (
     _DEAD_LETTER,
     _EXTEND,
     _J_BEGIN,
-    _J_EVENTS,
+    _J_EVENTS_MANY,
     _J_FINALIZE,
+    _J_FINALIZE_MANY,
     _J_LIST,
     _J_PURGE,
     _J_UPDATE,
@@ -90,6 +91,7 @@ from ._redis_scripts import (
     _REQUEUE,
     _S_ABANDON,
     _S_INSERT,
+    _S_LINKED,
 )
 from ._store import (
     _LEASE_EXPIRED_ERROR,
@@ -357,7 +359,9 @@ class RedisStore(StoreBase):
         self._j_update = _Script(self._client, _J_UPDATE)
         self._j_finalize = _Script(self._client, _J_FINALIZE)
         self._j_list = _Script(self._client, _J_LIST)
-        self._j_events = _Script(self._client, _J_EVENTS)
+        self._j_events_many = _Script(self._client, _J_EVENTS_MANY)
+        self._j_finalize_many = _Script(self._client, _J_FINALIZE_MANY)
+        self._s_linked = _Script(self._client, _S_LINKED)
         self._j_purge = _Script(self._client, _J_PURGE)
         self._s_insert = _Script(self._client, _S_INSERT)
         self._s_abandon = _Script(self._client, _S_ABANDON)
@@ -643,14 +647,72 @@ class RedisStore(StoreBase):
         rows = self._j_list([key], [str(after), str(limit), self._op])
         return [_journal_entry(dict(zip(row[::2], row[1::2], strict=True))) for row in rows if row]
 
-    @_translate
     def _journal_events(self, referencia: str) -> list[Mapping[str, Any]]:
+        return self._journal_events_many([referencia]).get(referencia, [])
+
+    # The batched reads and writes (see _journal.py): one script each.
+
+    @_translate
+    def _journal_events_many(
+        self, referencias: Sequence[str]
+    ) -> dict[str, list[Mapping[str, Any]]]:
         self._check_open()
-        encoded = referencia.encode("utf-8", "surrogatepass")
-        prefix = b"%08d:" % len(encoded) + encoded + b":"
-        args: list[str | bytes] = [b"[" + prefix, b"(" + prefix + b"\xff", self._ev]
-        args.append(str(len(prefix)))
-        return [json.loads(body) for body in self._j_events([self._refs], args)]
+        if not referencias:
+            return {}
+        args: list[str | bytes] = [self._ev]
+        args += [r.encode("utf-8", "surrogatepass") for r in referencias]
+        answers = self._j_events_many([self._refs], args)
+        return {
+            referencia: [json.loads(body) for body in bodies]
+            for referencia, bodies in zip(referencias, answers, strict=True)
+        }
+
+    @_translate
+    def _journal_finalize_many(
+        self, outcomes: Mapping[str, Mapping[str, Any]], now: float
+    ) -> set[str]:
+        self._check_open()
+        if not outcomes:
+            return set()
+        keys = list(outcomes)
+        args: list[str | bytes] = [_num(now), self._base]
+        for referencia in keys:
+            args += [
+                referencia.encode("utf-8", "surrogatepass"),
+                canonical_json(outcomes[referencia]),
+            ]
+        written = self._j_finalize_many([self._ops_waiting, self._ops_ended], args)
+        return {r for r, done in zip(keys, written, strict=True) if int(done)}
+
+    @_translate
+    def _sale_linked_many(self, sale_ids: Sequence[str]) -> dict[str, list[Linked]]:
+        self._check_open()
+        if not sale_ids:
+            return {}
+        args: list[str | bytes] = [self._base]
+        args += [s.encode("utf-8", "surrogatepass") for s in sale_ids]
+        answers = self._s_linked([self._refs], args)
+        return {
+            sale_id: [
+                (
+                    _journal_entry(dict(zip(fields[::2], fields[1::2], strict=True))),
+                    [json.loads(body) for body in bodies],
+                )
+                for fields, bodies in entries
+            ]
+            for sale_id, entries in zip(sale_ids, answers, strict=True)
+        }
+
+    @_translate
+    def _received_at_many(self, event_ids: Sequence[str]) -> dict[str, float]:
+        self._check_open()
+        if not event_ids:
+            return {}
+        pipe = self._client.pipeline(transaction=False)
+        for event_id in event_ids:
+            pipe.hget(self._ev + event_id, "rcv")
+        received = pipe.execute()
+        return {i: float(r) for i, r in zip(event_ids, received, strict=True) if r is not None}
 
     # Sales (see _journal.py): an attempt's compare-and-set and its journaling are one script.
 

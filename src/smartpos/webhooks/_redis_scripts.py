@@ -552,16 +552,39 @@ return 1
 #: KEYS: op, waiting, ended.  ARGV: the outcome's envelope (JSON), now, the store's key prefix.
 #: Answers 1, or 0 when unknown or final already. A sale's operation updates the watch: its
 #: sale leaves it when no attempt is a candidate any more (a quiet paid sale).
-_J_FINALIZE = (
+_LUA_FINALIZE = (
     _LUA_WATCH
     + """
-local f = redis.call('HMGET', KEYS[1], 'st', 'r', 'sl')
-if not f[1] or f[1] == 'final' then return 0 end
-redis.call('HSET', KEYS[1], 'st', 'final', 'fe', ARGV[1], 'u', ARGV[2])
-redis.call('ZREM', KEYS[2], f[2])
-redis.call('ZADD', KEYS[3], ARGV[2], f[2])
-if f[3] then watch(ARGV[3], f[3], KEYS[1]) end
-return 1
+local function finalize(op, waiting, ended, event, now, base)
+  local f = redis.call('HMGET', op, 'st', 'r', 'sl')
+  if not f[1] or f[1] == 'final' then return 0 end
+  redis.call('HSET', op, 'st', 'final', 'fe', event, 'u', now)
+  redis.call('ZREM', waiting, f[2])
+  redis.call('ZADD', ended, now, f[2])
+  if f[3] then watch(base, f[3], op) end
+  return 1
+end
+"""
+)
+_J_FINALIZE = (
+    _LUA_FINALIZE
+    + """
+return finalize(KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2], ARGV[3])
+"""
+)
+
+#: The journal's finalize of several operations in one call (``_journal_finalize_many``).
+#: KEYS: waiting, ended.  ARGV: now, the store's key prefix, then (referencia, envelope JSON)
+#: pairs.  Answers, per pair in order, 1 when written, 0 when unknown or final already.
+_J_FINALIZE_MANY = (
+    _LUA_FINALIZE
+    + """
+local out = {}
+for i = 3, #ARGV, 2 do
+  out[#out + 1] = finalize(ARGV[2] .. 'op:' .. ARGV[i], KEYS[1], KEYS[2], ARGV[i + 1], ARGV[1],
+                           ARGV[2])
+end
+return out
 """
 )
 
@@ -578,20 +601,58 @@ for _, r in ipairs(refs) do out[#out + 1] = redis.call('HGETALL', ARGV[3] .. r) 
 return out
 """
 
-#: The envelopes stored for one referencia (the journal's link to the inbox).
-#: KEYS: refs.  ARGV: range start, range end, event key prefix, byte length of the member
-#: prefix. Answers the bodies in arrival order; drops members whose event is gone (expired by
-#: TTL) or was stored again since.
-_J_EVENTS = """
+#: Lua function that reads the envelopes stored for one referencia (the journal's link to
+#: the inbox).
+#: events_of(): the bodies stored with the referencia ``ref`` (``refs`` is the store's refs
+#: zset, ``ev`` its event key prefix), in arrival order; drops the members whose event is
+#: gone (expired by TTL) or was stored again since.
+_LUA_EVENTS_OF = """
+local function events_of(refs, ev, ref)
+  local p = string.format('%08d', #ref) .. ':' .. ref .. ':'
+  local out = {}
+  for _, m in ipairs(redis.call('ZRANGEBYLEX', refs, '[' .. p, '(' .. p .. '\\255')) do
+    local rm = string.sub(m, #p + 1)
+    local f = redis.call('HMGET', ev .. string.sub(rm, 18), 'body', 'rm')
+    if f[1] and f[2] == rm then out[#out + 1] = f[1] else redis.call('ZREM', refs, m) end
+  end
+  return out
+end
+"""
+
+#: The envelopes of several referencias in one call (``_journal_events_many``).
+#: KEYS: refs.  ARGV: event key prefix, then the referencias.
+#: Answers, per referencia in order, the list of its bodies in arrival order.
+_J_EVENTS_MANY = (
+    _LUA_EVENTS_OF
+    + """
 local out = {}
-local skip = tonumber(ARGV[4])
-for _, m in ipairs(redis.call('ZRANGEBYLEX', KEYS[1], ARGV[1], ARGV[2])) do
-  local rm = string.sub(m, skip + 1)
-  local f = redis.call('HMGET', ARGV[3] .. string.sub(rm, 18), 'body', 'rm')
-  if f[1] and f[2] == rm then out[#out + 1] = f[1] else redis.call('ZREM', KEYS[1], m) end
+for i = 2, #ARGV do out[#out + 1] = events_of(KEYS[1], ARGV[1], ARGV[i]) end
+return out
+"""
+)
+
+#: The entries of several sales with their events in one call (``_sale_linked_many``).
+#: KEYS: refs.  ARGV: the store's key prefix ``{P}:``, then the sale ids.
+#: Answers, per sale in order, a list of {HGETALL of an entry, its bodies} by journal number
+#: (an entry whose hash is gone is left out).
+_S_LINKED = (
+    _LUA_EVENTS_OF
+    + """
+local base = ARGV[1]
+local out = {}
+for i = 2, #ARGV do
+  local entries = {}
+  for _, r in ipairs(redis.call('ZRANGE', base .. 'saleops:' .. ARGV[i], 0, -1)) do
+    local fields = redis.call('HGETALL', base .. 'op:' .. r)
+    if #fields > 0 then
+      entries[#entries + 1] = {fields, events_of(KEYS[1], base .. 'ev:', r)}
+    end
+  end
+  out[#out + 1] = entries
 end
 return out
 """
+)
 
 #: The journal's purge, one batch: forget ended operations updated before the cutoff, except
 #: those of a sale (a sale is computed from them), which only leave ``ended``.

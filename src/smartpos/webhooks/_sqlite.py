@@ -38,7 +38,7 @@ from smartpos._errors import ConfigurationError
 from smartpos._messages import message
 
 from ._group_commit import GroupCommit
-from ._journal import CONFLICT, journal_entry, journal_row
+from ._journal import CONFLICT, Linked, journal_entry, journal_row
 from ._outcomes import Answer, JournalEntry, State
 from ._sales import SaleRow
 from ._seconds import check_seconds
@@ -61,7 +61,7 @@ __all__ = ["SCHEMA_VERSION", "SQLiteStore"]
 
 _T = TypeVar("_T")
 
-SCHEMA_VERSION: Final = 4
+SCHEMA_VERSION: Final = 5
 _SYNCHRONOUS_MODES = ("FULL", "NORMAL")
 # Connections kept open for reuse; more than this at once (more concurrent threads) are opened
 # for the call and closed after it.
@@ -227,6 +227,22 @@ _SALES_SCHEMA = (
     ON smartpos_operations (sale) WHERE {_CANDIDATE}
     """,
 )
+# Version 5: done events in claim order (list(), list(state="done")): an ordered walk that
+# stops at the LIMIT, not every done event sorted (issue 27). Built by the upgrade over the
+# events a file holds. A done event is in two partial indexes now: an ack writes one more.
+# The journal's purge reads an index of the entries it may delete only (the ended entries of
+# sales, kept for good, would otherwise be walked by every purge); it replaces version 2's.
+_ORDER_SCHEMA = (
+    """
+    CREATE INDEX IF NOT EXISTS smartpos_inbox_done_order
+    ON smartpos_inbox (criado_em IS NULL, criado_em, seq) WHERE state = 'done'
+    """,
+    """
+    CREATE INDEX IF NOT EXISTS smartpos_operations_purge
+    ON smartpos_operations (updated_at) WHERE state IN ('final', 'rejected') AND sale IS NULL
+    """,
+    "DROP INDEX IF EXISTS smartpos_operations_ended",
+)
 # Version 4: the effects of sales a transactional worker applied (see _effects.py), each key
 # recorded in the transaction of the partner's writes.
 _EFFECTS_SCHEMA = (
@@ -273,6 +289,23 @@ _J_EVENTS = (
     "SELECT raw FROM smartpos_inbox WHERE (CASE WHEN json_valid(raw) "
     "THEN json_extract(raw, '$.dados.referencia') END) = ? ORDER BY seq"
 )
+# The batched reads (see _journal.py): one statement per _IN_BATCH keys (SQLite's variable
+# limit is 999 before 3.32), each key an index probe.
+_IN_BATCH = 500
+_J_EVENTS_MANY = (
+    "SELECT (CASE WHEN json_valid(raw) THEN json_extract(raw, '$.dados.referencia') END), raw "
+    "FROM smartpos_inbox WHERE (CASE WHEN json_valid(raw) "
+    "THEN json_extract(raw, '$.dados.referencia') END) IN ({}) ORDER BY seq"
+)
+_J_NOT_FINAL = (
+    "SELECT referencia FROM smartpos_operations WHERE referencia IN ({}) AND state <> 'final'"
+)
+_J_FINALIZE_MANY = (
+    "UPDATE smartpos_operations SET state = 'final', final_event = CASE referencia {} END, "
+    "updated_at = ? WHERE referencia IN ({})"
+)
+_S_ENTRIES_MANY = _J_COLUMNS + "WHERE sale IN ({}) ORDER BY seq"
+_RECEIVED_MANY = "SELECT id, received_at FROM smartpos_inbox WHERE id IN ({})"
 _J_PURGE = (
     "DELETE FROM smartpos_operations WHERE state IN ('final', 'rejected') AND updated_at < ? "
     "AND sale IS NULL"
@@ -321,9 +354,26 @@ _GET = _SELECT + "WHERE id = ?"
 _CLAIM_ORDER = "ORDER BY criado_em IS NULL, criado_em, seq LIMIT ?"
 _DEAD = _SELECT + "WHERE state = 'dead' " + _CLAIM_ORDER
 # One statement per state, the state written out so that the partial indexes apply: pending
-# and claimed events are exactly those with an available_at, which the claim index covers.
+# and claimed events are exactly those with an available_at, which the claim index covers;
+# done and dead events have their own index in claim order. Every state: the first rows of
+# each of the three, merged.
+_CLAIM_ORDER_BY = "ORDER BY criado_em IS NULL, criado_em, seq"
+_COLUMNS = (
+    "id, tipo, criado_em, raw, body_hash, state, attempts, received_at, available_at, "
+    "owner, lease_expires_at, last_error, done_at"
+)
+# Built from constants of this module, never input.
+_LIST_ALL = (
+    f"SELECT {_COLUMNS} FROM ("  # noqa: S608
+    + " UNION ALL ".join(
+        f"SELECT * FROM (SELECT {_COLUMNS}, seq FROM smartpos_inbox WHERE {where} "  # noqa: S608
+        f"{_CLAIM_ORDER_BY} LIMIT ?)"
+        for where in ("available_at IS NOT NULL", "state = 'done'", "state = 'dead'")
+    )
+    + f") {_CLAIM_ORDER} "
+)
 _LIST = {
-    None: _SELECT + _CLAIM_ORDER,
+    None: _LIST_ALL,
     EventState.PENDING: _SELECT
     + "WHERE available_at IS NOT NULL AND state = 'pending' "
     + _CLAIM_ORDER,
@@ -599,7 +649,8 @@ class SQLiteStore(StoreBase):
 
     def _list(self, state: EventState | None, limit: int) -> list[StoredEvent]:
         with self._read() as conn:
-            rows = conn.execute(_LIST[state], (limit,)).fetchall()
+            statement = _LIST[state]
+            rows = conn.execute(statement, (limit,) * statement.count("?")).fetchall()
         return [_stored_event(row) for row in rows]
 
     def requeue(self, event_id: str) -> bool:
@@ -673,7 +724,7 @@ class SQLiteStore(StoreBase):
             for name, kind in _SALE_COLUMNS:
                 if name not in columns:
                     conn.execute(f"ALTER TABLE smartpos_operations ADD COLUMN {name} {kind}")
-            for statement in (*_SALES_SCHEMA, *_EFFECTS_SCHEMA):
+            for statement in (*_SALES_SCHEMA, *_EFFECTS_SCHEMA, *_ORDER_SCHEMA):
                 conn.execute(statement)
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             conn.execute("COMMIT")
@@ -903,6 +954,65 @@ class SQLiteStore(StoreBase):
         with self._read() as conn:
             rows = conn.execute(_J_EVENTS, (referencia,)).fetchall()
         return [json.loads(raw) for (raw,) in rows]
+
+    # The batched reads and writes (see _journal.py): one statement per _IN_BATCH keys.
+
+    def _read_in(self, statement: str, keys: Sequence[str]) -> list[Any]:
+        """The rows of ``statement`` (its ``IN ({})`` filled) over ``keys``, in one read."""
+        rows: list[Any] = []
+        with self._read() as conn:
+            for start in range(0, len(keys), _IN_BATCH):
+                chunk = keys[start : start + _IN_BATCH]
+                query = statement.format(", ".join("?" * len(chunk)))
+                rows += conn.execute(query, chunk).fetchall()
+        return rows
+
+    def _journal_events_many(
+        self, referencias: Sequence[str]
+    ) -> dict[str, list[Mapping[str, Any]]]:
+        found: dict[str, list[Mapping[str, Any]]] = {}
+        # In seq order within each chunk; a referencia is in one chunk only.
+        for referencia, raw in self._read_in(_J_EVENTS_MANY, list(dict.fromkeys(referencias))):
+            found.setdefault(referencia, []).append(json.loads(raw))
+        return found
+
+    def _journal_finalize_many(
+        self, outcomes: Mapping[str, Mapping[str, Any]], now: float
+    ) -> set[str]:
+        keys = list(outcomes)
+        events = {referencia: canonical_json(event) for referencia, event in outcomes.items()}
+
+        def finalize(conn: sqlite3.Connection) -> set[str]:
+            # In the write transaction: the entries not final yet are exactly those written.
+            written: set[str] = set()
+            for start in range(0, len(keys), _IN_BATCH // 2):
+                chunk = keys[start : start + _IN_BATCH // 2]
+                marks = ", ".join("?" * len(chunk))
+                found = conn.execute(_J_NOT_FINAL.format(marks), chunk).fetchall()
+                if not found:
+                    continue
+                open_ones = [referencia for (referencia,) in found]
+                cases = " ".join("WHEN ? THEN ?" for _ in open_ones)
+                params = [x for r in open_ones for x in (r, events[r])]
+                statement = _J_FINALIZE_MANY.format(cases, ", ".join("?" * len(open_ones)))
+                conn.execute(statement, (*params, now, *open_ones))
+                written.update(open_ones)
+            return written
+
+        # Not durable, as _journal_finalize.
+        return self._group.run(finalize, durable=False)
+
+    def _sale_linked_many(self, sale_ids: Sequence[str]) -> dict[str, list[Linked]]:
+        entries = [_journal_entry(row) for row in self._read_in(_S_ENTRIES_MANY, list(sale_ids))]
+        events = self._journal_events_many([entry.referencia for entry in entries])
+        found: dict[str, list[Linked]] = {}
+        for entry in sorted(entries, key=lambda e: e.seq):
+            assert entry.sale is not None  # read by its sale
+            found.setdefault(entry.sale, []).append((entry, events.get(entry.referencia, [])))
+        return found
+
+    def _received_at_many(self, event_ids: Sequence[str]) -> dict[str, float]:
+        return {i: float(r) for i, r in self._read_in(_RECEIVED_MANY, list(event_ids))}
 
     # Sales (see _journal.py): the checks' compare-and-set runs in one write transaction
     # (BEGIN IMMEDIATE): one writer at a time across processes.

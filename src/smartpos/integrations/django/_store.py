@@ -56,7 +56,7 @@ from typing import TYPE_CHECKING, Any, Final
 from smartpos._errors import ConfigurationError
 from smartpos._messages import message
 from smartpos.integrations.django._fields import MYSQL_ID_CHARS
-from smartpos.webhooks._journal import CONFLICT, journal_entry, journal_row
+from smartpos.webhooks._journal import CONFLICT, Linked, journal_entry, journal_row
 from smartpos.webhooks._outcomes import Answer, JournalEntry, State
 from smartpos.webhooks._sales import SaleRow
 from smartpos.webhooks._store import DEFAULT_MAX_ATTEMPTS, DEFAULT_RETENTION, StoreBase
@@ -233,6 +233,10 @@ _S_CANDIDATES = (
     "AND seq > %s ORDER BY seq LIMIT %s"
 )
 _S_ENTRIES = _J_COLUMNS + "WHERE sale = %s ORDER BY seq"
+# The batched reads (see smartpos.webhooks._journal): one statement per _IN_BATCH keys.
+_IN_BATCH = 500
+_J_EVENTS_MANY = f"SELECT referencia, raw FROM {_EVENTS} WHERE referencia IN ({{}}) ORDER BY seq"
+_S_ENTRIES_MANY = _J_COLUMNS + "WHERE sale IN ({}) ORDER BY seq"
 _S_CREATE = (
     f"INSERT INTO {_SALES} (sale_id, total_centavos, version, created_at, updated_at) "
     "VALUES (%s, %s, 1, %s, %s)"
@@ -856,6 +860,35 @@ class DjangoStore(StoreBase):
             cursor.execute(_J_EVENTS, (referencia,))
             rows = cursor.fetchall()
         return [json.loads(raw) for (raw,) in rows]
+
+    def _read_in(self, statement: str, keys: Sequence[str]) -> list[Any]:
+        """The rows of ``statement`` (its ``IN ({})`` filled) over ``keys``."""
+        rows: list[Any] = []
+        with self._cursor() as cursor:
+            for start in range(0, len(keys), _IN_BATCH):
+                chunk = keys[start : start + _IN_BATCH]
+                cursor.execute(statement.format(", ".join(["%s"] * len(chunk))), chunk)
+                rows += cursor.fetchall()
+        return rows
+
+    def _journal_events_many(
+        self, referencias: Sequence[str]
+    ) -> dict[str, list[Mapping[str, Any]]]:
+        limit = self._id_limit()
+        keys = list(dict.fromkeys(r for r in referencias if _linkable(r, limit) is not None))
+        found: dict[str, list[Mapping[str, Any]]] = {}
+        for referencia, raw in self._read_in(_J_EVENTS_MANY, keys):
+            found.setdefault(referencia, []).append(json.loads(raw))
+        return found
+
+    def _sale_linked_many(self, sale_ids: Sequence[str]) -> dict[str, list[Linked]]:
+        entries = [_journal_entry(row) for row in self._read_in(_S_ENTRIES_MANY, list(sale_ids))]
+        events = self._journal_events_many([entry.referencia for entry in entries])
+        found: dict[str, list[Linked]] = {}
+        for entry in sorted(entries, key=lambda e: e.seq):
+            assert entry.sale is not None  # read by its sale
+            found.setdefault(entry.sale, []).append((entry, events.get(entry.referencia, [])))
+        return found
 
     def _journal_purge(self, cutoff: float) -> int:
         with self._write() as cursor:
