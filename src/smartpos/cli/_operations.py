@@ -25,11 +25,12 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Final
 
 from smartpos._messages import message
+from smartpos._records import mask_documents, operation_data
 
 from ._convert import positive_int as _positive_int
 from ._convert import seconds as _seconds
 from ._convert import store_default
-from ._output import EXIT_ERROR, EXIT_OK, EXIT_UNKNOWN, CommandError, Output, mask_documents
+from ._output import EXIT_ERROR, EXIT_OK, EXIT_UNKNOWN, CommandError, Output
 from ._store import local_time
 
 if TYPE_CHECKING:
@@ -191,34 +192,6 @@ def open_store(args: argparse.Namespace) -> Iterator[tuple[StoreBase, str]]:
 
 
 # --- output ---------------------------------------------------------------------------------
-
-
-def operation_data(operation: Operation) -> dict[str, Any]:
-    """An operation as JSON-ready data: no request body, documents masked.
-
-    Args:
-        operation: The journaled operation.
-
-    Returns:
-        ``referencia``, ``kind``, ``state``, ``created_at``, ``updated_at``, ``event`` (its
-        ``id`` and ``tipo``, or ``None``), ``anomalies`` and ``answer`` (the saved answer's
-        JSON, or ``None``).
-    """
-    event = operation.event
-    return {
-        "referencia": operation.referencia,
-        "kind": operation.kind,
-        "state": operation.state,
-        "waiting": operation.waiting,
-        "created_at": operation.created_at.isoformat(),
-        "updated_at": operation.updated_at.isoformat(),
-        "event": None if event is None else {"id": event.id, "tipo": event.tipo},
-        "anomalies": [
-            {"id": a.id, "tipo": a.tipo, "reason": a.reason, "detail": a.detail}
-            for a in operation.anomalies
-        ],
-        "answer": None if operation.answer is None else mask_documents(dict(operation.answer.body)),
-    }
 
 
 def _state(out: Output, state: str) -> str:

@@ -17,6 +17,8 @@ import threading
 from collections.abc import Mapping
 from typing import Any, Final, TextIO
 
+from smartpos._records import mask_documents
+
 from ._i18n import words
 
 __all__ = [
@@ -114,28 +116,6 @@ def mask(documento: object) -> str:
     from smartpos._documents import mask_documento
 
     return mask_documento(documento)
-
-
-def mask_documents(value: Any) -> Any:
-    """Return a copy of JSON-like data with every ``documentoCliente`` masked, at any depth.
-
-    What the command prints (text or ``--json``) goes through this: an envelope, an inbox
-    record, a delivery. Only the data printed is masked; stores and requests keep the document.
-
-    Args:
-        value: Dicts, lists and scalars, nested freely.
-
-    Returns:
-        The same shape, each ``documentoCliente`` value replaced by its mask.
-    """
-    if isinstance(value, Mapping):
-        return {
-            k: mask(v) if k == "documentoCliente" and v is not None else mask_documents(v)
-            for k, v in value.items()
-        }
-    if isinstance(value, (list, tuple)):
-        return [mask_documents(v) for v in value]
-    return value
 
 
 def is_masked(documento: object) -> bool:

@@ -28,14 +28,24 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from smartpos._messages import message
+from smartpos._records import (
+    Terms,
+    attempt_terms,
+    compensated_attempts,
+    compensation_of,
+    operation_data,
+    pendencia_data,
+    pendencias_data,
+    sale_data,
+)
 
 from ._convert import day as _day
 from ._convert import positive_int as _positive_int
 from ._convert import store_default
-from ._operations import open_store, operation_data, print_operation, store_parents
+from ._operations import open_store, print_operation, store_parents
 from ._output import (
     EXIT_ATTENTION,
     EXIT_ERROR,
@@ -44,14 +54,12 @@ from ._output import (
     CommandError,
     Output,
     format_centavos,
-    mask,
 )
 from ._store import local_time, store_name
 
 if TYPE_CHECKING:
     from smartpos._outcome_calls import Flow
     from smartpos.webhooks import Operation, Pendencia, Sale, StoreBase
-    from smartpos.webhooks._events import Event
 
 __all__ = [
     "SALE_STATES",
@@ -202,165 +210,6 @@ def add_parser(
 # --- what a sale's journal holds, as the command shows it -----------------------------------
 
 
-class Terms(NamedTuple):
-    """What an attempt charged: its amount, terminal and payment method (``None``: unknown)."""
-
-    valor_centavos: int
-    smartpos_id: str | None
-    forma_pagamento: str | None
-
-
-def _request(body: bytes) -> Mapping[str, Any]:
-    """The journaled request's JSON (a mapping, or empty when it cannot be read)."""
-    import json
-
-    try:
-        data = json.loads(body)
-    except (ValueError, RecursionError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def _text(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
-def attempt_terms(operation: Operation) -> Terms:
-    """An attempt's amount, terminal and payment method: its event's, else its request's.
-
-    The amount is what an approval counts (`smartpos.webhooks._sales.counted_valor`); a
-    manual-mode charge names its terminal only in its event.
-
-    Args:
-        operation: A payment attempt (or a compensation refund) of a sale.
-
-    Returns:
-        The terms.
-    """
-    from smartpos.webhooks._sales import counted_valor
-
-    request = _request(operation.body)
-    dados = getattr(operation.event, "dados", None)
-    smartpos_id = _text(getattr(dados, "smartpos_id", None)) or _text(request.get("smartposId"))
-    forma = _text(getattr(dados, "forma_pagamento", None)) or _text(request.get("formaPagamento"))
-    return Terms(counted_valor(operation), smartpos_id, forma)
-
-
-def _documento(event: Event | None) -> str | None:
-    documento = getattr(getattr(event, "dados", None), "documento_cliente", None)
-    return None if documento is None else mask(documento)
-
-
-def _compensated(sale: Sale) -> dict[str, Operation]:
-    """The late attempt each compensation refund of the sale refunds, by the refund's referencia."""
-    from smartpos.webhooks._sales import compensation_referencia
-
-    return {compensation_referencia(op.referencia): op for op in sale.attempts}
-
-
-def _compensation_of(sale: Sale) -> dict[str, Operation]:
-    """The compensation refund journaled for each late attempt, by the attempt's referencia."""
-    late = _compensated(sale)
-    return {
-        late[op.referencia].referencia: op for op in sale.compensations if op.referencia in late
-    }
-
-
-def pendencia_data(pendencia: Pendencia, compensation: Operation | None = None) -> dict[str, Any]:
-    """A pendência as JSON-ready data: its event named (``id``, ``tipo``), the document masked.
-
-    Args:
-        pendencia: The pendência.
-        compensation: For a late approval, its compensation refund if one is journaled (not
-            accepted, or it would not be a pendência: refused, unknown, never sent).
-
-    Returns:
-        ``reason``, ``referencia``, ``since``, ``event``, ``documento_cliente`` and
-        ``compensation`` (its ``referencia`` and ``state``, or ``None``).
-    """
-    event = pendencia.event
-    return {
-        "reason": pendencia.reason,
-        "referencia": pendencia.referencia,
-        "since": pendencia.since.isoformat(),
-        "event": None if event is None else {"id": event.id, "tipo": event.tipo},
-        "documento_cliente": _documento(event),
-        "compensation": None
-        if compensation is None or pendencia.reason != "late_approval"
-        else {"referencia": compensation.referencia, "state": compensation.state},
-    }
-
-
-def _pendencias_data(sale: Sale) -> list[dict[str, Any]]:
-    compensation = _compensation_of(sale)
-    return [pendencia_data(p, compensation.get(p.referencia)) for p in sale.pendencias]
-
-
-def sale_data(sale: Sale) -> dict[str, Any]:
-    """A sale as JSON-ready data: no request body, documents masked.
-
-    Args:
-        sale: The sale, as the store computes it.
-
-    Returns:
-        Its fields; ``attempts`` are `operation_data` records with ``valor_centavos``,
-        ``smartpos_id``, ``forma_pagamento`` and ``abandoned`` (``motivo``, ``operador``,
-        ``at``, or ``None``); ``compensations`` name the attempt each refunds (``compensates``).
-    """
-    attempts = []
-    for op in sale.attempts:
-        terms = attempt_terms(op)
-        abandoned = op.abandoned
-        attempts.append(
-            {
-                **operation_data(op),
-                "valor_centavos": terms.valor_centavos,
-                "smartpos_id": terms.smartpos_id,
-                "forma_pagamento": terms.forma_pagamento,
-                "abandoned": None
-                if abandoned is None
-                else {
-                    "motivo": abandoned.motivo,
-                    "operador": abandoned.operador,
-                    "at": abandoned.at.isoformat(),
-                },
-            }
-        )
-    late = _compensated(sale)
-    return {
-        "sale_id": sale.sale_id,
-        "state": sale.state,
-        "total_centavos": sale.total_centavos,
-        "approved_centavos": sale.approved_centavos,
-        "remaining_centavos": sale.remaining_centavos,
-        "attention": sale.attention,
-        "created_at": sale.created_at.isoformat(),
-        "updated_at": sale.updated_at.isoformat(),
-        "attempts": attempts,
-        "approvals": [
-            {
-                "id": event.id,
-                "referencia": event.dados.referencia,
-                "criado_em": event.criado_em.isoformat(),
-                "valor_centavos": event.dados.valor_centavos,
-                "forma_pagamento": event.dados.forma_pagamento,
-                "parcelas": event.dados.parcelas,
-                "smartpos_id": event.dados.smartpos_id,
-                "documento_cliente": mask(event.dados.documento_cliente),
-            }
-            for event in sale.approvals
-        ],
-        "pendencias": _pendencias_data(sale),
-        "compensations": [
-            {
-                **operation_data(op),
-                "compensates": late[op.referencia].referencia if op.referencia in late else None,
-            }
-            for op in sale.compensations
-        ],
-    }
-
-
 # --- text -----------------------------------------------------------------------------------
 
 
@@ -469,7 +318,7 @@ def _print_sale(out: Output, sale: Sale) -> None:
         for event in sale.approvals:
             out.event(event.raw, prefix="  ")
     if sale.compensations:
-        late = _compensated(sale)
+        late = compensated_attempts(sale)
         out.line(message("cli.sales_compensations", count=len(sale.compensations)))
         for op in sale.compensations:
             out.line(f"  {_op_state(out, op.state)}  {op.referencia}  {local_time(op.created_at)}")
@@ -483,7 +332,7 @@ def _print_sale(out: Output, sale: Sale) -> None:
                 "yellow",
             )
         )
-        pendencias = _pendencias_data(sale)
+        pendencias = pendencias_data(sale)
         for found in pendencias:
             _print_pendencia(out, found)
         _print_what_to_do(out, pendencias, sale.sale_id)
@@ -631,8 +480,8 @@ def _compensate(args: argparse.Namespace, out: Output) -> int:
             sale = store.sale(args.sale)
         except StoreError:  # the refunds are sent: what they became is still printed below
             sale = None
-    late = {} if sale is None else _compensated(sale)
-    pendencias = [] if sale is None else _pendencias_data(sale)
+    late = {} if sale is None else compensated_attempts(sale)
+    pendencias = [] if sale is None else pendencias_data(sale)
     if out.json:
         out.data(
             {
@@ -781,7 +630,7 @@ def till_close(
                 add(terms, "approved_count", terms.valor_centavos)
             elif isinstance(op.event, PagamentoRecusado):
                 add(attempt_terms(op), "refused_count")
-        compensation = _compensation_of(sale)
+        compensation = compensation_of(sale)
         for pendencia in sale.pendencias:
             attempt = by_referencia.get(pendencia.referencia)
             terms = unknown if attempt is None else attempt_terms(attempt)
@@ -795,7 +644,7 @@ def till_close(
                     "valor_centavos": terms.valor_centavos,
                 }
             )
-        late = _compensated(sale)
+        late = compensated_attempts(sale)
         for refund in sale.compensations:
             # Only an accepted refund compensates (the sale's rule): a refused or unknown one
             # leaves its late approval a pendência, counted above.

@@ -119,14 +119,16 @@ def _iso(value: str | None) -> _dt.datetime | None:
 
 
 def _centavos(value: object) -> str:
-    from smartpos.cli._output import format_centavos
+    from smartpos import format_reais
 
-    return format_centavos(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        return str(value)
+    return format_reais(value)
 
 
 def _masked_json(data: object) -> SafeString:
     """JSON pretty-printed in a ``<pre>``, every ``documentoCliente`` masked."""
-    from smartpos.cli._output import mask_documents
+    from smartpos._records import mask_documents
 
     text = json.dumps(mask_documents(data), indent=2, ensure_ascii=False, sort_keys=True)
     return format_html("<pre>{}</pre>", text)
@@ -240,7 +242,7 @@ def _sale(obj: models.Sale) -> Sale | None:
 def _sale_data(obj: models.Sale) -> Mapping[str, Any] | None:
     """`smartpos sales show --json`'s data of the sale: documents masked."""
     if not hasattr(obj, "_smartpos_sale_data"):
-        from smartpos.cli._sales import sale_data
+        from smartpos._records import sale_data
 
         sale = _sale(obj)
         data = None if sale is None else sale_data(sale)
@@ -749,12 +751,12 @@ class EventAdmin(StoreOwnedAdmin):
     @admin.display(description="documentoCliente")
     def documento(self, obj: models.Event) -> str:
         """The customer's document, masked (LGPD)."""
-        from smartpos.cli._output import mask
+        from smartpos import mask_documento
 
         raw = _envelope(obj)
         dados = raw.get("dados") if isinstance(raw, dict) else None
         documento = dados.get("documentoCliente") if isinstance(dados, dict) else None
-        return "-" if documento is None else mask(documento)
+        return "-" if documento is None else mask_documento(documento)
 
     @admin.display(description="criadoEm", ordering="criado_em")
     def created(self, obj: models.Event) -> _dt.datetime | None:
