@@ -172,4 +172,77 @@ CONFORMANCE: Final[dict[str, dict[str, str]]] = {
         "en": "not applicable: the adapter has no '{operation}'",
         "pt_BR": "não se aplica: o adaptador não tem '{operation}'",
     },
+    # --- the command ------------------------------------------------------------------------
+    "conformance.cli.command": {
+        "en": "run the conformance kit against your system",
+        "pt_BR": "rodar o kit de conformidade contra o seu sistema",
+    },
+    "conformance.cli.about": {
+        "en": "The conformance kit: the hard cases of payments, run against your own system.",
+        "pt_BR": "O kit de conformidade: os casos difíceis de pagamento, contra o seu sistema.",
+    },
+    "conformance.cli.list": {"en": "list the scenarios", "pt_BR": "listar os cenários"},
+    "conformance.cli.run": {
+        "en": "run the scenarios over HTTP",
+        "pt_BR": "rodar os cenários por HTTP",
+    },
+    "conformance.cli.run_about": {
+        "en": "Drive a served sandbox (your system's base URL) and your system through the "
+        "kit's HTTP contract; exit 0 when every scenario passed, 1 when one failed.",
+        "pt_BR": "Conduz um sandbox servido (a base URL do seu sistema) e o seu sistema pelo "
+        "contrato HTTP do kit; sai com 0 quando todos os cenários passaram, 1 quando um falhou.",
+    },
+    "conformance.cli.control": {
+        "en": "the served sandbox's address (smartpos sandbox), e.g. http://127.0.0.1:8765",
+        "pt_BR": "o endereço do sandbox servido (smartpos sandbox), ex. http://127.0.0.1:8765",
+    },
+    "conformance.cli.control_key": {
+        "en": "the sandbox's control key, if it has one",
+        "pt_BR": "a chave de controle do sandbox, se tiver",
+    },
+    "conformance.cli.webhook": {
+        "en": "your system's webhook URL",
+        "pt_BR": "a URL de webhook do seu sistema",
+    },
+    "conformance.cli.webhook_header": {
+        "en": "a header of every delivery (a shared secret); repeatable",
+        "pt_BR": "um cabeçalho de toda entrega (um segredo compartilhado); repetível",
+    },
+    "conformance.cli.charge": {
+        "en": "URL the kit POSTs a charge to ({{sale}} is replaced by the sale id)",
+        "pt_BR": "URL onde o kit faz POST de uma cobrança ({{sale}} vira o id da venda)",
+    },
+    "conformance.cli.status": {
+        "en": "URL the kit GETs a sale's status from",
+        "pt_BR": "URL de onde o kit faz GET do status de uma venda",
+    },
+    "conformance.cli.abandon": {
+        "en": "URL to abandon a sale's open attempt (optional)",
+        "pt_BR": "URL para desistir da tentativa aberta de uma venda (opcional)",
+    },
+    "conformance.cli.refund": {
+        "en": "URL to refund a paid sale (optional)",
+        "pt_BR": "URL para estornar uma venda paga (opcional)",
+    },
+    "conformance.cli.settle": {
+        "en": "URL the kit POSTs to when your system should process pending events (optional)",
+        "pt_BR": "URL onde o kit faz POST quando o seu sistema deve processar os eventos "
+        "pendentes (opcional)",
+    },
+    "conformance.cli.settle_seconds": {
+        "en": "seconds to let your system process events, without --settle (default 1)",
+        "pt_BR": "segundos para o seu sistema processar eventos, sem --settle (padrão 1)",
+    },
+    "conformance.cli.scenario": {
+        "en": "run only this scenario; repeatable",
+        "pt_BR": "rodar só este cenário; repetível",
+    },
+    "conformance.cli.header": {
+        "en": "{value!r} is not NAME:VALUE",
+        "pt_BR": "{value!r} não é NOME:VALOR",
+    },
+    "conformance.cli.unknown_scenario": {
+        "en": "no scenario {names}; known: {known}",
+        "pt_BR": "nenhum cenário {names}; conhecidos: {known}",
+    },
 }

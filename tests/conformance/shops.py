@@ -17,7 +17,11 @@ from smartpos.testing.conformance import Adapter, SaleStatus
 
 
 def sdk_client(sandbox: Any, store: webhooks.Store | None = None) -> smartpos.Client:
-    """A client bound to the sandbox, retrying at once."""
+    """A client bound to the sandbox (in process, or a served one's URL); retries at once."""
+    if isinstance(sandbox, str):
+        return smartpos.Client(
+            api_key=Sandbox.API_KEY, base_url=sandbox, store=store, retry_backoff=0
+        )
     return smartpos.Client(
         api_key=Sandbox.API_KEY,
         base_url="http://sandbox.invalid",

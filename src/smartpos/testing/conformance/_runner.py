@@ -190,6 +190,7 @@ class Runner:
         self.step = 0
         self._seen = len(sandbox.requests)
         self._holding = False
+        self._terminals: dict[str, str] = {}
 
     # ------------------------------------------------------------------ helpers
 
@@ -298,6 +299,19 @@ class Runner:
 
     # ------------------------------------------------------------------ steps
 
+    def _terminal(self, name: str) -> str:
+        """This run's own terminal for a terminal of the transcript.
+
+        Each run charges on terminals of its own, so that an attempt a scenario leaves open
+        (one that never gets an answer) does not keep the terminal busy for the next scenario
+        of a system that runs them all (the CLI).
+        """
+        if name not in self._terminals:
+            smartpos_id = f"SP-{self.token}-{len(self._terminals) + 1}"
+            self.sandbox.add_terminal(smartpos_id, documento_cliente=DOCUMENTO)
+            self._terminals[name] = smartpos_id
+        return self._terminals[name]
+
     def run(self) -> ScenarioResult:
         """Run every step, then the end checks.
 
@@ -338,11 +352,7 @@ class Runner:
             self.sandbox.fail_webhook(times=step["times"], status_code=int(step["fault"]))
 
     def _op_terminal(self, step: Mapping[str, Any], record: dict[str, Any]) -> None:
-        smartpos_id = step["smartposId"]
-        if smartpos_id not in {t.smartpos_id for t in self.sandbox.terminals()}:
-            self.sandbox.add_terminal(smartpos_id, documento_cliente=DOCUMENTO)
-        else:
-            self.sandbox.link_terminal(smartpos_id, DOCUMENTO)
+        record["terminal"] = self._terminal(step["smartposId"])
 
     def _op_charge(self, step: Mapping[str, Any], record: dict[str, Any]) -> None:
         sale = self._sale(step["sale"])
@@ -359,7 +369,7 @@ class Runner:
                 valor_centavos=valor,
                 total_centavos=sale.total,
                 documento_cliente=DOCUMENTO,
-                smartpos_id=step.get("smartposId", self.smartpos_id),
+                smartpos_id=self._terminal(step.get("smartposId", self.smartpos_id)),
             )
         except NotSupported:
             raise
@@ -438,7 +448,7 @@ class Runner:
         dados: dict[str, Any] = {
             "referencia": referencia,
             "documentoCliente": documento,
-            "smartposId": self.smartpos_id,
+            "smartposId": self._terminal(self.smartpos_id),
         }
         if kind in ("approval", "remint"):
             tipo = "pagamento.aprovado"
