@@ -1,13 +1,7 @@
 """The conformance kit: the hard cases of payments, run against the partner's own code.
 
-```python
-from smartpos.testing.conformance import Adapter, SaleStatus, pytest_scenarios
-
-class Shop(Adapter):
-    ...  # charge(sale, ...), status(sale), abandon(sale), refund(sale), webhook
-
-test_conformance = pytest_scenarios(lambda sandbox: Shop(sandbox))
-```
+A partner subclasses `Adapter` (``charge``, ``status``, optionally ``abandon`` and ``refund``,
+and ``webhook``) and assigns ``test_conformance = pytest_scenarios(Shop)`` in a test module.
 
 Each scenario is a versioned JSON transcript shipped in this package (`scenarios`): the kit
 asks the partner's system to charge a sale, the sandbox answers and delivers events under a
