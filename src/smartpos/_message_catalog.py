@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Final
 
 from ._message_catalog_cli import CLI
+from ._message_catalog_conformance import CONFORMANCE
 from ._message_catalog_others import OTHERS
 
 __all__ = ["CATALOG"]
@@ -727,3 +728,4 @@ CATALOG: Final[dict[str, dict[str, str]]] = {
 # The messages of the webhooks, the integrations and the outcomes, kept in their own module.
 CATALOG.update(OTHERS)
 CATALOG.update(CLI)
+CATALOG.update(CONFORMANCE)

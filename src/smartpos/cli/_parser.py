@@ -795,4 +795,7 @@ def build_parser() -> argparse.ArgumentParser:
     from ._sales import add_parser as add_sales  # argparse only, like this module
 
     add_sales(sub, service=service, formatter=_Formatter)
+    from ._conformance import add_parser as add_conformance  # argparse only, like this module
+
+    add_conformance(sub, formatter=_Formatter)
     return parser
