@@ -206,6 +206,15 @@ def try_installed(bin_dir: Path, cwd: Path, version: str) -> None:
     if "pagamento.aprovado" not in demo:
         fail("smartpos demo did not show pagamento.aprovado")
     imported(bin_dir, cwd, env, extras=False)
+    count = run(
+        bin_dir / "python",
+        "-c",
+        "from smartpos.testing.conformance import scenarios; print(len(scenarios()))",
+        cwd=cwd,
+        env=env,
+    )
+    if int(count.strip()) < 18:
+        fail(f"the wheel ships {count.strip()} conformance scenarios (JSON), expected 18 or more")
     where = run(bin_dir / "python", "-c", "import smartpos; print(smartpos.__file__)", cwd=cwd)
     if Path(where.strip()).resolve().is_relative_to(REPO):
         fail(f"smartpos was imported from the checkout ({where.strip()}), not the venv")
