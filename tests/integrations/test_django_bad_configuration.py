@@ -20,20 +20,10 @@ from django_stores import (
     add_database,
     drop_database,
     migrate,
-    setup_django,
-    sqlite_database,
-    sqlite_template,
 )
 from store_contract import make_event
 
 from smartpos import webhooks
-
-
-@pytest.fixture(scope="module")
-def sqlite_databases(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    setup_django(tmp_path_factory.mktemp("django"))
-    directory: Path = tmp_path_factory.mktemp("django-bad")
-    return sqlite_database(sqlite_template(directory), directory)
 
 
 @pytest.fixture

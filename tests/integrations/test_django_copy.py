@@ -19,10 +19,6 @@ pytest.importorskip("django")
 from django_stores import (
     add_database,
     drop_database,
-    postgres_database,
-    setup_django,
-    sqlite_database,
-    sqlite_template,
 )
 from journal_contract import begin_payment
 from sales_contract import approve, attempt, refs
@@ -33,22 +29,6 @@ from smartpos.webhooks._store import StoreBase
 
 R1, R2, R3, R4 = refs(4, prefix="c0py")
 LEASE_END = 4_000_000_000.0  # the claimed event's lease: far ahead of any clock here
-
-
-@pytest.fixture(scope="module")
-def sqlite_databases(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    setup_django(tmp_path_factory.mktemp("django"))
-    directory: Path = tmp_path_factory.mktemp("django-copy")
-    return sqlite_database(sqlite_template(directory), directory)
-
-
-@pytest.fixture(scope="module")
-def postgres_databases(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Any]:
-    server = request.getfixturevalue("postgres_server")
-    setup_django(tmp_path_factory.mktemp("django"))
-    yield from postgres_database(server.dsn, server.port)
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

@@ -4,7 +4,6 @@ SQLite, PostgreSQL and MariaDB databases of ``DATABASES`` (real processes killed
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,11 +13,6 @@ pytest.importorskip("django")
 from django_stores import (
     add_database,
     drop_database,
-    mariadb_database,
-    postgres_database,
-    setup_django,
-    sqlite_database,
-    sqlite_template,
 )
 from effects_contract import PARTNER_TABLE, Backend, EffectsContract
 
@@ -49,34 +43,6 @@ class DjangoBackend(Backend):
         with connections[self.alias].cursor() as cursor:
             cursor.execute(sql)
             return [row[0] for row in cursor.fetchall()]
-
-
-@pytest.fixture(scope="module")
-def sqlite_databases(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    """Copies of a migrated SQLite file."""
-    setup_django(tmp_path_factory.mktemp("django"))
-    directory: Path = tmp_path_factory.mktemp("django-effects")
-    return sqlite_database(sqlite_template(directory), directory)
-
-
-@pytest.fixture(scope="module")
-def postgres_databases(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Any]:
-    """Databases from a migrated template on the session's PostgreSQL server."""
-    server = request.getfixturevalue("postgres_server")
-    setup_django(tmp_path_factory.mktemp("django"))
-    yield from postgres_database(server.dsn, server.port)
-
-
-@pytest.fixture(scope="module")
-def mariadb_databases(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Any]:
-    """Databases with the migrated tables on the session's MariaDB server."""
-    server = request.getfixturevalue("mariadb_server")
-    setup_django(tmp_path_factory.mktemp("django"))
-    yield from mariadb_database(server)
 
 
 class TestDjangoSQLiteEffects(EffectsContract):

@@ -19,12 +19,7 @@ pytest.importorskip("django")
 from django_stores import (
     add_database,
     drop_database,
-    mariadb_database,
     open_django_store,
-    postgres_database,
-    setup_django,
-    sqlite_database,
-    sqlite_template,
 )
 from store_contract import make_event
 
@@ -32,34 +27,6 @@ from smartpos import ConfigurationError, webhooks
 from smartpos.webhooks._store import EventState
 
 _PARTNER = "CREATE TABLE partner_rows (event_id VARCHAR(100) NOT NULL, n INTEGER NOT NULL)"
-
-
-@pytest.fixture(scope="module")
-def sqlite_databases(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    """Copies of a migrated SQLite file."""
-    setup_django(tmp_path_factory.mktemp("django"))
-    directory: Path = tmp_path_factory.mktemp("django-tx")
-    return sqlite_database(sqlite_template(directory), directory)
-
-
-@pytest.fixture(scope="module")
-def postgres_databases(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Any]:
-    """Databases from a migrated template on the session's PostgreSQL server."""
-    server = request.getfixturevalue("postgres_server")
-    setup_django(tmp_path_factory.mktemp("django"))
-    yield from postgres_database(server.dsn, server.port)
-
-
-@pytest.fixture(scope="module")
-def mariadb_databases(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Any]:
-    """Databases with the migrated tables on the session's MariaDB server."""
-    server = request.getfixturevalue("mariadb_server")
-    setup_django(tmp_path_factory.mktemp("django"))
-    yield from mariadb_database(server)
 
 
 @pytest.fixture(
