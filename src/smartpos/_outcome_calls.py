@@ -913,4 +913,40 @@ def compensate(store: StoreBase | None, config: Any, sale_id: object) -> Flow[li
             )
         now = (yield Blocking(functools.partial(journal.operation, referencia))).get()
         found.append(now if now is not None else operation)
+        if now is not None and now.state in ("accepted", "final"):
+            yield from _store_compensation_accepted(journal, now, key, attempt.referencia, event)
     return found
+
+
+def _store_compensation_accepted(
+    journal: StoreBase, refund: Operation, sale_id: str, original: str, approval: Any
+) -> Flow[None]:
+    """Store the SDK's own event of an accepted compensation (``COMPENSATION_ACCEPTED``).
+
+    The service sends no refund events: this one lets a worker with ``on_sale`` apply the
+    ``compensated`` effect at once, in its transaction. Stored once (a fixed id); a store
+    failure is logged, never raised: the refund was sent, and the effect then waits for the
+    next event of the sale.
+    """
+    from .webhooks._effects import compensation_accepted
+    from .webhooks._events import PagamentoRecusado, parse_event
+
+    if isinstance(refund.event, PagamentoRecusado):
+        return
+    raw = compensation_accepted(
+        refund.referencia,
+        sale_id,
+        original,
+        getattr(approval.dados, "valor_centavos", None),
+        journal._now(),
+    )
+    reply = yield Blocking(functools.partial(journal.put, parse_event(raw)))
+    if reply.error is not None:
+        logger.warning(
+            "smartpos: could not store the compensation event of referencia=%s (%s: %s); "
+            "on_sale's compensated effect waits for the next event of sale=%s",
+            refund.referencia,
+            type(reply.error).__name__,
+            reply.error,
+            sale_id,
+        )

@@ -21,8 +21,10 @@ from outcome_helpers import Recording, on_client, payment_kwargs
 
 import smartpos
 from client_cases import SDK, in_the_tests_loop
+from smartpos import webhooks
 from smartpos.testing import NoAnswer, Sandbox
 from smartpos.webhooks import MemoryStore, PagamentoAprovado, PagamentoRecusado, StoreBase
+from smartpos.webhooks._effects import COMPENSATION_ACCEPTED
 from smartpos.webhooks._sales import compensation_referencia
 
 pytestmark = pytest.mark.asyncio
@@ -160,6 +162,40 @@ async def test_a_late_approval_is_compensated_once_however_often_compensate_runs
     sale = store.sale("mesa-7")
     assert sale is not None
     assert ([], [referencia]) == (sale.pendencias, [c.referencia for c in sale.compensations])
+    # The service sends no refund events: the SDK stored its own, once, for on_sale.
+    mine = [e for e in store.list(limit=100) if e.tipo == COMPENSATION_ACCEPTED]
+    assert [f"{COMPENSATION_ACCEPTED}:{referencia}"] == [e.id for e in mine]
+    assert referencia == mine[0].raw["dados"]["referencia"]
+
+
+@pytest.mark.parametrize(
+    "store_kind",
+    ["sqlite", pytest.param("postgres", marks=[pytest.mark.postgres, pytest.mark.slow])],
+)
+async def test_on_sale_applies_the_compensation_without_waiting_for_another_event(
+    client: SDK, store: StoreBase, sandbox: Sandbox
+) -> None:
+    """paid, late_approval, then compensated as soon as compensate is accepted, each once."""
+    applied: list[str] = []
+    worker = webhooks.Worker(store, on_sale=lambda effect: applied.append(effect.key))
+    sandbox.hold_events()
+    late = await client.call("payments", "create", **payment_kwargs(), sale="mesa-8")
+    await on_client(client, "abandon", "mesa-8", motivo="trocou de cartão")
+    sandbox.release_events()
+    await client.call("payments", "create_and_wait", **payment_kwargs(), sale="mesa-8", timeout=10)
+    until(lambda: bool(getattr(store.sale("mesa-8"), "pendencias", None)))
+    while worker.run_once():
+        pass
+    await on_client(client, "compensate", "mesa-8")
+    await on_client(client, "compensate", "mesa-8")
+    while worker.run_once():
+        pass
+
+    assert [
+        "sale:mesa-8:paid",
+        f"sale:mesa-8:late_approval:{late.referencia}",
+        f"sale:mesa-8:compensated:{late.referencia}",
+    ] == applied
 
 
 async def test_compensate_from_threads_sends_one_refund(

@@ -11,7 +11,9 @@ the sale as it stands (``store.sale``) and the effects it owes the partner:
   approval beyond the total can only be that of an abandoned attempt;
 - ``compensated``: the compensation refund of a late approval (``compensation_referencia``)
   was accepted by the service, and the event that ended it, if one came, is not a refusal;
-  once per late approval.
+  once per late approval. The service sends no refund events: ``client.compensate`` stores an
+  event of its own once the refund is accepted (``COMPENSATION_ACCEPTED``), whose handling
+  finds the effect due at once.
 
 Each effect has a stable key (``effect_key``); the store records it in the same transaction
 as the partner's writes and the ack, and an effect whose key is recorded is never due again.
@@ -26,7 +28,20 @@ import attrs
 from ._events import Event, PagamentoAprovado, PagamentoRecusado
 from ._sales import Sale, compensation_referencia
 
-__all__ = ["EFFECT_KINDS", "EffectKind", "SaleEffect", "due_effects", "effect_key"]
+__all__ = [
+    "COMPENSATION_ACCEPTED",
+    "EFFECT_KINDS",
+    "EffectKind",
+    "SaleEffect",
+    "compensation_accepted",
+    "due_effects",
+    "effect_key",
+]
+
+#: The tipo of the event the SDK itself stores when the service accepted a compensation refund
+#: (the service sends no refund events): a worker with ``on_sale`` then finds ``compensated``
+#: due at once. Handlers see it as an event of an unknown tipo, which moves no money.
+COMPENSATION_ACCEPTED: Final = "smartpos.compensacao.aceita"
 
 EffectKind: TypeAlias = Literal["paid", "late_approval", "compensated"]
 """What happened to a sale: it was paid, an approval came late, a late approval was refunded."""
@@ -105,3 +120,27 @@ def due_effects(sale: Sale) -> list[tuple[EffectKind, str]]:
         ):
             due.append(("compensated", op.referencia))
     return due
+
+
+def compensation_accepted(
+    referencia: str, sale_id: str, original: str, valor_centavos: int | None, now: float
+) -> dict[str, Any]:
+    """The envelope ``client.compensate`` stores once the service accepted a compensation.
+
+    Its id is fixed by the refund's referencia, so storing it again is a duplicate; its
+    ``dados.referencia`` is the refund's, which the journal keeps under the sale: the worker
+    that handles it computes the sale and finds ``compensated`` due.
+    """
+    import datetime as _dt
+
+    return {
+        "id": f"{COMPENSATION_ACCEPTED}:{referencia}",
+        "tipo": COMPENSATION_ACCEPTED,
+        "criadoEm": _dt.datetime.fromtimestamp(now, tz=_dt.timezone.utc).isoformat(),
+        "dados": {
+            "referencia": referencia,
+            "venda": sale_id,
+            "referenciaOriginal": original,
+            "valorCentavos": valor_centavos,
+        },
+    }
