@@ -119,7 +119,8 @@ def test_demo_json_summary(flag: list[str]) -> None:
 
 
 def test_demo_keeps_the_inbox_with_store(tmp_path: Path) -> None:
-    """``--store PATH`` keeps the inbox; ``events list`` then shows the seven events done."""
+    """``--store PATH`` keeps the inbox; ``events list`` then shows the seven events done, and
+    the SDK's own event of the compensation."""
     store = tmp_path / "demo.sqlite3"
     result = run_cli("demo", "--no-qr", "--delay", "0", "--store", str(store), timeout=DEMO_TIMEOUT)
     assert result.returncode == 0, result.stderr
@@ -133,11 +134,13 @@ def test_demo_keeps_the_inbox_with_store(tmp_path: Path) -> None:
         ("impressao.concluida", "done"),
         ("pagamento.aprovado", "done"),
         ("pagamento.aprovado", "done"),
+        # The SDK's own event of the accepted compensation (step 7), for on_sale.
+        ("smartpos.compensacao.aceita", "done"),
     ]
     again = run_cli("demo", "--json", "--delay", "0", "--store", str(store), timeout=DEMO_TIMEOUT)
     assert again.returncode == 0, again.stderr
     assert len(json.loads(again.stdout)["events"]) == 7
-    assert len(json.loads(run_cli("events", "list", "--store", str(store), "--json").stdout)) == 14
+    assert len(json.loads(run_cli("events", "list", "--store", str(store), "--json").stdout)) == 16
 
 
 def test_demo_failure_is_a_clear_non_zero_exit(tmp_path: Path) -> None:

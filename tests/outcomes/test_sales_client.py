@@ -418,3 +418,30 @@ async def test_a_compensation_the_service_never_took_is_sent_again(
     assert sale is not None
     assert (refused.referencia, "accepted", []) == (sent.referencia, again.state, sale.pendencias)
     assert 1 == sum(1 for r in sandbox.refunds if r.referencia == refused.referencia)
+
+
+@pytest.mark.parametrize("store_kind", ["sqlite"])
+async def test_workers_never_hand_the_sdks_own_event_to_a_handler(
+    client: SDK, store: StoreBase, sandbox: Sandbox
+) -> None:
+    """The compensation's own event is acknowledged by Worker and AsyncWorker, never handled."""
+    handled: list[str] = []
+    sandbox.hold_events()
+    await client.call("payments", "create", **payment_kwargs(), sale="mesa-9")
+    await on_client(client, "abandon", "mesa-9", motivo="trocou de cartão")
+    sandbox.release_events()
+    await client.call("payments", "create_and_wait", **payment_kwargs(), sale="mesa-9", timeout=10)
+    until(lambda: bool(getattr(store.sale("mesa-9"), "pendencias", None)))
+    await on_client(client, "compensate", "mesa-9")
+
+    async def ahandle(event: webhooks.Event) -> None:
+        handled.append(event.tipo)
+
+    sync_worker = webhooks.Worker(store, lambda event: handled.append(event.tipo))
+    async_worker = webhooks.AsyncWorker(store, ahandle)
+    while sync_worker.run_once() or await async_worker.run_once():
+        pass
+
+    assert COMPENSATION_ACCEPTED not in handled
+    assert [] == store.list(state=webhooks.EventState.PENDING)
+    assert handled  # the service's events were handled

@@ -726,6 +726,23 @@ _WORKER_OPTIONS: Final[dict[str, Any]] = {
 }
 
 
+def _drained(store: StoreBase, seconds: float = 5.0) -> None:
+    """Wait (bounded) until the worker has finished every stored event.
+
+    ``client.compensate`` stores an event of the SDK's own at the very end
+    (``smartpos.compensacao.aceita``): the inbox the demo leaves holds every event done.
+    """
+    from smartpos.webhooks import EventState
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not store.list(state=EventState.PENDING, limit=1) and not store.list(
+            state=EventState.CLAIMED, limit=1
+        ):
+            return
+        time.sleep(0.02)
+
+
 def _run_sync(demo: _Demo, base_url: str, store: StoreBase) -> None:
     from smartpos import Client
     from smartpos.testing import Sandbox
@@ -742,6 +759,7 @@ def _run_sync(demo: _Demo, base_url: str, store: StoreBase) -> None:
             api_key=Sandbox.API_KEY, base_url=base_url, store=store, **_CLIENT_OPTIONS
         ) as client:
             demo.drive(client)
+        _drained(store)
     finally:
         stop.set()
         worker.stop()
@@ -761,6 +779,7 @@ async def _run_async(demo: _Demo, base_url: str, store: StoreBase) -> None:
             api_key=Sandbox.API_KEY, base_url=base_url, store=store, **_CLIENT_OPTIONS
         ) as client:
             await demo.adrive(client)
+        await asyncio.to_thread(_drained, store)
     finally:
         stop.set()
         worker.stop()

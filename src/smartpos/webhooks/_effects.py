@@ -36,6 +36,7 @@ __all__ = [
     "compensation_accepted",
     "due_effects",
     "effect_key",
+    "is_internal",
 ]
 
 #: The tipo of the event the SDK itself stores when the service accepted a compensation refund
@@ -144,3 +145,13 @@ def compensation_accepted(
             "valorCentavos": valor_centavos,
         },
     }
+
+
+def is_internal(event: Event) -> bool:
+    """Tell whether an event is the SDK's own (``COMPENSATION_ACCEPTED``), not the service's.
+
+    Workers never hand it to a handler: it only lets ``on_sale`` find ``compensated`` due,
+    and is acknowledged like any other. A forged one moves nothing: the effect is due only
+    when the journal holds the compensation refund as accepted.
+    """
+    return event.tipo == COMPENSATION_ACCEPTED

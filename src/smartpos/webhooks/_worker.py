@@ -52,7 +52,7 @@ from smartpos._errors import ConfigurationError
 from smartpos._messages import message
 from smartpos._signals import stop_on_signals
 
-from ._effects import SaleEffect, due_effects, effect_key
+from ._effects import SaleEffect, due_effects, effect_key, is_internal
 from ._events import Event, InvalidEventError
 from ._logsafe import configure_logging, loggable
 from ._seconds import check_seconds
@@ -586,7 +586,7 @@ class Worker(_WorkerBase):
         return settings.done(claim), None
 
     def _call(self, event: Event, connection: object) -> None:
-        if self._handler is None:
+        if self._handler is None or is_internal(event):
             return
         result = self._handler(event, connection) if self._with_connection else self._handler(event)
         if inspect.isawaitable(result):
@@ -777,6 +777,8 @@ class AsyncWorker(_WorkerBase):
         event = await asyncio.to_thread(settings.parse, claim)
         if event is None:
             return "dead_lettered", None
+        if is_internal(event):  # the SDK's own: no handler, no on_sale here
+            return await asyncio.to_thread(settings.done, claim), None
         try:
             assert self._handler is not None  # AsyncWorker requires one
             result = self._handler(event)
