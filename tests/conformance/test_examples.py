@@ -7,21 +7,30 @@ sandbox delivers to the example's own webhook URL (through the framework's test 
 - the Django shop (``examples/django_shop``): an ``Order`` per sale, ``/orders/`` and
   ``/charge/``, the webhook view storing events in the shop's database and
   ``manage.py smartpos_worker`` applying them (``on_sale`` marks the order paid);
+- the FastAPI app and the Flask app (``examples/fastapi_app.py``, ``examples/flask_app.py``):
+  ``POST /charge`` with the sale (``venda``), ``GET /sales/<venda>`` read from the inbox's sale
+  (the status URL of ``smartpos conformance run``), the webhook router or blueprint storing the
+  events; abandon and refund are the back office's, a client on the same inbox.
 """
 
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import os
 import sys
+import tempfile
 import time
 import uuid
+import warnings
 from pathlib import Path
+from types import ModuleType
 from typing import Any, ClassVar
 
 import pytest
 
 import smartpos
+from smartpos import webhooks
 from smartpos.testing import Sandbox
 from smartpos.testing.conformance import Adapter, SaleStatus, pytest_scenarios
 
@@ -175,3 +184,165 @@ class DjangoShop(Adapter):
 
 
 test_django_shop = pytest.mark.usefixtures("django_shop")(pytest_scenarios(DjangoShop))
+
+
+# ---------------------------------------------------------------------- FastAPI and Flask
+
+
+def _load(name: str) -> ModuleType:
+    """Import ``examples/<name>.py`` under a name of its own."""
+    spec = importlib.util.spec_from_file_location(f"conformance_{name}", EXAMPLES / f"{name}.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class _Post:
+    """A webhook URL of the app, reached through the framework's test client."""
+
+    def __init__(self, post: Any, url: str) -> None:
+        self.post = post
+        self.url = url
+
+    def receive(self, body: bytes, headers: Any) -> Any:
+        return self.post(self.url, body, dict(headers))
+
+
+class _AppShop(Adapter):
+    """An example app driven over its own URLs; the back office abandons and refunds.
+
+    Subclasses open the app and its test client in ``__enter__`` and say how to post.
+    """
+
+    webhook_headers: ClassVar[dict[str, str]] = {"x-webhook-secret": SECRET}
+
+    def __init__(self, sandbox: Sandbox) -> None:
+        self.sandbox = sandbox
+        self._scratch = tempfile.TemporaryDirectory(prefix="smartpos-example-")
+        self.inbox = str(Path(self._scratch.name) / "inbox.sqlite3")
+        self.client_options = {
+            "api_key": Sandbox.API_KEY,
+            "base_url": "http://sandbox.invalid",
+            "transport": sandbox.transport(),
+            "retry_backoff": 0,
+        }
+        # The operator's own tool: a client on the same inbox (abandon, refund).
+        self.store = webhooks.SQLiteStore(self.inbox)
+        self.back_office = smartpos.Client(**self.client_options, store=self.store)
+
+    def _post(self, url: str, data: dict[str, str]) -> Any:
+        raise NotImplementedError
+
+    def _get(self, url: str) -> Any:
+        raise NotImplementedError
+
+    def charge(
+        self,
+        sale: str,
+        *,
+        valor_centavos: int,
+        total_centavos: int,
+        documento_cliente: str,
+        smartpos_id: str,
+    ) -> object:
+        data = {
+            "venda": sale,
+            "documento": documento_cliente,
+            "terminal": smartpos_id,
+            "valor": _reais(valor_centavos),
+            "total": _reais(total_centavos),
+        }
+        status, answer = self._post("/charge", data)
+        return {"status": status, **answer}
+
+    def status(self, sale: str) -> SaleStatus:
+        return SaleStatus.from_json(self._get(f"/sales/{sale}"))
+
+    def abandon(self, sale: str) -> None:
+        self.back_office.abandon(sale, motivo="cliente pagou em dinheiro", operador="caixa 1")
+
+    def refund(self, sale: str) -> None:
+        found = self.store.sale(sale)
+        assert found is not None
+        self.back_office.refunds.create_for(
+            found.approvals[0], referencia=smartpos.referencia_for(f"estorno:{sale}")
+        )
+
+
+class FastAPIApp(_AppShop):
+    """``examples/fastapi_app.py`` under FastAPI's TestClient (its lifespan runs the worker)."""
+
+    def __enter__(self) -> FastAPIApp:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # Starlette's TestClient would prefer httpx2
+            from fastapi.testclient import TestClient
+        app = _load("fastapi_app").create_app(
+            self.inbox, secret=SECRET, client_options=self.client_options
+        )
+        self.http = TestClient(app).__enter__()
+        self.webhook = _Post(
+            lambda url, body, headers: self.http.post(url, content=body, headers=headers),
+            "/webhooks/smartpos",
+        )
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.http.__exit__(None, None, None)
+        self.back_office.close()
+        self.store.close()
+        self._scratch.cleanup()
+
+    def _post(self, url: str, data: dict[str, str]) -> Any:
+        answer = self.http.post(url, json=data)
+        return answer.status_code, answer.json()
+
+    def _get(self, url: str) -> Any:
+        answer = self.http.get(url)
+        assert answer.status_code == 200, answer.text
+        return answer.json()
+
+
+class FlaskApp(_AppShop):
+    """``examples/flask_app.py`` under Flask's test client."""
+
+    def __enter__(self) -> FlaskApp:
+        self.module = _load("flask_app")
+        self.app = self.module.create_app(
+            {
+                "SMARTPOS_STORE": self.inbox,
+                "SMARTPOS_WEBHOOK_SECRET": SECRET,
+                "SMARTPOS_API_KEY": Sandbox.API_KEY,
+                "SMARTPOS_BASE_URL": "http://sandbox.invalid",
+                "SMARTPOS_CLIENT_OPTIONS": {
+                    "transport": self.sandbox.transport(),
+                    "retry_backoff": 0,
+                },
+            }
+        )
+        self.http = self.app.test_client()
+        self.webhook = _Post(
+            lambda url, body, headers: self.http.post(url, data=body, headers=headers),
+            "/webhooks/smartpos",
+        )
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.module.smartpos_ext.close(self.app)
+        self.back_office.close()
+        self.store.close()
+        self._scratch.cleanup()
+
+    def _post(self, url: str, data: dict[str, str]) -> Any:
+        answer = self.http.post(url, data=data)
+        return answer.status_code, answer.json
+
+    def _get(self, url: str) -> Any:
+        answer = self.http.get(url)
+        assert answer.status_code == 200, answer.text
+        return answer.json
+
+
+test_fastapi_app = pytest_scenarios(FastAPIApp)
+test_flask_app = pytest_scenarios(FlaskApp)
