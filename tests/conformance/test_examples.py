@@ -105,6 +105,9 @@ class DjangoShop(Adapter):
         from django.conf import settings
         from django.test import override_settings
 
+        from smartpos.integrations.django import close_all
+
+        close_all()  # nothing cached from another module's settings
         self._settings = override_settings(
             SMARTPOS={
                 **settings.SMARTPOS,
