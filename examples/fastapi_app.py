@@ -8,6 +8,8 @@ Run it::
 
 then configure ``https://<your host>/webhooks/smartpos`` as the webhook URL in the partner
 portal. The OpenAPI document at ``/docs`` shows the webhook endpoint and its answers.
+A charge of a sale (``"venda"``) is paid once whatever the service delivers: the client
+journals it in the same inbox the webhook router fills, and ``GET /sales/{venda}`` reads it.
 This file is type-checked with ``mypy --strict``, as a user's app would be.
 """
 
@@ -25,7 +27,7 @@ import smartpos
 from smartpos import webhooks
 from smartpos.integrations.fastapi import SmartPOS, SmartPOSClient
 
-__all__ = ["ChargeAccepted", "ChargeRequest", "create_app", "handle_event"]
+__all__ = ["ChargeAccepted", "ChargeRequest", "SaleState", "create_app", "handle_event"]
 
 logger = logging.getLogger("fastapi_app")
 
@@ -46,6 +48,16 @@ class ChargeRequest(BaseModel):
     documento: str
     terminal: str
     valor: str  # "19,90", as typed
+    venda: str | None = None  # the sale (order, tab) this charge pays, or part of
+    total: str | None = None  # the sale's total when a charge pays only part of it
+
+
+class SaleState(BaseModel):
+    """Whether a sale is paid (the conformance kit's status URL reads this)."""
+
+    paid: bool
+    paidCentavos: int  # noqa: N815 - the JSON's own name
+    attention: bool  # a late approval or a contradiction: a human decides
 
 
 class ChargeAccepted(BaseModel):
@@ -69,11 +81,14 @@ def create_app(
         secret: Default env ``SMARTPOS_WEBHOOK_SECRET`` (unset: no check, development).
         client_options: More ``AsyncClient`` arguments (a sandbox transport in tests).
     """
+    inbox = store or os.environ.get("SMARTPOS_STORE", "smartpos-inbox.sqlite3")
     smartpos_app = SmartPOS(
-        store=store or os.environ.get("SMARTPOS_STORE", "smartpos-inbox.sqlite3"),
+        store=inbox,
         webhook_secret=secret or os.environ.get("SMARTPOS_WEBHOOK_SECRET"),
         handler=handle_event,
-        client_options=client_options,
+        # The client journals its charges in the same inbox (a file or a server: it opens
+        # its own connection), so that a sale is charged once and paid once.
+        client_options={"store": inbox, **(client_options or {})},
         worker_options={"poll_interval": 0.2},
     )
     app = FastAPI(title="Loja", lifespan=smartpos_app.lifespan)
@@ -84,20 +99,39 @@ def create_app(
         """Start a payment on the customer's terminal."""
         try:
             valor_centavos = smartpos.to_centavos(body.valor)
+            total = smartpos.to_centavos(body.total) if body.total else None
             accepted = await client.payments.create(
                 documento_cliente=body.documento,
                 smartpos_id=body.terminal,
                 valor_centavos=valor_centavos,
+                sale=body.venda,
+                total_centavos=total,
             )
         except smartpos.OutcomeUnknownError as exc:
             # May have charged: wait for the event of this referencia, never charge again.
             return ChargeAccepted(referencia=exc.referencia, valor=body.valor, estado="aguardando")
+        except (smartpos.SaleInProgressError, smartpos.SalePaidError) as exc:
+            raise HTTPException(status_code=409, detail=str(exc)) from exc
         except (smartpos.ValidationError, smartpos.APIError, smartpos.TransportError) as exc:
             raise HTTPException(status_code=400, detail=str(exc)) from exc
         return ChargeAccepted(
             referencia=accepted.referencia,
             valor=smartpos.format_reais(valor_centavos),
             estado="aguardando",
+        )
+
+    @app.get("/sales/{venda}")
+    def sale_state(venda: str) -> SaleState:
+        """Whether the sale is paid: only its approvals count, never the 202."""
+        store = smartpos_app.store
+        assert isinstance(store, webhooks.StoreBase)  # every smartpos store keeps the sales
+        sale = store.sale(venda)
+        if sale is None:
+            return SaleState(paid=False, paidCentavos=0, attention=False)
+        return SaleState(
+            paid=sale.state == "paid",
+            paidCentavos=sale.approved_centavos,
+            attention=bool(sale.pendencias),
         )
 
     return app
