@@ -489,6 +489,21 @@ class DjangoStore(StoreBase):
             yield cursor
 
     @contextlib.contextmanager
+    def _one_or_many(self, statements: int) -> Iterator[Any]:
+        """A cursor for ``statements`` conditional updates, each atomic by itself.
+
+        One statement outside any transaction runs in autocommit (one round trip, where
+        ``_write`` would add a ``BEGIN`` and a ``COMMIT``); several, or any inside the
+        caller's transaction, run in ``_write``.
+        """
+        if statements == 1 and not self._connection().in_atomic_block:
+            with self._cursor() as cursor:
+                yield cursor
+        else:
+            with self._write() as cursor:
+                yield cursor
+
+    @contextlib.contextmanager
     def _handler_transaction(self) -> Iterator[BaseDatabaseWrapper]:
         """The transaction a ``Worker`` runs a handler and its ack in (see ``_worker.py``).
 
@@ -744,7 +759,7 @@ class DjangoStore(StoreBase):
         if not claims:
             return []
         in_handler = getattr(self._local, "handler_transaction", False)
-        with self._write() as cursor:
+        with self._one_or_many(len(claims)) as cursor:
             now = self._now()
             results = []
             for c in claims:
@@ -756,7 +771,7 @@ class DjangoStore(StoreBase):
             return results
 
     def _held(self, statement: str, params: tuple[Any, ...], claim: Claim) -> bool:
-        with self._write() as cursor:
+        with self._one_or_many(1) as cursor:
             cursor.execute(statement, (*params, claim.event_id, claim.token, self._now()))
             return bool(cursor.rowcount == 1)
 
