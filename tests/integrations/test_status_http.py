@@ -127,7 +127,12 @@ def test_json_auth_and_not_found(world: World, served: str) -> None:
             assert denied.status_code == 403
             assert denied.json()["erro"]["codigo"] == "NAO_AUTORIZADO"
         assert http.get("/caixa/sales/alheia", headers=AUTH).status_code == 403
-        assert http.get("/caixa/sales/nenhuma", headers=AUTH).status_code == 404
+        # A sale without attempts yet is open (the partner's authorize vouched for it) ...
+        unstarted = http.get("/caixa/sales/nenhuma", headers=AUTH)
+        assert unstarted.status_code == 200
+        assert (unstarted.json()["status"], unstarted.json()["attempts"]) == ("open", [])
+        # ... an operation the journal does not know is a 404.
+        assert http.get("/caixa/operations/nenhuma", headers=AUTH).status_code == 404
         bad = http.get("/caixa/sales/pedido-1", params={"wait": "60"}, headers=AUTH)
         assert bad.status_code == 400
         js = http.get("/caixa/smartpos-checkout.js")

@@ -79,6 +79,7 @@ __all__ = [
     "sse_comment",
     "sse_end",
     "sse_message",
+    "unstarted_sale_view",
 ]
 
 _logger = logging.getLogger("smartpos.webhooks")
@@ -294,6 +295,29 @@ def sale_view(sale: Sale) -> View:
         "done": False,
     }
     view["id"] = change_id(view, sale.updated_at)
+    return view
+
+
+def unstarted_sale_view(sale_id: str) -> View:
+    """The view of a sale the store does not know yet: no attempt was journaled (the order
+    exists in the partner's system; ``authorize`` said so). ``total_centavos`` is ``None``."""
+    view: View = {
+        "type": "sale",
+        "sale_id": sale_id,
+        "state": "open",
+        "status": "open",
+        "total_centavos": None,
+        "approved_centavos": 0,
+        "remaining_centavos": None,
+        "open_attempt": None,
+        "attempts": [],
+        "pendencias": [],
+        "attention": False,
+        "created_at": None,
+        "updated_at": None,
+        "done": False,
+    }
+    view["id"] = change_id(view, _dt.datetime.fromtimestamp(0, _dt.timezone.utc))
     return view
 
 
@@ -523,7 +547,7 @@ class StatusHub:
         if kind == "sale":
             sale = self._store.sale(name)
             if sale is None:
-                return None, frozenset()
+                return unstarted_sale_view(name), frozenset()
             refs = {op.referencia for op in sale.attempts}
             refs.update(op.referencia for op in sale.compensations)
             return sale_view(sale), frozenset(refs)

@@ -31,6 +31,13 @@
     expired: "QR code expirado: gere outro",
     final: "Concluído",
     pendencia: "Pendência: um gerente precisa revisar esta venda",
+    pendencia_late_approval: "aprovação de uma cobrança abandonada",
+    pendencia_no_outcome: "cobrança sem resultado",
+    pendencia_contradiction: "eventos contraditórios",
+    pendencia_duplicate: "evento duplicado",
+    pendencia_disagreement: "evento diferente do pedido",
+    pendencia_unreadable: "evento ilegível",
+    pendencia_rejected: "evento de cobrança recusada pelo serviço",
     charge: "Cobrar",
     retry: "Tentar de novo",
     abandon: "Abandonar",
@@ -175,18 +182,34 @@
     this.messageNode.textContent = this.texts.error;
   };
 
+  // What a POST sends: the fields the page put inside the element (a document, a terminal).
+  Checkout.prototype.fields = function () {
+    var body = new URLSearchParams();
+    var inputs = this.root.querySelectorAll("input[name], select[name]");
+    for (var i = 0; i < inputs.length; i++) { body.append(inputs[i].name, inputs[i].value); }
+    return body;
+  };
+
+  Checkout.prototype.headers = function () {
+    var headers = { Accept: "application/json" };
+    if (this.options.csrfToken) { headers["X-CSRFToken"] = this.options.csrfToken; }
+    return headers;
+  };
+
   Checkout.prototype.post = function (url, charge) {
     var self = this;
     if (!url) { return; }
     this.chargeButton.disabled = true;
     this.abandonButton.disabled = true;
-    var headers = { Accept: "application/json" };
-    if (this.options.csrfToken) { headers["X-CSRFToken"] = this.options.csrfToken; }
-    return window.fetch(url, { method: "POST", headers: headers, credentials: "same-origin" })
+    this.messageNode.textContent = "";
+    return window.fetch(url, {
+      method: "POST", headers: this.headers(), body: this.fields(), credentials: "same-origin"
+    })
       .then(function (response) {
         return response.json().catch(function () { return {}; }).then(function (body) {
           if (!response.ok) {
-            self.messageNode.textContent = (body.erro && body.erro.mensagem) || self.texts.error;
+            self.notice = (body.erro && (body.erro.mensagem || body.erro)) || self.texts.error;
+            self.messageNode.textContent = self.notice;
           }
           if (body.sale_id && !self.options.saleId) { self.options.saleId = body.sale_id; }
           self.follow();  // re-read now: our own POST changed the journal
@@ -199,10 +222,10 @@
   Checkout.prototype.pair = function () {
     var self = this;
     if (!this.options.pairUrl) { return; }
-    var headers = { Accept: "application/json" };
-    if (this.options.csrfToken) { headers["X-CSRFToken"] = this.options.csrfToken; }
     this.pairButton.disabled = true;
-    window.fetch(this.options.pairUrl, { method: "POST", headers: headers, credentials: "same-origin" })
+    window.fetch(this.options.pairUrl, {
+      method: "POST", headers: this.headers(), body: this.fields(), credentials: "same-origin"
+    })
       .then(function (response) { return response.json(); })
       .then(function (body) {
         self.options.operation = body.referencia;
@@ -219,7 +242,8 @@
     var status = view ? view.status : "open";
     this.root.setAttribute("data-status", status);
     this.statusNode.textContent = t[status] || status;
-    this.messageNode.textContent = "";
+    this.messageNode.textContent = this.notice || "";
+    this.notice = "";
     this.detailNode.textContent = "";
     this.pendenciaNode.textContent = "";
     this.qrNode.hidden = true;
@@ -229,7 +253,7 @@
       this.detailNode.textContent = money(view.approved_centavos) + " / " + money(view.total_centavos);
       if (view.pendencias.length) {
         this.pendenciaNode.textContent = t.pendencia + " (" + view.pendencias.map(function (p) {
-          return t[p.reason] || p.reason;
+          return t["pendencia_" + p.reason] || p.reason;
         }).join(", ") + ")";
         this.root.setAttribute("data-pendencia", view.pendencias[0].reason);
       } else {
@@ -250,7 +274,7 @@
         this.qrNode.hidden = false;
         this.qrImage.src = view.qr_image;
         this.qrCaption.textContent = t.scan + " · " + t.expires + " " +
-          new Date(view.expires_at).toLocaleTimeString();
+          new Date(view.expires_at).toLocaleTimeString(document.documentElement.lang || undefined);
       }
       if (status === "paired" && outcome) {
         this.messageNode.textContent = t.terminal + ": " + outcome.smartpos_id;
