@@ -23,28 +23,35 @@ USER, PASSWORD = "caixa", "caixa-senha-123"
 #: Where the browser tests write their screenshots (git-ignored); docs/ images come from here.
 SCREENSHOTS = Path(os.environ.get("SMARTPOS_SCREENSHOTS", ROOT / "screenshots"))
 
-__all__ = ["PASSWORD", "SCREENSHOTS", "USER", "Shop", "shop"]
+__all__ = ["PASSWORD", "SCREENSHOTS", "TOKEN", "USER", "Shop", "shop"]
+
+
+EXAMPLES = ROOT / "examples"
+TOKEN = "caixa-token-123"
 
 
 class Shop:
-    """The running shop: its URL, the sandbox behind it, and a way to add orders."""
+    """A running example app: its URL, the sandbox behind it, how a cashier logs in."""
 
-    def __init__(self, url: str, sandbox: Sandbox, env: dict[str, str]) -> None:
+    def __init__(self, kind: str, url: str, sandbox: Sandbox, env: dict[str, str]) -> None:
+        self.kind = kind
         self.url = url
         self.sandbox = sandbox
         self.env = env
         self._orders = 0
 
     def order(self, total: str = "45,90") -> str:
-        """A new order's numero (created through the shop's own models)."""
+        """A new order's numero (the Django shop creates it through its own models; the
+        FastAPI app takes the total from the page)."""
         self._orders += 1
-        numero = f"p{os.getpid()}-{self._orders}"
-        code = (
-            "import smartpos; from shop.models import Order; "
-            f"Order.objects.create(numero={numero!r}, "
-            f"total_centavos=smartpos.to_centavos({total!r}))"
-        )
-        manage(self.env, "shell", "-c", code)
+        numero = f"{self.kind}-{os.getpid()}-{self._orders}"
+        if self.kind == "django":
+            code = (
+                "import smartpos; from shop.models import Order; "
+                f"Order.objects.create(numero={numero!r}, "
+                f"total_centavos=smartpos.to_centavos({total!r}))"
+            )
+            manage(self.env, "shell", "-c", code)
         return numero
 
 
@@ -59,28 +66,48 @@ def manage(env: dict[str, str], *args: str) -> None:
     )
 
 
-@pytest.fixture(scope="session")
-def shop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Shop]:
-    """The example shop under ``runserver`` (threaded WSGI) on its own SQLite database, its
-    smartpos client talking to a sandbox served over HTTP that delivers webhooks back."""
-    tmp = tmp_path_factory.mktemp("shop")
+@pytest.fixture(scope="session", params=["django", "fastapi"])
+def shop(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Shop]:
+    """An example app on 127.0.0.1, its smartpos client talking to a sandbox served over HTTP
+    that delivers webhooks back: the Django shop under ``runserver`` (threaded WSGI, its own
+    SQLite database, ``DjangoStore``), or the FastAPI app under uvicorn (an SQLite inbox)."""
+    kind = request.param
+    tmp = tmp_path_factory.mktemp(kind)
     sandbox = Sandbox(webhook_headers={"x-webhook-secret": SECRET})
     port = free_port()
     with sandbox.serve() as sandbox_url:
         env = {
             **os.environ,
-            "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(SHOP)]),
-            "DJANGO_SETTINGS_MODULE": "shop.settings",
-            "DJANGO_DB": str(tmp / "shop.sqlite3"),
             "SMARTPOS_API_KEY": Sandbox.API_KEY,
             "SMARTPOS_BASE_URL": sandbox_url,
             "SMARTPOS_WEBHOOK_SECRET": SECRET,
-            "DJANGO_SUPERUSER_PASSWORD": PASSWORD,
         }
-        manage(env, "migrate", "--noinput", "--skip-checks")
-        manage(env, "createsuperuser", "--noinput", "--username", USER, "--email", "c@x.invalid")
-        sandbox.set_webhook(f"http://127.0.0.1:{port}/webhooks/smartpos/")
-        # Threaded (the default): one thread per open stream.
-        args = ["manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"]
-        with serve_process(args, port=port, cwd=SHOP, env=env, log=tmp / "runserver.log") as url:
-            yield Shop(url, sandbox, env)
+        if kind == "django":
+            env.update(
+                PYTHONPATH=os.pathsep.join([str(ROOT / "src"), str(SHOP)]),
+                DJANGO_SETTINGS_MODULE="shop.settings",
+                DJANGO_DB=str(tmp / "shop.sqlite3"),
+                DJANGO_SUPERUSER_PASSWORD=PASSWORD,
+            )
+            manage(env, "migrate", "--noinput", "--skip-checks")
+            manage(
+                env, "createsuperuser", "--noinput", "--username", USER, "--email", "c@x.invalid"
+            )
+            sandbox.set_webhook(f"http://127.0.0.1:{port}/webhooks/smartpos/")
+            # Threaded (the default): one thread per open stream.
+            args = ["manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"]
+            cwd = SHOP
+        else:
+            env.update(
+                PYTHONPATH=os.pathsep.join([str(ROOT / "src"), str(EXAMPLES)]),
+                SMARTPOS_STORE=str(tmp / "inbox.sqlite3"),
+                CAIXA_TOKEN=TOKEN,
+            )
+            sandbox.set_webhook(f"http://127.0.0.1:{port}/webhooks/smartpos")
+            args = ["-m", "uvicorn", "fastapi_app:create_app", "--factory", "--port", str(port)]
+            args += ["--host", "127.0.0.1", "--log-level", "warning"]
+            cwd = EXAMPLES
+        with serve_process(args, port=port, cwd=cwd, env=env, log=tmp / "server.log") as url:
+            yield Shop(kind, url, sandbox, env)
