@@ -12,8 +12,8 @@ from typing import Any, Protocol
 
 import httpx
 import pytest
+from checkout_shop import PASSWORD, SCREENSHOTS, TOKEN, USER, Shop
 
-from conftest import PASSWORD, SCREENSHOTS, TOKEN, USER, Shop
 from smartpos.testing import Approve, Hold, Refuse, Sandbox
 
 DOC = Sandbox.DOCUMENTO
@@ -348,3 +348,25 @@ def test_abandon_frees_the_sale_and_a_late_approval_is_a_pendencia(
     assert [p["reason"] for p in view["pendencias"]] == ["late_approval"]
     assert view["attempts"][0]["status"] == "late_approval"
     cashier.shot("2-late-approval")
+
+
+def test_without_eventsource_the_long_poll_follows_the_sale(shop: Shop, driver: Any) -> None:
+    """A browser (or a proxy) without Server-Sent Events: the script long-polls ?wait=25."""
+    browser = BrowserCashier(shop, driver)
+    browser.flow = shop.kind + "-long-poll"
+    browser.login()
+    driver.execute_cdp_cmd(
+        "Page.addScriptToEvaluateOnNewDocument", {"source": "delete window.EventSource;"}
+    )
+    try:
+        numero = shop.order()
+        browser.open_checkout(numero)
+        assert driver.execute_script("return typeof window.EventSource") == "undefined"
+        shop.sandbox.script_payments(Hold(Approve()))
+        browser.charge()
+        waiting = browser.wait_status("waiting")
+        shop.sandbox.release(waiting["open_attempt"])
+        assert browser.wait_status("approved")["state"] == "paid"
+    finally:
+        driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": ""})
+        driver.get("about:blank")

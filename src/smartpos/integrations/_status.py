@@ -18,7 +18,7 @@ What every framework's status endpoint shares (one core, thin adapters):
   number of browsers following it, then wakes those browsers' streams. Nothing runs while
   nothing changes, except a re-read every ``resync`` seconds of what is in flight (an open
   attempt, a QR code not read yet): the journal's own writes (accepted, unknown, abandoned)
-  made by another process store no event, so no listener hears them.
+  store no event, so no listener hears them, in this process or another.
 - **streams**: `follow` (threads: WSGI) and `follow_async` (an event loop: ASGI) give the
   chunks of a Server-Sent Events stream (``retry:``, ``id:``, heartbeat comments) or the one
   JSON answer of a long poll (``?wait=N``). A stream writes to its own socket only: a slow or

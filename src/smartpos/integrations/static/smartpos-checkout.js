@@ -84,7 +84,7 @@
     this.texts = merge(merge(TEXTS, window.SmartPOSCheckoutTexts), extraTexts);
     this.lastId = "";
     this.source = null;
-    this.polling = false;
+    this.pollAbort = null;
     this.stopped = false;
     this.build();
     if (this.options.saleId || this.options.operation) { this.follow(); }
@@ -153,29 +153,35 @@
 
   Checkout.prototype.poll = function () {
     var self = this;
-    if (this.polling) { return; }
-    this.polling = true;
-    var url = this.url() + "?wait=25" + (this.lastId ? "&since=" + encodeURIComponent(this.lastId) : "");
-    window.fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" })
+    // The first request answers at once; the next ones wait for a change after the last id.
+    var url = this.url() + (this.lastId ? "?wait=25&since=" + encodeURIComponent(this.lastId) : "");
+    var controller = window.AbortController ? new window.AbortController() : null;
+    this.pollAbort = controller;
+    window.fetch(url, {
+      headers: { Accept: "application/json" },
+      credentials: "same-origin",
+      signal: controller ? controller.signal : undefined
+    })
       .then(function (response) {
         if (!response.ok) { throw new Error(String(response.status)); }
         return response.json();
       })
       .then(function (view) {
-        self.polling = false;
+        if (self.pollAbort !== controller) { return; }  // replaced by a newer poll
         if (view.id !== self.lastId) { self.lastId = view.id; self.render(view); }
         if (!view.done && !self.stopped) { self.poll(); }
       })
       .catch(function () {
-        self.polling = false;
+        if (self.pollAbort !== controller || self.stopped) { return; }
         self.showError();
-        if (!self.stopped) { window.setTimeout(function () { self.poll(); }, 2000); }
+        window.setTimeout(function () { if (self.pollAbort === controller) { self.poll(); } }, 2000);
       });
   };
 
   Checkout.prototype.stop = function () {
     this.stopped = true;
     if (this.source) { this.source.close(); this.source = null; }
+    if (this.pollAbort) { this.pollAbort.abort(); this.pollAbort = null; }
   };
 
   Checkout.prototype.showError = function () {
