@@ -183,3 +183,23 @@ def test_stream_resumes_without_repeating_and_ends_when_closed(world) -> None:
         assert json.loads(b"".join(old))["id"] == second_id
     finally:
         hub.close()
+
+
+def test_listener_watch_sees_every_change_and_keeps_the_source_running(world) -> None:
+    from smartpos.webhooks._listener import listener_for
+
+    _sandbox, client, store = world
+    listener = listener_for(store)
+    before = listener.waiting()
+    seen: list[frozenset[str] | None] = []
+    unwatch = listener.watch(seen.append)
+    assert listener.waiting() == before + 1  # a source that polls only while anyone waits runs
+    accepted = client.payments.create(**CHARGE)
+    client.wait(accepted.referencia, timeout=10)
+    deadline = time.monotonic() + 5
+    while not any(s and accepted.referencia in s for s in seen) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert any(s is not None and accepted.referencia in s for s in seen)
+    unwatch()
+    unwatch()  # twice: nothing more
+    assert listener.waiting() == before
