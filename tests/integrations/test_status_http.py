@@ -305,3 +305,20 @@ def test_wsgi_shutdown_ends_streams(world: World) -> None:
         stream.until_closed()
         assert stream.closed
         stream.close()
+
+
+class FailingStore(webhooks.MemoryStore):
+    """A store whose reads fail, as a lost server would."""
+
+    def sale(self, sale_id: str) -> Any:
+        raise webhooks.StoreError("connection lost")
+
+
+def test_a_failing_store_answers_503_with_retry_after() -> None:
+    store = FailingStore()
+    with serve_uvicorn(fastapi_app(store)) as base, httpx.Client(base_url=base) as http:
+        failed = http.get("/caixa/sales/pedido-8", headers=AUTH)
+        assert failed.status_code == 503
+        assert failed.headers["retry-after"] == "1"
+        assert failed.json()["erro"]["codigo"] == "ARMAZENAMENTO_INDISPONIVEL"
+    hub_for(store).close()

@@ -22,7 +22,7 @@ __all__ = ["abandon", "charge", "may_see", "page", "pair", "pairing_page"]
 
 def may_see(request: HttpRequest, key: str) -> bool:
     """Who may follow a sale or an operation: the shop's staff (the cashiers), logged in."""
-    return bool(request.user.is_authenticated and request.user.is_staff)
+    return bool(request.user.is_authenticated and getattr(request.user, "is_staff", False))
 
 
 def _staff(request: HttpRequest) -> JsonResponse | None:

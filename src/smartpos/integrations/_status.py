@@ -469,6 +469,7 @@ class StatusHub:
         self._closed = False
         self._thread: threading.Thread | None = None
         self._unwatch: Callable[[], None] | None = None
+        self._failing = False
         self.reads = 0
         """Store reads by this hub's own thread (tests and benchmarks read it)."""
 
@@ -673,11 +674,14 @@ class StatusHub:
         try:
             view, referencias = self._load(key)
         except Exception as exc:  # noqa: BLE001 - keep the old view; try again soon
-            _logger.warning("smartpos: a status read of %s failed: %s", key[0], exc)
+            if not self._failing:  # once per run of failures, not once per retry
+                _logger.warning("smartpos: a status read of %s failed: %s", key[0], exc)
+            self._failing = True
             with self._lock:
                 self._dirty.add(key)
             time.sleep(0.2)
             return
+        self._failing = False
         self.reads += 1
         self._keep(key, generation, view, referencias)
 
