@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the servers the store tests run against: redis-server, PostgreSQL and MariaDB
-# (Debian/Ubuntu), and what the MariaDB/MySQL driver (mysqlclient) needs to build: the
-# MariaDB client library's headers, pkg-config and a C compiler.
+# (Debian/Ubuntu), what the MariaDB/MySQL driver (mysqlclient) needs to build: the
+# MariaDB client library's headers, pkg-config and a C compiler, and headless Chromium with
+# its driver for the browser tests of the cashier's screen.
 #
 #   sudo bash .ci/install-servers.sh
 #
@@ -46,6 +47,9 @@ have_initdb || packages+=(postgresql)
 pkg-config --exists libmariadb 2>/dev/null || packages+=(libmariadb-dev)
 command -v pkg-config >/dev/null 2>&1 || packages+=(pkg-config)
 command -v cc >/dev/null 2>&1 || packages+=(gcc libc6-dev)
+# The browser tests of the cashier's screen: headless Chromium driven by selenium.
+command -v chromium >/dev/null 2>&1 || packages+=(chromium)
+command -v chromedriver >/dev/null 2>&1 || packages+=(chromium-driver)
 
 if [ "${#packages[@]}" -gt 0 ]; then
     if ! command -v apt-get >/dev/null 2>&1; then
@@ -57,7 +61,7 @@ if [ "${#packages[@]}" -gt 0 ]; then
     "${SUDO[@]}" apt-get update -q
     "${SUDO[@]}" apt-get install -y -q --no-install-recommends "${packages[@]}"
 else
-    echo "install-servers: redis-server, PostgreSQL and MariaDB are already installed"
+    echo "install-servers: redis-server, PostgreSQL, MariaDB and Chromium are already installed"
 fi
 
 if ! id -u postgres >/dev/null 2>&1; then

@@ -291,6 +291,19 @@ OTHERS: Final[dict[str, dict[str, str]]] = {
         "en": "bad webhook receiver options: {problem}",
         "pt_BR": "opções inválidas do receptor de webhooks: {problem}",
     },
+    "integrations.status_authorize": {
+        "en": (
+            "the status endpoints need authorize=: a callable authorize(request, key) -> bool "
+            "that says whether this request may see this sale (key: the sale id) or operation "
+            "(key: its referencia), e.g. whether the logged-in cashier belongs to its store"
+        ),
+        "pt_BR": (
+            "os endpoints de estado precisam de authorize=: um callable "
+            "authorize(request, chave) -> bool que diz se esta requisição pode ver esta venda "
+            "(chave: o id da venda) ou operação (chave: a referencia), por exemplo se o caixa "
+            "logado pertence à loja dela"
+        ),
+    },
     "integrations.handler": {
         "en": "handler must be callable",
         "pt_BR": "handler deve ser um callable",

@@ -255,6 +255,47 @@ class SmartPOS:
         )
         return router
 
+    def status_router(
+        self,
+        *,
+        authorize: Callable[[Request, str], bool | Awaitable[bool]] | None,
+        tags: Sequence[str] = ("smartpos",),
+        max_wait: float = 25.0,
+    ) -> APIRouter:
+        """The cashier's screen: status routes to mount behind your own authentication.
+
+        ``app.include_router(smartpos_app.status_router(authorize=may_see), prefix="/caixa")``
+        serves ``GET /caixa/sales/{sale_id}``, ``GET /caixa/operations/{referencia}`` (JSON,
+        ``?wait=N`` long poll, or Server-Sent Events with ``Accept: text/event-stream``) and
+        ``GET /caixa/smartpos-checkout.js``.
+
+        Args:
+            authorize: ``authorize(request, key) -> bool`` (or ``async``): whether this
+                request may see this sale (``key``: its id) or operation (its referencia).
+                Required.
+            tags: OpenAPI tags.
+            max_wait: The longest ``?wait=N`` (seconds).
+
+        Raises:
+            smartpos.ConfigurationError: No ``authorize`` callable.
+        """
+        from ._status_web import fastapi_router
+
+        router: APIRouter = fastapi_router(
+            lambda: self.store, authorize, tags=list(tags), max_wait=max_wait
+        )
+        return router
+
+    def close_streams(self) -> None:
+        """End every open status stream now (call it when the server starts shutting down:
+        uvicorn waits for open responses before the lifespan's shutdown runs)."""
+        from ._status import hub_for
+
+        with self._lock:
+            store = self._store
+        if store is not None:
+            hub_for(store).close()
+
     async def receive(self, request: Request) -> Receipt:
         """Read, check and store one delivery from a Starlette/FastAPI request.
 
@@ -305,6 +346,7 @@ class SmartPOS:
         try:
             yield
         finally:
+            self.close_streams()
             if stop is not None and task is not None:
                 stop()
                 await task

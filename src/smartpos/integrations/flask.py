@@ -241,6 +241,37 @@ class SmartPOS:
         """The current app's ``WebhookReceiver``."""
         return _state().get_receiver()
 
+    def status_blueprint(
+        self,
+        *,
+        authorize: Callable[[Any, str], bool] | None,
+        name: str = "smartpos_status",
+        max_wait: float = 25.0,
+    ) -> Blueprint:
+        """The cashier's screen: status routes to register behind your own authentication.
+
+        ``app.register_blueprint(ext.status_blueprint(authorize=may_see), url_prefix="/caixa")``
+        serves ``GET /caixa/sales/<sale_id>``, ``GET /caixa/operations/<referencia>`` (JSON,
+        ``?wait=N`` long poll, or Server-Sent Events) and ``GET /caixa/smartpos-checkout.js``.
+        A stream holds a thread of the server while open: run a threaded server (gunicorn
+        ``--threads``, ``gthread`` or ``gevent`` workers).
+
+        Args:
+            authorize: ``authorize(request, key) -> bool``: whether this request may see
+                this sale (``key``: its id) or operation (its referencia). Required.
+            name: The blueprint's name.
+            max_wait: The longest ``?wait=N`` (seconds).
+
+        Raises:
+            smartpos.ConfigurationError: No ``authorize`` callable.
+        """
+        from ._status_web import flask_blueprint
+
+        blueprint: Blueprint = flask_blueprint(
+            lambda: _state().get_store(), authorize, name=name, max_wait=max_wait
+        )
+        return blueprint
+
     def close(self, app: Flask) -> None:
         """Close the client and the store ``app`` built (tests, shutdown hooks)."""
         state = app.extensions.get("smartpos")

@@ -234,6 +234,7 @@ class ChangeListener:
         self._lock = threading.Lock()
         self._has_waiters = threading.Condition(self._lock)
         self._waiters: dict[str, set[_Waiter]] = {}
+        self._watchers: list[Callable[[frozenset[str] | None], None]] = []
         self._count = 0
         self._thread: threading.Thread | None = None
         self._stop = False
@@ -284,14 +285,45 @@ class ChangeListener:
 
     def notify(self, referencias: Iterable[str] | None) -> None:
         """Wake the waiters of these referencias (all of them for ``None``); any thread."""
+        named = None if referencias is None else frozenset(referencias)
         with self._lock:
-            if referencias is None:
+            if named is None:
                 self.broadcasts += 1
                 targets = [w for waiters in self._waiters.values() for w in waiters]
             else:
-                targets = [w for r in set(referencias) for w in self._waiters.get(r, ())]
+                targets = [w for r in named for w in self._waiters.get(r, ())]
+            watchers = list(self._watchers)
         for waiter in targets:
             waiter.wake()
+        for watcher in watchers:
+            _call_watcher(watcher, named)
+
+    def watch(self, callback: Callable[[frozenset[str] | None], None]) -> Callable[[], None]:
+        """Call ``callback`` with every change, from the source's thread (SDK use).
+
+        ``callback`` receives the referencias of the new events, or ``None`` when every
+        waiter must re-check (a (re)connected source). It must return at once (hand the work
+        to a thread of its own). While watched, the source runs as if someone waited.
+
+        Returns:
+            The function that stops watching.
+        """
+        with self._lock:
+            self._watchers.append(callback)
+            self._count += 1
+            self._has_waiters.notify_all()
+            self._start_locked()
+        done = False
+
+        def unwatch() -> None:
+            nonlocal done
+            with self._lock:
+                if not done:
+                    done = True
+                    self._watchers.remove(callback)
+                    self._count -= 1
+
+        return unwatch
 
     def wait_for(self, referencia: str, deadline: float) -> Event | None:
         """Block until ``referencia`` has an outcome in the store, or until ``deadline``.
@@ -372,10 +404,13 @@ class ChangeListener:
             self._waiters.setdefault(referencia, set()).add(waiter)
             self._count += 1
             self._has_waiters.notify_all()
-            if not self._stop and (self._thread is None or not self._thread.is_alive()):
-                self._thread = threading.Thread(target=self._run, name=self._name)
-                self._thread.daemon = True
-                self._thread.start()
+            self._start_locked()
+
+    def _start_locked(self) -> None:
+        if not self._stop and (self._thread is None or not self._thread.is_alive()):
+            self._thread = threading.Thread(target=self._run, name=self._name)
+            self._thread.daemon = True
+            self._thread.start()
 
     def _unregister(self, referencia: str, waiter: _Waiter) -> None:
         with self._lock:
@@ -396,6 +431,15 @@ class ChangeListener:
                 self._thread = None
             # Waiters left now re-check at once and then sleep to their deadline.
             self.notify(None)
+
+
+def _call_watcher(
+    watcher: Callable[[frozenset[str] | None], None], named: frozenset[str] | None
+) -> None:
+    try:
+        watcher(named)
+    except Exception:  # pragma: no cover - a watcher must not stop the source
+        _logger.exception("a smartpos change watcher failed")
 
 
 _listeners: weakref.WeakKeyDictionary[Any, ChangeListener] = weakref.WeakKeyDictionary()
