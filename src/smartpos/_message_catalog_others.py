@@ -304,6 +304,16 @@ OTHERS: Final[dict[str, dict[str, str]]] = {
             "logado pertence à loja dela"
         ),
     },
+    "integrations.status_option": {
+        "en": (
+            "bad status endpoint option {name}={value!r}: give a number of seconds "
+            "from {low:g} to {high:g}"
+        ),
+        "pt_BR": (
+            "opção inválida dos endpoints de estado {name}={value!r}: informe um número de "
+            "segundos de {low:g} a {high:g}"
+        ),
+    },
     "integrations.handler": {
         "en": "handler must be callable",
         "pt_BR": "handler deve ser um callable",

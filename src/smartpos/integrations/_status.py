@@ -23,6 +23,16 @@ What every framework's status endpoint shares (one core, thin adapters):
   chunks of a Server-Sent Events stream (``retry:``, ``id:``, heartbeat comments) or the one
   JSON answer of a long poll (``?wait=N``). A stream writes to its own socket only: a slow or
   vanished browser blocks nobody else. `StatusHub.close` ends every stream (at shutdown).
+- **idle costs nothing per stream but its heartbeat**: heartbeats fall on one grid of the
+  process's monotonic clock (every stream beats at the same instants: one wake-up of the
+  event loop or of the threads per period, not one per stream at its own phase), and a
+  stream's lifetime is spread over its last fifth (a thousand tabs opened together do not
+  reconnect together).
+- **shutdown**: servers (uvicorn, gunicorn's workers) wait for open responses before they run
+  the application's shutdown, so a stream left open would hold the deploy until a timeout.
+  `end_streams_at_shutdown` chains the SIGTERM/SIGINT handler the server installed: the
+  signal first ends every stream of the process (the browser reconnects to another
+  instance), then reaches the server as before.
 """
 
 from __future__ import annotations
@@ -31,6 +41,9 @@ import datetime as _dt
 import hashlib
 import json
 import logging
+import math
+import random
+import signal
 import threading
 import time
 import weakref
@@ -59,6 +72,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CHECKOUT_JS",
     "HEARTBEAT",
+    "MAX_HEARTBEAT",
     "MAX_WAIT",
     "RESYNC",
     "RETRY_MS",
@@ -71,10 +85,12 @@ __all__ = [
     "check_authorize",
     "checkout_js",
     "decide",
+    "end_streams_at_shutdown",
     "follow",
     "follow_async",
     "hub_for",
     "operation_view",
+    "plan_for",
     "sale_view",
     "sse_comment",
     "sse_end",
@@ -89,6 +105,9 @@ _logger = logging.getLogger("smartpos.webhooks")
 MAX_WAIT: Final = 25.0
 #: Seconds between heartbeat comments of an idle stream (proxies close silent connections).
 HEARTBEAT: Final = 15.0
+#: The longest heartbeat period a mount accepts (under the 60 s of the usual proxies' idle
+#: timeout is what works; above this, say, a forgotten ``* 1000``).
+MAX_HEARTBEAT: Final = 120.0
 #: What ``retry:`` tells the browser: milliseconds before it reconnects a closed stream.
 RETRY_MS: Final = 2000
 #: Seconds a stream stays open before the server ends it (the browser reconnects at once with
@@ -475,8 +494,8 @@ class StatusHub:
 
     @property
     def closed(self) -> bool:
-        """Whether `close` was called: streams end."""
-        return self._closed
+        """Whether `close` was called, or the server is shutting down: streams end."""
+        return self._closed or _ending.is_set()
 
     def streams(self) -> int:
         """How many streams (and long polls) are subscribed now."""
@@ -700,6 +719,70 @@ def hub_for(store: Any) -> StatusHub:
         return hub
 
 
+# --- shutdown ------------------------------------------------------------------------------
+
+# Set by the first shutdown signal (see `end_streams_at_shutdown`); never cleared: the process
+# is on its way out, and every stream opened from now on answers its state once and ends.
+_ending = threading.Event()
+_SHUTDOWN_SIGNALS: Final = ("SIGTERM", "SIGINT")
+
+
+def _end_every_stream() -> None:
+    with _hubs_lock:
+        hubs = list(_hubs.values())
+    for hub in hubs:
+        hub.close()
+
+
+def _shutting_down() -> None:
+    """From a signal handler: nothing here may take a lock the interrupted code could hold
+    (a hub's), so the hubs are closed by a thread of their own."""
+    if _ending.is_set():
+        return
+    _ending.set()
+    threading.Thread(target=_end_every_stream, name="smartpos-status-shutdown", daemon=True).start()
+
+
+def end_streams_at_shutdown() -> bool:
+    """Chain the server's SIGTERM/SIGINT handlers: the signal first ends every stream.
+
+    Called by every mount and by the first stream (a server installs its handlers before it
+    imports the application: uvicorn's ``Server.handle_exit``, gunicorn's worker). Only from
+    the main thread, and only over a handler written in Python by someone else: a default or
+    ignored disposition, and Python's own ``KeyboardInterrupt`` handler, are left as they are
+    (the process ends, and its streams with it). Idempotent.
+
+    Returns:
+        Whether a handler of this process now ends the streams.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return False
+    chained = False
+    for name in _SHUTDOWN_SIGNALS:
+        signum = getattr(signal, name, None)
+        if signum is None:
+            continue
+        previous = signal.getsignal(signum)
+        if getattr(previous, "_smartpos_ends_streams", False):
+            chained = True
+            continue
+        if not callable(previous) or previous is signal.default_int_handler:
+            continue
+        signal.signal(signum, _chained(previous))
+        chained = True
+    return chained
+
+
+def _chained(previous: Callable[[int, Any], Any]) -> Callable[[int, Any], Any]:
+    def handler(signum: int, frame: Any) -> Any:
+        _shutting_down()
+        return previous(signum, frame)
+
+    handler._smartpos_ends_streams = True  # type: ignore[attr-defined]
+    handler.__wrapped__ = previous  # type: ignore[attr-defined]
+    return handler
+
+
 # --- streams -------------------------------------------------------------------------------
 
 
@@ -710,6 +793,37 @@ class _Plan:
     heartbeat: float = HEARTBEAT
     lifetime: float = STREAM_LIFETIME
     retry: int = RETRY_MS
+    max_wait: float = MAX_WAIT
+
+
+def _seconds_option(name: str, value: object, low: float, high: float) -> float:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not (low < value <= high)  # NaN fails too
+    ):
+        raise ConfigurationError(
+            message("integrations.status_option", name=name, value=value, low=low, high=high)
+        )
+    return float(value)
+
+
+def plan_for(*, max_wait: object = MAX_WAIT, heartbeat: object = HEARTBEAT) -> _Plan:
+    """The mount-time check of the status endpoints' options (every framework's).
+
+    Raises:
+        ConfigurationError: ``max_wait`` is not in (0, 300] or ``heartbeat`` not in
+            (0, `MAX_HEARTBEAT`] seconds.
+    """
+    return _Plan(
+        heartbeat=_seconds_option("heartbeat", heartbeat, 0.0, MAX_HEARTBEAT),
+        max_wait=_seconds_option("max_wait", max_wait, 0.0, STREAM_LIFETIME),
+    )
+
+
+def _next_beat(now: float, period: float) -> float:
+    """The first instant of the process-wide heartbeat grid after ``now``."""
+    return (math.floor(now / period) + 1.0) * period
 
 
 class _Step:
@@ -720,8 +834,11 @@ class _Step:
         self.plan = plan
         self.sent = answer.since
         now = time.monotonic()
-        self.deadline = now + (plan.lifetime if answer.stream else answer.wait)
-        self.beat = now + plan.heartbeat
+        # A stream's lifetime is spread over its last fifth: tabs opened together (a store's
+        # morning) do not all reconnect at the same instant. A long poll ends when it said.
+        lifetime = plan.lifetime * random.uniform(0.8, 1.0)
+        self.deadline = now + (lifetime if answer.stream else answer.wait)
+        self.beat = _next_beat(now, plan.heartbeat)
         self.first = True
         if not answer.stream and answer.since is None:
             self.sent = first["id"]  # a long poll waits for a change after the request
@@ -736,7 +853,7 @@ class _Step:
                 return [json.dumps(view, separators=(",", ":")).encode()], True
             out.append(sse_message(view, retry=self.plan.retry if self.first else None))
             self.first = False
-            self.beat = now + self.plan.heartbeat
+            self.beat = _next_beat(now, self.plan.heartbeat)
         elif self.answer.stream and self.first:
             out.append(f"retry: {self.plan.retry}\n\n".encode())
             self.first = False
@@ -749,7 +866,7 @@ class _Step:
             return out, True
         if self.answer.stream and now >= self.beat:
             out.append(sse_comment())
-            self.beat = now + self.plan.heartbeat
+            self.beat = _next_beat(now, self.plan.heartbeat)
         return out, False
 
     def pause(self) -> float:
@@ -769,6 +886,7 @@ def follow(
     Raises:
         StoreError: The first read failed.
     """
+    end_streams_at_shutdown()
     waiter = _Waiter()
     hub.subscribe(key, waiter)
     try:
@@ -802,6 +920,7 @@ async def follow_async(
     """`follow` for an event loop: never blocks it (the first read runs in a thread)."""
     from smartpos.webhooks._threads import run_store_call
 
+    end_streams_at_shutdown()
     waiter = _AsyncWaiter(_call_soon_threadsafe())
     hub.subscribe(key, waiter)
     try:

@@ -26,18 +26,20 @@ from ._status import (
     FORBIDDEN,
     JS_HEADERS,
     JSON_HEADERS,
-    MAX_WAIT,
     SSE_HEADERS,
     Authorize,
     Key,
     StatusAnswer,
     _error,
+    _Plan,
     check_authorize,
     checkout_js,
     decide,
+    end_streams_at_shutdown,
     follow,
     follow_async,
     hub_for,
+    plan_for,
 )
 
 if TYPE_CHECKING:
@@ -58,18 +60,22 @@ def wsgi_answer(
     wait: str | None,
     last_event_id: str | None,
     since: str | None,
-    max_wait: float = MAX_WAIT,
+    plan: _Plan,
 ) -> tuple[int, dict[str, str], Iterator[bytes] | bytes]:
     """One status request from a thread: status, headers and a body (bytes or chunks)."""
     if not authorize(request, key[1]):
         return 403, dict(JSON_HEADERS), FORBIDDEN
     answer = decide(
-        accept=accept, wait=wait, last_event_id=last_event_id, since=since, max_wait=max_wait
+        accept=accept,
+        wait=wait,
+        last_event_id=last_event_id,
+        since=since,
+        max_wait=plan.max_wait,
     )
     if answer.status_code:
         return answer.status_code, dict(JSON_HEADERS), answer.body
     try:
-        status, chunks = follow(hub_for(store), key, answer)
+        status, chunks = follow(hub_for(store), key, answer, plan=plan)
     except StoreError:
         return 503, {**JSON_HEADERS, "Retry-After": "1"}, STORE_FAILED
     if status == 200 and answer.stream:
@@ -87,7 +93,7 @@ async def asgi_answer(
     wait: str | None,
     last_event_id: str | None,
     since: str | None,
-    max_wait: float = MAX_WAIT,
+    plan: _Plan,
 ) -> tuple[int, dict[str, str], AsyncIterator[bytes] | bytes]:
     """`wsgi_answer` on an event loop (``authorize`` may be ``async``)."""
     allowed = authorize(request, key[1])
@@ -96,12 +102,16 @@ async def asgi_answer(
     if not allowed:
         return 403, dict(JSON_HEADERS), FORBIDDEN
     answer: StatusAnswer = decide(
-        accept=accept, wait=wait, last_event_id=last_event_id, since=since, max_wait=max_wait
+        accept=accept,
+        wait=wait,
+        last_event_id=last_event_id,
+        since=since,
+        max_wait=plan.max_wait,
     )
     if answer.status_code:
         return answer.status_code, dict(JSON_HEADERS), answer.body
     try:
-        status, chunks = await follow_async(hub_for(store), key, answer)
+        status, chunks = await follow_async(hub_for(store), key, answer, plan=plan)
     except StoreError:
         return 503, {**JSON_HEADERS, "Retry-After": "1"}, STORE_FAILED
     if status == 200 and answer.stream:
@@ -117,13 +127,16 @@ def fastapi_router(
     authorize: object,
     *,
     tags: list[str],
-    max_wait: float = MAX_WAIT,
+    max_wait: object,
+    heartbeat: object,
 ) -> Any:
     """An ``APIRouter`` with the status routes (see ``SmartPOS.status_router``)."""
     from fastapi import APIRouter, Request, Response
     from fastapi.responses import StreamingResponse
 
     checked = check_authorize(authorize)
+    plan = plan_for(max_wait=max_wait, heartbeat=heartbeat)
+    end_streams_at_shutdown()
     router = APIRouter(tags=list[Any](tags))
 
     async def answer(request: Request, key: Key) -> Response:
@@ -136,7 +149,7 @@ def fastapi_router(
             wait=request.query_params.get("wait"),
             last_event_id=request.headers.get("last-event-id"),
             since=request.query_params.get("since"),
-            max_wait=max_wait,
+            plan=plan,
         )
         if isinstance(body, bytes):
             return Response(body, status_code=status, headers=headers)
@@ -188,13 +201,16 @@ def flask_blueprint(
     get_store: Callable[[], Store],
     authorize: object,
     *,
-    name: str = "smartpos_status",
-    max_wait: float = MAX_WAIT,
+    name: str,
+    max_wait: object,
+    heartbeat: object,
 ) -> Any:
     """A ``Blueprint`` with the status routes (see ``SmartPOS.status_blueprint``)."""
     from flask import Blueprint, Response, request
 
     checked = check_authorize(authorize)
+    plan = plan_for(max_wait=max_wait, heartbeat=heartbeat)
+    end_streams_at_shutdown()
     blueprint = Blueprint(name, __name__)
 
     def answer(key: Key) -> Response:
@@ -207,7 +223,7 @@ def flask_blueprint(
             wait=request.args.get("wait"),
             last_event_id=request.headers.get("Last-Event-ID"),
             since=request.args.get("since"),
-            max_wait=max_wait,
+            plan=plan,
         )
         response = Response(body, status=status, headers=headers)
         if not isinstance(body, bytes):

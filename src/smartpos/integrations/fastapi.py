@@ -261,6 +261,7 @@ class SmartPOS:
         authorize: Callable[[Request, str], bool | Awaitable[bool]] | None,
         tags: Sequence[str] = ("smartpos",),
         max_wait: float = 25.0,
+        heartbeat: float = 15.0,
     ) -> APIRouter:
         """The cashier's screen: status routes to mount behind your own authentication.
 
@@ -275,14 +276,24 @@ class SmartPOS:
                 Required.
             tags: OpenAPI tags.
             max_wait: The longest ``?wait=N`` (seconds).
+            heartbeat: Seconds between the comments an idle stream sends so that proxies
+                keep it open (every stream of the process beats at the same instants).
+
+        The server's SIGTERM/SIGINT ends every open stream before the server waits for open
+        responses (the browsers reconnect to another instance).
 
         Raises:
-            smartpos.ConfigurationError: No ``authorize`` callable.
+            smartpos.ConfigurationError: No ``authorize`` callable, or ``max_wait`` /
+                ``heartbeat`` out of range.
         """
         from ._status_web import fastapi_router
 
         router: APIRouter = fastapi_router(
-            lambda: self.store, authorize, tags=list(tags), max_wait=max_wait
+            lambda: self.store,
+            authorize,
+            tags=list(tags),
+            max_wait=max_wait,
+            heartbeat=heartbeat,
         )
         return router
 

@@ -247,6 +247,7 @@ class SmartPOS:
         authorize: Callable[[Any, str], bool] | None,
         name: str = "smartpos_status",
         max_wait: float = 25.0,
+        heartbeat: float = 15.0,
     ) -> Blueprint:
         """The cashier's screen: status routes to register behind your own authentication.
 
@@ -261,14 +262,24 @@ class SmartPOS:
                 this sale (``key``: its id) or operation (its referencia). Required.
             name: The blueprint's name.
             max_wait: The longest ``?wait=N`` (seconds).
+            heartbeat: Seconds between the comments an idle stream sends so that proxies
+                keep it open (every stream of the process beats at the same instants).
+
+        Under gunicorn, the worker's SIGTERM/SIGINT ends every open stream first, so that a
+        graceful shutdown does not wait for the browsers (they reconnect elsewhere).
 
         Raises:
-            smartpos.ConfigurationError: No ``authorize`` callable.
+            smartpos.ConfigurationError: No ``authorize`` callable, or ``max_wait`` /
+                ``heartbeat`` out of range.
         """
         from ._status_web import flask_blueprint
 
         blueprint: Blueprint = flask_blueprint(
-            lambda: _state().get_store(), authorize, name=name, max_wait=max_wait
+            lambda: _state().get_store(),
+            authorize,
+            name=name,
+            max_wait=max_wait,
+            heartbeat=heartbeat,
         )
         return blueprint
 

@@ -23,7 +23,16 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.urls import URLPattern, path
 
-from smartpos.integrations._status import CHECKOUT_JS, JS_HEADERS, MAX_WAIT, Key, check_authorize
+from smartpos.integrations._status import (
+    CHECKOUT_JS,
+    HEARTBEAT,
+    JS_HEADERS,
+    MAX_WAIT,
+    Key,
+    check_authorize,
+    end_streams_at_shutdown,
+    plan_for,
+)
 from smartpos.integrations._status import checkout_js as _checkout_js
 from smartpos.integrations._status_web import asgi_answer, wsgi_answer
 
@@ -53,7 +62,11 @@ def _arguments(request: HttpRequest) -> dict[str, Any]:
 
 
 def status_urls(
-    *, authorize: object, asgi: bool = False, max_wait: float = MAX_WAIT
+    *,
+    authorize: object,
+    asgi: bool = False,
+    max_wait: float = MAX_WAIT,
+    heartbeat: float = HEARTBEAT,
 ) -> list[URLPattern]:
     """The status URL patterns, for ``include(...)`` under a prefix of yours.
 
@@ -63,15 +76,23 @@ def status_urls(
             ``asgi=True`` it may be ``async``.
         asgi: ``async`` views (uvicorn, daphne): streams hold no thread.
         max_wait: The longest ``?wait=N`` (seconds).
+        heartbeat: Seconds between the comments an idle stream sends so that proxies keep it
+            open (every stream of the process beats at the same instants).
+
+    The server's SIGTERM/SIGINT (gunicorn's worker, uvicorn) ends every open stream first,
+    so that a graceful shutdown does not wait for the browsers (they reconnect elsewhere).
 
     Raises:
-        smartpos.ConfigurationError: No ``authorize`` callable.
+        smartpos.ConfigurationError: No ``authorize`` callable, or ``max_wait`` /
+            ``heartbeat`` out of range.
     """
     checked = check_authorize(authorize)
+    plan = plan_for(max_wait=max_wait, heartbeat=heartbeat)
+    end_streams_at_shutdown()
 
     def sync_view(request: HttpRequest, key: Key) -> HttpResponse:
         status, headers, body = wsgi_answer(
-            get_store(), checked, request, key, max_wait=max_wait, **_arguments(request)
+            get_store(), checked, request, key, plan=plan, **_arguments(request)
         )
         return _response(status, headers, body)
 
@@ -80,7 +101,7 @@ def status_urls(
 
         store = await sync_to_async(get_store)()
         status, headers, body = await asgi_answer(
-            store, checked, request, key, max_wait=max_wait, **_arguments(request)
+            store, checked, request, key, plan=plan, **_arguments(request)
         )
         return _response(status, headers, body)
 
