@@ -21,9 +21,12 @@ of any state, ``sales(limit=100)``, ``sale``, and ``purge()`` with nothing due. 
 each call's median per size, the growth (large / small; goal <= 1.5x), the round trips it
 made (counted once on the large store: statements sent to PostgreSQL, packets to Redis,
 statements SQLite ran), and, for the reads that return rows, a bare query returning the same
-rows through the same driver, same round, and the call's ratio to it (goal <= 2x). Storage
-per event is stated for each store. Times are wall-clock medians of interleaved rounds on a
-shared machine: read the ratios, not the milliseconds.
+rows through the same driver, same round, and the call's ratio to it (goal <= 2x); then the
+ratio to that bare query followed by decoding the JSON texts it returned ("/decoded": what
+any reader of those rows must do before it sees an event; psycopg decodes ``jsonb`` itself,
+so on PostgreSQL both floors decode). Storage per event is stated for each store. Times are
+wall-clock medians of interleaved rounds on a shared machine: read the ratios, not the
+milliseconds.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ import datetime as dt
 import hashlib
 import importlib.util
 import itertools
+import json
 import shutil
 import signal
 import sqlite3
@@ -346,6 +350,28 @@ def counting_redis(url: str, prefix: str, counter: Counter) -> Any:
 
 # --- Bare queries returning the same rows ----------------------------------------------------
 
+
+def _decode_json(value: Any) -> Any:
+    """Decode every JSON object text inside a driver's answer (rows, Redis hashes)."""
+    if isinstance(value, (str, bytes)) and value[:1] in ("{", b"{"):
+        return json.loads(value)
+    if isinstance(value, (list, tuple)):
+        return [_decode_json(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _decode_json(v) for k, v in value.items()}
+    return value
+
+
+def decoded(bare: dict[str, Callable[[], Any]]) -> dict[str, Callable[[], Any]]:
+    """Each bare read followed by what any reader of its rows must do to see an event: decode
+    the JSON texts (bodies, recorded outcomes). psycopg already decodes ``jsonb`` columns."""
+    return {
+        f"decoded {name}": (lambda fn=fn: _decode_json(fn()))
+        for name, fn in bare.items()
+        if not name.startswith("_")
+    }
+
+
 _INBOX_COLUMNS = (
     "id, tipo, criado_em, {raw}, body_hash, state, attempts, received_at, available_at, "
     "owner, lease_expires_at, last_error, done_at"
@@ -507,14 +533,16 @@ def measure(
                     call()
                     samples.append(time.perf_counter() - start)
                 times.setdefault((name, target.size), []).append(statistics.median(samples))
-                bare = target.bare.get(name)
-                if bare is not None:
+                for kind in ("bare", "decoded"):
+                    bare = target.bare.get(name if kind == "bare" else f"decoded {name}")
+                    if bare is None:
+                        continue
                     samples = []
                     for _ in range(repeat):
                         start = time.perf_counter()
                         bare()
                         samples.append(time.perf_counter() - start)
-                    key = (f"bare {name}", target.size)
+                    key = (f"{kind} {name}", target.size)
                     times.setdefault(key, []).append(statistics.median(samples))
         if time.monotonic() > deadline:
             break
@@ -542,7 +570,7 @@ def report(
     med = {key: statistics.median(values) for key, values in times.items()}
     header = (
         f"{'call':<22} {'rt':>3} {'small ms':>9} {'large ms':>9} {'growth':>7} "
-        f"{'bare ms':>8} {'/bare':>6}"
+        f"{'bare ms':>8} {'/bare':>6} {'/decoded':>8}"
     )
     print(f"\n{backend}\n{header}\n{'-' * len(header)}")
     missed = []
@@ -551,6 +579,8 @@ def report(
         growth = large / small
         bare = med.get((f"bare {name}", "large"))
         bare_text = f"{bare * 1000:>8.3f} {large / bare:>5.2f}x" if bare else f"{'':>8} {'':>6}"
+        plain = med.get((f"decoded {name}", "large"))
+        bare_text += f" {large / plain:>7.2f}x" if plain else f" {'':>8}"
         print(
             f"{name:<22} {trips[name]:>3} {small * 1000:>9.3f} {large * 1000:>9.3f} "
             f"{growth:>6.2f}x {bare_text}",
@@ -577,6 +607,7 @@ def sqlite_targets(shapes: dict[str, Shape], workdir: Path) -> Iterator[list[Tar
             store = counting_sqlite(path, counter)
             stack.callback(store.close)
             bare = bare_sqlite(path)
+            bare.update(decoded(bare))
             stack.callback(bare["_close"])
             fresh = itertools.count(shape.events)
             targets.append(Target(size, store, counter, shape, bare, fresh))
@@ -600,6 +631,7 @@ def postgres_targets(shapes: dict[str, Shape], dsn: str) -> Iterator[list[Target
             stack.callback(store._bench_pool.close)
             stack.callback(store.close)
             bare = bare_postgres(dsn, table)
+            bare.update(decoded(bare))
             stack.callback(bare["_close"])
             fresh = itertools.count(shape.events)
             targets.append(Target(size, store, counter, shape, bare, fresh))
@@ -632,6 +664,7 @@ def redis_targets(shapes: dict[str, Shape], url: str) -> Iterator[list[Target]]:
             used = int(client.info("memory")["used_memory"]) - memory
             print(f"  Redis {size}: {used / shape.events:,.0f} bytes per event (used_memory)")
             bare = bare_redis(url, prefix)
+            bare.update(decoded(bare))
             stack.callback(bare["_close"])
             fresh = itertools.count(shape.events)
             targets.append(Target(size, store, counter, shape, bare, fresh))
