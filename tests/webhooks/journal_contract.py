@@ -426,6 +426,24 @@ class JournalContract:
         assert store.get("ev-1") is None
         assert "ev-1" == final_id(store.operation(REFERENCIA))
 
+    def test_purge_records_an_outcome_nobody_read_before_deleting_its_event(
+        self, store: StoreBase, clock: FakeClock
+    ) -> None:
+        """An approval handled by a worker, never read through the journal, is recorded by
+        the purge that deletes its event; a purge with nothing due deletes nothing."""
+        begin_payment(store)
+        store.put(event("ev-1"))
+        (claim,) = store.claim(owner="w", lease=30)
+        store.ack(claim)
+        clock.advance(10)
+
+        assert 0 == store.purge(done_before=clock.datetime() - dt.timedelta(seconds=60))
+        assert store.get("ev-1") is not None
+        assert 1 == store.purge(done_before=clock.datetime() - dt.timedelta(seconds=5))
+
+        assert store.get("ev-1") is None
+        assert "ev-1" == final_id(store.operation(REFERENCIA))
+
     def test_repr_of_a_stored_operation_masks_the_document(self, store: StoreBase) -> None:
         """Neither the journaled body nor the event's document show in the repr (LGPD)."""
         begin_payment(store)

@@ -63,6 +63,9 @@ class RoundTrips:
     #: Round trips that record the outcomes found (SQLite: a read and a write, in the write's
     #: transaction).
     RECORD = 1
+    #: Most round trips of a purge with nothing due: the check, the journal's purge (SQLite:
+    #: the check and the write's statements).
+    PURGE = 2
 
     @pytest.fixture
     def make_counted(self) -> Callable[[], tuple[StoreBase, Counter]]:
@@ -107,6 +110,24 @@ class RoundTrips:
             assert [] == store.operations(limit=limit)  # none waits any more
         assert first[0] == first[1] <= 2 + self.RECORD, first
         assert again[0] == again[1] <= 2, again
+
+    def test_purge_with_nothing_due(
+        self, make_counted: Callable[[], tuple[StoreBase, Counter]]
+    ) -> None:
+        """A purge that has no event to delete does not read the waiting entries (it settles
+        them only before deleting events): its round trips do not grow with them."""
+        counts = []
+        for waiting in (10, 1200):  # more than two pages of the settling walk
+            store, counter = make_counted()
+            for referencia in refs(waiting, prefix="0d1e"):
+                begin_payment(store, referencia)
+            store.put(event("ev-recent", referencia="elsewhere"))
+            store.ack_many(store.claim(owner="w", lease=30))
+            n, deleted = counter.measure(store.purge)
+            assert deleted == 0
+            assert store.get("ev-recent") is not None
+            counts.append(n)
+        assert counts[0] == counts[1] <= self.PURGE, counts
 
     def test_list(self, make_counted: Callable[[], tuple[StoreBase, Counter]]) -> None:
         counts = []

@@ -671,7 +671,6 @@ class PostgresStore(StoreBase):
 
     @_translate
     def purge(self, *, done_before: _dt.datetime | None = None) -> int:
-        self._settle_waiting()
         cutoff = _utc(self._purge_cutoff(done_before))
         params = {
             # None: the server's clock minus the retention (done_at is the server's time).
@@ -679,9 +678,18 @@ class PostgresStore(StoreBase):
             "retention": self._retention.total_seconds(),
             "limit": _PURGE_BATCH,
         }
+        self._ensure_ready()  # the first call of a store (smartpos events purge) renders
+        with self._connection() as conn:
+            row = conn.execute(self._sql["purge_due"], params).fetchone()
+            if not conn.autocommit:
+                conn.commit()
+        params["cutoff"], due = row if row is not None else (params["cutoff"], True)
+        if due:
+            self._settle_waiting()
         total = 0
         with self._connection() as conn:
-            while True:
+            # Not due when checked: none is deleted now (one done since was not settled).
+            while due:
                 deleted = conn.execute(self._sql["purge"], params).rowcount
                 if not conn.autocommit:
                     conn.commit()

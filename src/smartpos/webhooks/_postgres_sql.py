@@ -433,6 +433,14 @@ _QUERIES = {
     "AND done_at < coalesce(%(cutoff)s::timestamptz, "
     "statement_timestamp() - %(retention)s::float8 * interval '1 second') "
     "ORDER BY done_at LIMIT %(limit)s))",
+    # Whether a purge has any event to delete, and the cutoff it then deletes before (the
+    # server's clock read once): when none is due, the journal's waiting entries are not
+    # settled first (see JournalBase._settle_waiting).
+    # The oldest done event (done_idx's first entry): an EXISTS would get a generic plan that
+    # scans the table, hoping to stop early.
+    "purge_due": "SELECT cut.c, coalesce((SELECT done_at FROM {t} WHERE state = 'done' "
+    "ORDER BY done_at LIMIT 1) < cut.c, false) FROM (SELECT coalesce(%(cutoff)s::timestamptz, "
+    "statement_timestamp() - %(retention)s::float8 * interval '1 second') AS c) AS cut",
     "settings": "SELECT current_setting('fsync'), current_setting('synchronous_commit'), "
     "current_setting('full_page_writes')",
     # The outcome journal (see _journal.py).

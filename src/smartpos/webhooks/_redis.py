@@ -86,6 +86,7 @@ from ._redis_scripts import (
     _LIST,
     _NACK,
     _PURGE,
+    _PURGE_DUE,
     _PUT,
     _RELEASE,
     _REQUEUE,
@@ -354,6 +355,7 @@ class RedisStore(StoreBase):
         self._timed_lock = threading.Lock()
         self._requeue = _Script(self._client, _REQUEUE)
         self._purge = _Script(self._client, _PURGE)
+        self._purge_due = _Script(self._client, _PURGE_DUE)
         self._list_script = _Script(self._client, _LIST)
         self._j_begin = _Script(self._client, _J_BEGIN)
         self._j_update = _Script(self._client, _J_UPDATE)
@@ -544,13 +546,17 @@ class RedisStore(StoreBase):
     @_translate
     def purge(self, *, done_before: _dt.datetime | None = None) -> int:
         self._check_open()
-        self._settle_waiting()
         cutoff = self._purge_cutoff(done_before)
-        # '': the server's clock minus the retention (done times are the server's).
+        # '': the server's clock minus the retention (done times are the server's), read once.
         since = "" if done_before is None and self._server_clock else _num(cutoff)
-        args = [since, str(_PURGE_BATCH), self._ev, _num(self._retention.total_seconds())]
+        retention = _num(self._retention.total_seconds())
+        text, due = self._purge_due([self._done], [since, retention])
+        if int(due):
+            self._settle_waiting()
+        args = [_text(text), str(_PURGE_BATCH), self._ev, retention]
         total = 0
-        while True:
+        # Not due when checked: none is deleted now (one done since was not settled).
+        while int(due):
             deleted, seen = self._purge([self._done, self._refs], args)
             total += int(deleted)
             if int(seen) < _PURGE_BATCH:

@@ -673,3 +673,22 @@ for _, r in ipairs(refs) do
 end
 return {deleted, #refs}
 """
+
+
+#: Whether a purge has any event to delete, and the cutoff it then deletes before (the
+#: server's clock read once when ARGV[1] is ''): KEYS[1] the done set (by done time); ARGV[2]
+#: the retention in seconds. When none is due, the journal's waiting entries are not settled
+#: first (see JournalBase._settle_waiting).
+_PURGE_DUE = (
+    _LUA_CLOCK
+    + """
+local cutoff = tonumber(ARGV[1])
+if ARGV[1] == '' then
+  local _, now = clock('')
+  cutoff = now - tonumber(ARGV[2])
+end
+local text = string.format('%.17g', cutoff)
+local first = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. text, 'LIMIT', 0, 1)
+return {text, #first}
+"""
+)

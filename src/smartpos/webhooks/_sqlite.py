@@ -433,6 +433,9 @@ _REQUEUE = (
     "owner = NULL, token = NULL, lease_expires_at = NULL WHERE id = ? AND state IN ('dead', 'done')"
 )
 _PURGE = "DELETE FROM smartpos_inbox WHERE state = 'done' AND done_at < ?"
+# Whether a purge has any event to delete (the done index's first entry): when not, it does not
+# settle the journal's waiting entries first (see JournalBase._settle_waiting).
+_PURGE_DUE = "SELECT 1 FROM smartpos_inbox WHERE state = 'done' AND done_at < ? LIMIT 1"
 
 
 class _Connection(sqlite3.Connection):
@@ -658,10 +661,14 @@ class SQLiteStore(StoreBase):
             return conn.execute(_REQUEUE, (self._now(), event_id)).rowcount == 1
 
     def purge(self, *, done_before: _dt.datetime | None = None) -> int:
-        self._settle_waiting()
+        cutoff = self._purge_cutoff(done_before)
+        with self._read() as conn:
+            due = conn.execute(_PURGE_DUE, (cutoff,)).fetchone() is not None
+        if due:
+            self._settle_waiting()
         with self._write() as conn:
-            cutoff = self._purge_cutoff(done_before)
-            events = conn.execute(_PURGE, (cutoff,)).rowcount
+            # Not due when checked: none is deleted now (one done since was not settled).
+            events = conn.execute(_PURGE, (cutoff,)).rowcount if due else 0
             return events + conn.execute(_J_PURGE, (cutoff,)).rowcount
 
     def close(self) -> None:

@@ -180,6 +180,9 @@ _REQUEUE = (
     "WHERE event_id = %s AND state IN ('dead', 'done')"
 )
 _PURGE = f"DELETE FROM {_EVENTS} WHERE state = 'done' AND done_at < %s"
+# Whether a purge has any event to delete: when not, the journal's waiting entries are not
+# settled first (see JournalBase._settle_waiting).
+_PURGE_DUE = f"SELECT 1 FROM {_EVENTS} WHERE state = 'done' AND done_at < %s LIMIT 1"
 
 # The attempts that may need a human (the models' smartpos_operation_attention index).
 CANDIDATE: Final = (
@@ -809,11 +812,17 @@ class DjangoStore(StoreBase):
             return bool(cursor.rowcount == 1)
 
     def purge(self, *, done_before: _dt.datetime | None = None) -> int:
-        self._settle_waiting()
         cutoff = self._purge_cutoff(done_before)
+        with self._cursor() as cursor:
+            cursor.execute(_PURGE_DUE, (cutoff,))
+            due = cursor.fetchone() is not None
+        if due:
+            self._settle_waiting()
         with self._write() as cursor:
-            cursor.execute(_PURGE, (cutoff,))
-            events = int(cursor.rowcount)
+            events = 0
+            if due:  # not due when checked: none is deleted now (one done since was not settled)
+                cursor.execute(_PURGE, (cutoff,))
+                events = int(cursor.rowcount)
             cursor.execute(_J_PURGE, (cutoff,))
             return events + int(cursor.rowcount)
 
