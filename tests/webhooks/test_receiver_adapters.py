@@ -526,6 +526,33 @@ async def test_asgi_a_stalled_store_is_answered_503_within_the_budget() -> None:
 
 
 @pytest.mark.asyncio
+async def test_asgi_a_request_cancelled_mid_commit_still_stores_its_event(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A client that hangs up (its request task cancelled) while its event is being committed
+    cancels only its own wait: the event is stored, the delivery beside it in the same batch is
+    answered 200, and nothing is logged as a never-retrieved exception."""
+    store = StalledStore()
+    app = WebhookReceiver(store, store_timeout=30).asgi_app()
+    client = Asgi(app)
+    first = asyncio.ensure_future(client.request(event_body("gone")))
+    assert await asyncio.to_thread(store.started.wait, 30)
+    queued = asyncio.ensure_future(client.request(event_body("stays")))
+    await asyncio.sleep(0.05)  # "stays" is queued behind the stalled commit
+    first.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await first
+    store.release.set()
+    answer = await asyncio.wait_for(queued, 30)
+    await app({"type": "lifespan"}, _lifespan_shutdown(), _ignore)
+
+    assert answer["status"] == 200
+    assert store.batches == [["gone"], ["stays"]]
+    assert store.get("gone") is not None
+    assert "never retrieved" not in caplog.text
+
+
+@pytest.mark.asyncio
 async def test_asgi_a_locked_sqlite_file_is_answered_503(tmp_path: Any) -> None:
     """A real SQLite file locked by another connection (BEGIN EXCLUSIVE): concurrent
     deliveries are answered 503 within the budget and nothing is half-written."""
