@@ -307,11 +307,11 @@ OTHERS: Final[dict[str, dict[str, str]]] = {
     "integrations.status_option": {
         "en": (
             "bad status endpoint option {name}={value!r}: give a number of seconds "
-            "from {low:g} to {high:g}"
+            "from {low} to {high}"
         ),
         "pt_BR": (
             "opção inválida dos endpoints de estado {name}={value!r}: informe um número de "
-            "segundos de {low:g} a {high:g}"
+            "segundos de {low} a {high}"
         ),
     },
     "integrations.handler": {

@@ -803,7 +803,13 @@ def _seconds_option(name: str, value: object, low: float, high: float) -> float:
         or not (low < value <= high)  # NaN fails too
     ):
         raise ConfigurationError(
-            message("integrations.status_option", name=name, value=value, low=low, high=high)
+            message(
+                "integrations.status_option",
+                name=name,
+                value=value,
+                low=f"{low:g}",
+                high=f"{high:g}",
+            )
         )
     return float(value)
 
