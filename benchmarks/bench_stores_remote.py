@@ -1,6 +1,6 @@
 """RedisStore and PostgresStore rates as ratios to their floors on the same server, same run.
 
-    python benchmarks/bench_stores_remote.py            # full run (several minutes)
+    python benchmarks/bench_stores_remote.py            # full run (budget: 8 minutes)
     python benchmarks/bench_stores_remote.py --quick    # CI: small counts, about a minute
 
 Starts its own redis-server (appendonly yes, appendfsync everysec) and PostgreSQL (durable
