@@ -24,24 +24,29 @@ from __future__ import annotations
 import argparse
 import asyncio
 import datetime as dt
-import os
-import statistics
 import subprocess
-import sys
 import time
 import uuid
-from pathlib import Path
 from typing import Any
 
-from _common import free_port, median, report, wait_port
-from bench_receiver import Connection, delivery, percentile, run_round
-from bench_stores_remote import load_servers, make_event, tree_cpu
+from _common import (
+    close_sides,
+    free_port,
+    load_servers,
+    median,
+    open_sides,
+    report,
+    run_uvicorn,
+    saturate,
+    start_script,
+    stop_process,
+)
+from bench_stores_remote import make_event, tree_cpu
 
 __all__ = ["main"]
 
 GOAL = 0.5
 CLAIM_BATCH = 10
-HERE = Path(__file__).resolve().parent
 
 
 def configure_django(dsn_params: dict[str, Any]) -> None:
@@ -145,7 +150,6 @@ def measure_stores(stores: dict[str, Any], server_pid: int, rounds: int, count: 
 
 def serve(kind: str, port: int, dbname: str, pg_port: int) -> None:
     """Run one uvicorn server until terminated (``--serve`` mode)."""
-    import uvicorn
     from bench_receiver import floor_app
 
     app: Any
@@ -164,78 +168,31 @@ def serve(kind: str, port: int, dbname: str, pg_port: int) -> None:
         from smartpos.webhooks import WebhookReceiver
 
         app = WebhookReceiver(DjangoStore("default")).asgi_app()
-    uvicorn.run(
-        app,
-        host="127.0.0.1",
-        port=port,
-        log_level="warning",
-        access_log=False,
-        backlog=4096,
-        timeout_keep_alive=600,
-        ws="none",
-        lifespan="on",
-    )
+    run_uvicorn(app, port)
 
 
 async def measure_receivers(ports: dict[str, int], rounds: int, per_conn: int, conns: int) -> None:
-    body = delivery("floor")
-    sides: dict[str, tuple[list[Connection], Any]] = {}
-    for name, port in ports.items():
-        opened = [await Connection.open(port) for _ in range(conns)]
-        sides[name] = (opened, (lambda _: body) if name == "floor" else delivery)
-    samples: dict[str, list[float]] = {name: [] for name in ports}
-    seconds = dict.fromkeys(samples, 0.0)
-    errors = dict.fromkeys(samples, 0)
-    run = os.urandom(4).hex()
-    for round_no in range(rounds + 1):
-        for name, (opened, make) in sides.items():
-            lat, secs, errs = await run_round(opened, per_conn, make, f"{run}-{name}-{round_no}")
-            if round_no == 0:
-                continue  # warm-up
-            samples[name] += lat
-            seconds[name] += secs
-            errors[name] += errs
-    for opened, _ in sides.values():
-        for conn in opened:
-            conn.close()
+    sides = await open_sides(ports, conns)
+    try:
+        sat = await saturate(sides, rounds, per_conn)
+    finally:
+        close_sides(sides)
     print(
         f"Receiver: {conns} keep-alive connections sending back to back, {rounds} interleaved "
         f"rounds of {per_conn} requests per connection per side"
     )
-    for name, lat in samples.items():
-        report(f"{name}: requests (non-200 answers: {errors[name]})", len(lat), "")
-        report(f"{name}: throughput, req/s", len(lat) / seconds[name], "")
-        report(f"{name}: p50 time to answer, ms", statistics.median(lat) * 1e3, " ms")
-        report(f"{name}: p99 time to answer, ms", percentile(lat, 99) * 1e3, " ms")
-    report(
-        "django / postgres receiver, p99",
-        percentile(samples["django"], 99) / percentile(samples["postgres"], 99),
-    )
+    sat.report_sides()
+    report("django / postgres receiver, p99", sat.p99("django") / sat.p99("postgres"))
     report(
         "django / postgres receiver, throughput",
-        (len(samples["django"]) / seconds["django"])
-        / (len(samples["postgres"]) / seconds["postgres"]),
+        sat.throughput("django") / sat.throughput("postgres"),
     )
-    report(
-        "django receiver / floor, p99",
-        percentile(samples["django"], 99) / percentile(samples["floor"], 99),
-    )
+    report("django receiver / floor, p99", sat.p99("django") / sat.p99("floor"))
 
 
 def start(kind: str, port: int, dbname: str, pg_port: int) -> subprocess.Popen[bytes]:
-    args = [sys.executable, __file__, "--serve", kind, str(port), dbname, str(pg_port)]
-    proc = subprocess.Popen(args, env={**os.environ, "PYTHONPATH": str(HERE)})
-    wait_port(port, timeout=60)
-    return proc
-
-
-def stop(proc: subprocess.Popen[bytes]) -> None:
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(timeout=5)
+    args = ["--serve", kind, str(port), dbname, str(pg_port)]
+    return start_script(__file__, port, *args, timeout=60)
 
 
 def main() -> None:
@@ -280,7 +237,7 @@ def main() -> None:
         asyncio.run(asyncio.wait_for(measure_receivers(ports, r_rounds, per_conn, conns), 900))
     finally:
         for proc in procs:
-            stop(proc)
+            stop_process(proc)
         server.stop()
     print(f"(finished {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC)")
 

@@ -1,43 +1,63 @@
 """Time to answer a webhook delivery through the ASGI adapter, vs a bare ASGI app, same run.
 
-Two uvicorn servers, each in its own process on 127.0.0.1:
+Uvicorn servers, each in its own process on 127.0.0.1:
 
 - the floor: a bare ASGI app that reads the body and answers 200;
-- the receiver: ``WebhookReceiver(SQLiteStore(path, synchronous="FULL")).asgi_app()``, every
-  delivery a new event, so every answer waits for a durable commit (group commit batches them).
+- ``sqlite``: ``WebhookReceiver(SQLiteStore(path, synchronous="FULL")).asgi_app()``;
+- ``postgres``: ``WebhookReceiver(PostgresStore(dsn)).asgi_app()`` on a PostgreSQL (durable
+  defaults) that this script starts on 127.0.0.1 with the helpers of
+  ``tests/webhooks/servers.py`` and stops by its PID.
+
+Every delivery to a receiver is a new event, so every answer waits for a durable commit
+(group commit batches them). ``--backend sqlite|postgres`` picks the receivers (both by
+default; the floor always runs).
 
 200 keep-alive connections send deliveries back to back from a minimal HTTP/1.1 client on raw
-asyncio streams (httpx saturates first; see BENCHMARKING.md). Rounds of the two servers are
-interleaved; each round has a fixed number of requests per connection. Reported: p50/p99 of
-the time to answer and the throughput of each side, and the receiver's figures as ratios to
-the floor's. Goal (issue 3): receiver p99 under 50 ms at 200 concurrent deliveries.
+asyncio streams (httpx saturates first; see BENCHMARKING.md). Rounds of the servers are
+interleaved (``_common.saturate``); each round has a fixed number of requests per connection.
+Reported: p50/p99 of the time to answer and the throughput of each side, and each receiver's
+figures as ratios to the floor's. Goals: saturated, throughput >= 0.85x the floor's and p99
+<= 1.5x the floor's (issue 27); paced at a third of the floor's throughput, p99 under 50 ms at
+200 concurrent deliveries (issue 3).
 
-    python benchmarks/bench_receiver.py [--quick]
+    python benchmarks/bench_receiver.py [--quick] [--backend sqlite|postgres]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
-import os
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from _common import free_port, report, wait_port
+from _common import (
+    Connection,
+    close_sides,
+    free_port,
+    load_servers,
+    open_sides,
+    percentile,
+    report,
+    request_bytes,
+    run_uvicorn,
+    saturate,
+    start_script,
+    stop_process,
+)
 
-__all__ = ["main"]
+__all__ = ["floor_app", "main"]
 
 CONNECTIONS = 200
-PATH = "/webhooks/smartpos"
+THROUGHPUT_GOAL = 0.85
+P99_GOAL = 1.5
+RECEIVERS = ("sqlite", "postgres")
 
 
-# --- the servers (run as: bench_receiver.py --serve floor|receiver PORT [DB]) ---------------
+# --- the servers (run as: bench_receiver.py --serve KIND PORT [DB or DSN]) -----------------
 
 
 async def floor_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -82,125 +102,25 @@ def unbatched_app(receiver: Any) -> Any:
     return app
 
 
-def serve(kind: str, port: int, db: str | None) -> None:
-    """Run one server until terminated."""
-    import uvicorn
-
+def serve(kind: str, port: int, target: str | None) -> None:
+    """Run one server until terminated: ``target`` is the SQLite file or the PostgreSQL DSN."""
     if kind == "floor":
         app: Any = floor_app
     else:
-        from smartpos.webhooks import SQLiteStore, WebhookReceiver
+        from smartpos.webhooks import PostgresStore, SQLiteStore, WebhookReceiver
 
-        assert db is not None
-        receiver = WebhookReceiver(SQLiteStore(db, synchronous="FULL"))
-        app = receiver.asgi_app() if kind == "receiver" else unbatched_app(receiver)
-    uvicorn.run(
-        app,
-        host="127.0.0.1",
-        port=port,
-        log_level="warning",
-        access_log=False,
-        backlog=4096,
-        timeout_keep_alive=600,  # the connections idle while the other side is measured
-        ws="none",
-        lifespan="on",
-    )
+        assert target is not None
+        if kind == "postgres":
+            store: Any = PostgresStore(target)
+            store.migrate()
+        else:
+            store = SQLiteStore(target, synchronous="FULL")
+        receiver = WebhookReceiver(store)
+        app = receiver.asgi_app() if kind != "unbatched" else unbatched_app(receiver)
+    run_uvicorn(app, port)
 
 
-# --- the load generator ---------------------------------------------------------------------
-
-
-def delivery(event_id: str) -> bytes:
-    """A realistic pagamento.aprovado delivery (about 600 bytes)."""
-    return json.dumps(
-        {
-            "id": event_id,
-            "tipo": "pagamento.aprovado",
-            "criadoEm": "2026-05-04T13:45:12.345Z",
-            "dados": {
-                "referencia": "3f2b8c1e-9a4d-4f6b-8e2a-1c5d7e9f0a1b",
-                "documentoCliente": "52998224725",
-                "status": "aprovado",
-                "valorCentavos": 15990,
-                "valorFormatado": "159.90",
-                "formaPagamento": "credito",
-                "parcelas": 3,
-                "smartposId": "SP-00042",
-                "autorizacao": {
-                    "codigo": "A1B2C3",
-                    "numeroTransacao": "000123456",
-                    "dadosFinalizacao": "FIN-7781-XYZ",
-                    "tipoPagamento": "CREDITO_PARCELADO_LOJA",
-                },
-                "resultadoSmartPOS": {"executado": True, "codigoStatus": "00"},
-            },
-        }
-    ).encode()
-
-
-def request_bytes(body: bytes) -> bytes:
-    """One HTTP/1.1 keep-alive POST."""
-    head = (
-        f"POST {PATH} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-        f"Content-Length: {len(body)}\r\n\r\n"
-    )
-    return head.encode("ascii") + body
-
-
-class Connection:
-    """A keep-alive HTTP/1.1 connection on raw asyncio streams."""
-
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self.reader = reader
-        self.writer = writer
-
-    @classmethod
-    async def open(cls, port: int) -> Connection:
-        """Connect to 127.0.0.1:port."""
-        reader, writer = await asyncio.open_connection("127.0.0.1", port)
-        return cls(reader, writer)
-
-    async def post(self, data: bytes) -> int:
-        """Send one request and read its whole answer; return the status code."""
-        self.writer.write(data)
-        await self.writer.drain()
-        status_line = await self.reader.readline()
-        length = 0
-        while True:
-            line = await self.reader.readline()
-            if line in (b"\r\n", b""):
-                break
-            name, _, value = line.partition(b":")
-            if name.strip().lower() == b"content-length":
-                length = int(value)
-        await self.reader.readexactly(length)
-        return int(status_line.split()[1])
-
-    def close(self) -> None:
-        """Close the socket."""
-        self.writer.close()
-
-
-async def run_round(
-    conns: list[Connection], per_conn: int, make_body: Any, tag: str
-) -> tuple[list[float], float, int]:
-    """Every connection sends ``per_conn`` requests back to back; return latencies, secs, errs."""
-    latencies: list[float] = []
-    errors = 0
-
-    async def drive(index: int, conn: Connection) -> None:
-        nonlocal errors
-        for n in range(per_conn):
-            data = request_bytes(make_body(f"{tag}-{index}-{n}"))
-            start = time.perf_counter()
-            status = await conn.post(data)
-            latencies.append(time.perf_counter() - start)
-            if status != 200:
-                errors += 1
-
-    started = time.perf_counter()
-    await asyncio.gather(*(drive(i, c) for i, c in enumerate(conns)))
-    return latencies, time.perf_counter() - started, errors
+# --- the load generator (the saturated one is _common.saturate) ------------------------------
 
 
 async def run_paced(
@@ -234,72 +154,37 @@ async def run_paced(
     return latencies, errors
 
 
-def percentile(values: list[float], q: float) -> float:
-    """The q-th percentile (0-100) of values."""
-    ordered = sorted(values)
-    index = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
-    return ordered[index]
-
-
 async def measure(ports: dict[str, int], rounds: int, per_conn: int, paced: float) -> None:
     """Interleave rounds on every server and report."""
-    body = delivery("floor")
-    sides: dict[str, tuple[list[Connection], Any]] = {}
-    for name, port in ports.items():
-        conns = [await Connection.open(port) for _ in range(CONNECTIONS)]
-        sides[name] = (conns, (lambda _: body) if name == "floor" else delivery)
-    samples: dict[str, list[float]] = {name: [] for name in ports}
-    seconds = dict.fromkeys(samples, 0.0)
-    errors = dict.fromkeys(samples, 0)
-    run = os.urandom(4).hex()
-    for round_no in range(rounds + 1):
-        for name, (conns, make) in sides.items():
-            lat, secs, errs = await run_round(conns, per_conn, make, f"{run}-{round_no}")
-            if round_no == 0:
-                continue  # warm-up
-            samples[name] += lat
-            seconds[name] += secs
-            errors[name] += errs
-    floor_rate = len(samples["floor"]) / seconds["floor"]
-    rate = round(floor_rate / 3, -1)  # a third of what the floor can take
-    paced_samples: dict[str, list[float]] = {name: [] for name in ports}
-    paced_errors = dict.fromkeys(samples, 0)
-    for round_no in range(2):
-        for name, (conns, make) in sides.items():
-            lat, errs = await run_paced(conns, rate, paced / 2, make, f"{run}-paced-{round_no}")
-            paced_samples[name] += lat
-            paced_errors[name] += errs
-    for conns, _ in sides.values():
-        for conn in conns:
-            conn.close()
+    sides = await open_sides(ports, CONNECTIONS)
+    try:
+        sat = await saturate(sides, rounds, per_conn)
+        rate = round(sat.throughput("floor") / 3, -1)  # a third of what the floor can take
+        paced_samples: dict[str, list[float]] = {name: [] for name in ports}
+        paced_errors = dict.fromkeys(ports, 0)
+        for round_no in range(2):
+            for name, (conns, make) in sides.items():
+                lat, errs = await run_paced(
+                    conns, rate, paced / 2, make, f"{name}-paced-{round_no}"
+                )
+                paced_samples[name] += lat
+                paced_errors[name] += errs
+    finally:
+        close_sides(sides)
 
     print(
         f"Saturation: {CONNECTIONS} concurrent keep-alive connections sending back to back, "
         f"{rounds} interleaved rounds of {per_conn} requests per connection per side"
     )
-    for name in samples:
-        lat = samples[name]
-        report(f"{name}: requests (non-200 answers: {errors[name]})", len(lat), "")
-        report(f"{name}: throughput, req/s", len(lat) / seconds[name], "")
-        report(f"{name}: p50 time to answer, ms", statistics.median(lat) * 1e3, " ms")
-        report(
-            f"{name}: p99 time to answer, ms",
-            percentile(lat, 99) * 1e3,
-            " ms",
-        )
-    report(
-        "receiver / floor, p50",
-        statistics.median(samples["receiver"]) / statistics.median(samples["floor"]),
-    )
-    report(
-        "receiver / floor, p99",
-        percentile(samples["receiver"], 99) / percentile(samples["floor"], 99),
-    )
-    report(
-        "receiver / floor, throughput",
-        (len(samples["receiver"]) / seconds["receiver"])
-        / (len(samples["floor"]) / seconds["floor"]),
-    )
+    sat.report_sides()
+    for name in (n for n in sat.latencies if n != "floor"):
+        throughput = sat.throughput(name) / sat.throughput("floor")
+        p99 = sat.p99(name) / sat.p99("floor")
+        report(f"{name} / floor, p50", sat.p50(name) / sat.p50("floor"))
+        report(f"{name} / floor, p99", p99, goal=f"<= {P99_GOAL}x")
+        report(f"{name} / floor, throughput", throughput, goal=f">= {THROUGHPUT_GOAL}x")
+        met = throughput >= THROUGHPUT_GOAL and p99 <= P99_GOAL
+        print(f"  {name}: {'goal met' if met else 'below goal'}", flush=True)
     print(
         f"Paced: {CONNECTIONS} concurrent keep-alive connections, {rate:.0f} deliveries/s in "
         f"total (a third of the floor's saturation throughput), {paced:.0f} s per side"
@@ -311,45 +196,29 @@ async def measure(ports: dict[str, int], rounds: int, per_conn: int, paced: floa
             f"{name}: p99 time to answer, ms",
             percentile(lat, 99) * 1e3,
             " ms",
-            goal="< 50 ms" if name == "receiver" else "",
-        )
-    if "unbatched" in samples:
-        report(
-            "unbatched (a commit per request) / floor, throughput",
-            (len(samples["unbatched"]) / seconds["unbatched"])
-            / (len(samples["floor"]) / seconds["floor"]),
-        )
-        report(
-            "unbatched / floor, p99",
-            percentile(samples["unbatched"], 99) / percentile(samples["floor"], 99),
+            goal="" if name == "floor" else "< 50 ms",
         )
 
 
-def start(kind: str, port: int, db: str | None) -> subprocess.Popen[bytes]:
+def start(kind: str, port: int, target: str | None) -> subprocess.Popen[bytes]:
     """Start one server process of this script."""
-    args = [sys.executable, __file__, "--serve", kind, str(port)] + ([db] if db else [])
-    proc = subprocess.Popen(args, env={**os.environ, "PYTHONPATH": str(Path(__file__).parent)})
-    wait_port(port)
-    return proc
-
-
-def stop(proc: subprocess.Popen[bytes]) -> None:
-    """Stop a server process by its PID."""
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(timeout=5)
+    args = ["--serve", kind, str(port)] + ([target] if target else [])
+    return start_script(__file__, port, *args, timeout=60)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a short run for CI")
     parser.add_argument(
+        "--backend",
+        choices=RECEIVERS,
+        action="append",
+        help="the receivers' stores (repeat for both; both by default)",
+    )
+    parser.add_argument(
         "--compare-unbatched",
         action="store_true",
-        help="also measure a receiver that commits once per request (no group commit)",
+        help="also measure a SQLite receiver that commits once per request (no group commit)",
     )
     parser.add_argument("--serve", nargs="+", metavar="ARG", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -358,18 +227,28 @@ def main() -> None:
         serve(kind, int(port), rest[0] if rest else None)
         return
     rounds, per_conn, paced = (2, 10, 2.0) if args.quick else (6, 25, 10.0)
-    kinds = ["floor", "receiver"] + (["unbatched"] if args.compare_unbatched else [])
+    backends = [b for b in RECEIVERS if b in (args.backend or RECEIVERS)]
+    kinds = ["floor", *backends] + (["unbatched"] if args.compare_unbatched else [])
     ports = {kind: free_port() for kind in kinds}
     procs: list[subprocess.Popen[bytes]] = []
+    pg_server: Any = None
     with tempfile.TemporaryDirectory(prefix="bench-receiver-") as tmp:
         try:
+            if "postgres" in kinds:
+                pg_server = load_servers().PostgresServer()
+                pg_server.start()
             for kind, port in ports.items():
-                db = None if kind == "floor" else str(Path(tmp) / f"{kind}.db")
-                procs.append(start(kind, port, db))
+                target = {
+                    "floor": None,
+                    "postgres": pg_server.dsn if pg_server else None,
+                }.get(kind, str(Path(tmp) / f"{kind}.db"))
+                procs.append(start(kind, port, target))
             asyncio.run(asyncio.wait_for(measure(ports, rounds, per_conn, paced), 900))
         finally:
             for proc in procs:
-                stop(proc)
+                stop_process(proc)
+            if pg_server is not None:
+                pg_server.stop()
 
 
 if __name__ == "__main__":

@@ -35,7 +35,6 @@ import argparse
 import contextlib
 import datetime as dt
 import hashlib
-import importlib.util
 import itertools
 import json
 import shutil
@@ -49,9 +48,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from _common import load_servers
+
 __all__ = ["main"]
 
-ROOT = Path(__file__).resolve().parent.parent
 GROWTH_GOAL = 1.5
 BARE_GOAL = 2.0
 LIMIT = 100
@@ -65,17 +65,6 @@ class Envelope(NamedTuple):
     tipo: str
     criado_em: dt.datetime | None
     raw: dict[str, Any]
-
-
-def load_servers() -> Any:
-    """Import tests/webhooks/servers.py by path (the tests' server helpers)."""
-    path = ROOT / "tests" / "webhooks" / "servers.py"
-    spec = importlib.util.spec_from_file_location("_bench_servers", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def referencia(j: int) -> str:

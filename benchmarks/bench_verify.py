@@ -27,15 +27,22 @@ import asyncio
 import base64
 import os
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from _common import free_port, median, report, wait_port
-from bench_receiver import Connection, delivery
+from _common import (
+    Connection,
+    delivery,
+    free_port,
+    median,
+    report,
+    run_uvicorn,
+    start_script,
+    stop_process,
+)
 
 __all__ = ["main"]
 
@@ -105,8 +112,6 @@ def headers_for(side: str, body: bytes, event_id: str) -> dict[str, str]:
 def serve(port: int, folder: str) -> None:
     """One uvicorn process: at /<scheme> a receiver verifying it, at /<scheme>-off one that
     verifies nothing; until terminated."""
-    import uvicorn
-
     from smartpos.webhooks import SQLiteStore, WebhookReceiver
 
     # A receiver per scheme and, beside it, one without a verifier on a file of its own: both
@@ -131,17 +136,7 @@ def serve(port: int, folder: str) -> None:
                     return
         await apps[scope["path"]](scope, receive, send)
 
-    uvicorn.run(
-        router,
-        host="127.0.0.1",
-        port=port,
-        log_level="warning",
-        access_log=False,
-        backlog=4096,
-        timeout_keep_alive=600,  # the connections idle while the other sides are measured
-        ws="none",
-        lifespan="on",
-    )
+    run_uvicorn(router, port)
 
 
 # --- over HTTP -------------------------------------------------------------------------------
@@ -302,26 +297,7 @@ def measure_in_process(blocks: int, per_block: int) -> None:
 
 def start(port: int, folder: str) -> subprocess.Popen[bytes]:
     """Start the server process of this script."""
-    args = [sys.executable, __file__, "--serve", str(port), folder]
-    proc = subprocess.Popen(args, env={**os.environ, "PYTHONPATH": _pythonpath()})
-    wait_port(port)
-    return proc
-
-
-def _pythonpath() -> str:
-    here = str(Path(__file__).parent)
-    existing = os.environ.get("PYTHONPATH")
-    return f"{here}{os.pathsep}{existing}" if existing else here
-
-
-def stop(proc: subprocess.Popen[bytes]) -> None:
-    """Stop the server process by its PID."""
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(timeout=5)
+    return start_script(__file__, port, "--serve", str(port), folder)
 
 
 def main() -> None:
@@ -345,7 +321,7 @@ def main() -> None:
                 asyncio.wait_for(measure_http(port, proc.pid, connections, rounds, per_conn), 900)
             )
         finally:
-            stop(proc)
+            stop_process(proc)
 
 
 if __name__ == "__main__":

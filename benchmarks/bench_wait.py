@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib.util
 import math
 import multiprocessing
 import os
@@ -61,9 +60,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from _common import load_servers
+
 __all__ = ["main"]
 
-ROOT = Path(__file__).resolve().parent.parent
 #: How often the baseline loop queries: the SQLite listener's interval (SQLITE_INTERVAL).
 INTERVAL = 0.025
 GOAL_P99_MS = 100.0
@@ -750,17 +750,6 @@ def prepare(spec: Spec) -> None:
 
         with PostgresStore(spec.target, table=spec.namespace, check_settings=False) as store:
             store.migrate()
-
-
-def load_servers() -> Any:
-    """Import tests/webhooks/servers.py by path (the tests' server helpers)."""
-    path = ROOT / "tests" / "webhooks" / "servers.py"
-    module_spec = importlib.util.spec_from_file_location("_bench_servers", path)
-    assert module_spec is not None
-    assert module_spec.loader is not None
-    module = importlib.util.module_from_spec(module_spec)
-    module_spec.loader.exec_module(module)
-    return module
 
 
 def ratio(a: float, b: float) -> float:
