@@ -5,14 +5,19 @@
     python benchmarks/bench_scale.py --small 10000 --large 200000 --backend postgres
 
 For each backend (SQLite ``FULL`` in a temporary directory, PostgreSQL with durable defaults,
-redis-server with ``appendonly yes`` / ``appendfsync everysec``; both servers started here on
-127.0.0.1 with the helpers of ``tests/webhooks/servers.py`` and stopped by PID) two stores are
-filled: ``--small`` and ``--large`` events (1 % pending, the rest done within the retention),
-with ``--small-ops`` and ``--large-ops`` journal entries (2 % still waiting, the rest final
-with their event stored; one in four the attempt of a sale); the first 400 rows are half
-pending (waiting), so that a small store lists as many rows as a large one. SQLite and
-PostgreSQL are filled with bulk SQL writing exactly the store's columns, Redis through the
-store's own scripts (``put_many``, ``claim``/``ack_many``, the journal's insert).
+redis-server with ``appendonly yes`` / ``appendfsync everysec``, ``DjangoStore`` on that same
+PostgreSQL; both servers started here on 127.0.0.1 with the helpers of
+``tests/webhooks/servers.py`` and stopped by PID, which removes their directories and the
+databases in them) two stores are filled: ``--small`` and ``--large`` events (1 % pending, the
+rest done within the retention), with ``--small-ops`` and ``--large-ops`` journal entries (2 %
+still waiting, the rest final with their event stored; one in four the attempt of a sale); the
+first 400 rows are half pending (waiting), so that a small store lists as many rows as a large
+one. SQLite and PostgreSQL are filled with bulk SQL writing exactly the store's columns, Redis
+through the store's own scripts (``put_many``, ``claim``/``ack_many``, the journal's insert).
+The Django store gets one database per size (``CREATE DATABASE``) and one alias each in
+``DATABASES``, Django configured once in this process and ``migrate`` run on both; its tables
+(``smartpos_event``, ``smartpos_operation``, ``smartpos_sale``) are filled with ``COPY`` as
+PostgreSQL's are.
 
 Then, in rounds that alternate the two stores, each call is timed ``--calls`` times: ``put``,
 ``get``, ``claim(limit=10)`` + ``ack_many`` (10 new events put first, untimed), ``list`` of
@@ -20,12 +25,15 @@ Then, in rounds that alternate the two stores, each call is timed ``--calls`` ti
 of any state, ``sales(limit=100)``, ``sale``, and ``purge()`` with nothing due. The table gives
 each call's median per size, the growth (large / small; goal <= 1.5x), the round trips it
 made (counted once on the large store: statements sent to PostgreSQL, packets to Redis,
-statements SQLite ran), and, for the reads that return rows, a bare query returning the same
-rows through the same driver, same round, and the call's ratio to it (goal <= 2x); then the
-ratio to that bare query followed by decoding the JSON texts it returned ("/decoded": what
-any reader of those rows must do before it sees an event; psycopg decodes ``jsonb`` itself,
-so on PostgreSQL both floors decode). Storage per event is stated for each store. Times are
-wall-clock medians of interleaved rounds on a shared machine: read the ratios, not the
+statements SQLite ran, statements Django's cursors sent, seen by the alias's
+``execute_wrappers``; BEGIN/COMMIT are not counted on the SQL stores), and, for the reads
+that return rows, a bare query returning the same rows through the same driver (for Django,
+raw SQL through ``connections[alias].cursor()``), same round, and the call's ratio to it
+(goal <= 2x); then the ratio to that bare query followed by decoding the JSON texts it
+returned ("/decoded": what any reader of those rows must do before it sees an event; psycopg
+decodes ``jsonb`` itself, so on PostgreSQL both floors decode; the Django tables hold JSON as
+text, which only the second floor decodes). Storage per event is stated for each store. Times
+are wall-clock medians of interleaved rounds on a shared machine: read the ratios, not the
 milliseconds.
 """
 
