@@ -5,14 +5,19 @@
     python benchmarks/bench_scale.py --small 10000 --large 200000 --backend postgres
 
 For each backend (SQLite ``FULL`` in a temporary directory, PostgreSQL with durable defaults,
-redis-server with ``appendonly yes`` / ``appendfsync everysec``; both servers started here on
-127.0.0.1 with the helpers of ``tests/webhooks/servers.py`` and stopped by PID) two stores are
-filled: ``--small`` and ``--large`` events (1 % pending, the rest done within the retention),
-with ``--small-ops`` and ``--large-ops`` journal entries (2 % still waiting, the rest final
-with their event stored; one in four the attempt of a sale); the first 400 rows are half
-pending (waiting), so that a small store lists as many rows as a large one. SQLite and
-PostgreSQL are filled with bulk SQL writing exactly the store's columns, Redis through the
-store's own scripts (``put_many``, ``claim``/``ack_many``, the journal's insert).
+redis-server with ``appendonly yes`` / ``appendfsync everysec``, ``DjangoStore`` on that same
+PostgreSQL; both servers started here on 127.0.0.1 with the helpers of
+``tests/webhooks/servers.py`` and stopped by PID, which removes their directories and the
+databases in them) two stores are filled: ``--small`` and ``--large`` events (1 % pending, the
+rest done within the retention), with ``--small-ops`` and ``--large-ops`` journal entries (2 %
+still waiting, the rest final with their event stored; one in four the attempt of a sale); the
+first 400 rows are half pending (waiting), so that a small store lists as many rows as a large
+one. SQLite and PostgreSQL are filled with bulk SQL writing exactly the store's columns, Redis
+through the store's own scripts (``put_many``, ``claim``/``ack_many``, the journal's insert).
+The Django store gets one database per size (``CREATE DATABASE``) and one alias each in
+``DATABASES``, Django configured once in this process and ``migrate`` run on both; its tables
+(``smartpos_event``, ``smartpos_operation``, ``smartpos_sale``) are filled with ``COPY`` as
+PostgreSQL's are.
 
 Then, in rounds that alternate the two stores, each call is timed ``--calls`` times: ``put``,
 ``get``, ``claim(limit=10)`` + ``ack_many`` (10 new events put first, untimed), ``list`` of
@@ -20,12 +25,15 @@ Then, in rounds that alternate the two stores, each call is timed ``--calls`` ti
 of any state, ``sales(limit=100)``, ``sale``, and ``purge()`` with nothing due. The table gives
 each call's median per size, the growth (large / small; goal <= 1.5x), the round trips it
 made (counted once on the large store: statements sent to PostgreSQL, packets to Redis,
-statements SQLite ran), and, for the reads that return rows, a bare query returning the same
-rows through the same driver, same round, and the call's ratio to it (goal <= 2x); then the
-ratio to that bare query followed by decoding the JSON texts it returned ("/decoded": what
-any reader of those rows must do before it sees an event; psycopg decodes ``jsonb`` itself,
-so on PostgreSQL both floors decode). Storage per event is stated for each store. Times are
-wall-clock medians of interleaved rounds on a shared machine: read the ratios, not the
+statements SQLite ran, statements Django's cursors sent, seen by the alias's
+``execute_wrappers``; BEGIN/COMMIT are not counted on the SQL stores), and, for the reads
+that return rows, a bare query returning the same rows through the same driver (for Django,
+raw SQL through ``connections[alias].cursor()``), same round, and the call's ratio to it
+(goal <= 2x); then the ratio to that bare query followed by decoding the JSON texts it
+returned ("/decoded": what any reader of those rows must do before it sees an event; psycopg
+decodes ``jsonb`` itself, so on PostgreSQL both floors decode; the Django tables hold JSON as
+text, which only the second floor decodes). Storage per event is stated for each store. Times
+are wall-clock medians of interleaved rounds on a shared machine: read the ratios, not the
 milliseconds.
 """
 
@@ -243,6 +251,78 @@ def load_postgres(dsn: str, table: str, shape: Shape) -> None:
             conn.execute(f'VACUUM ANALYZE "{name}"')
 
 
+def configure_django(port: int, aliases: list[str]) -> None:
+    """Configure Django once in this process: one alias per store (its own database on the
+    benchmark's PostgreSQL, named as the alias), the smartpos app, ``migrate`` on each."""
+    import django
+    from django.conf import settings
+    from django.core.management import call_command
+
+    base = {
+        "ENGINE": "django.db.backends.postgresql",
+        "USER": "postgres",
+        "HOST": "127.0.0.1",
+        "PORT": str(port),
+        "CONN_MAX_AGE": None,
+    }
+    settings.configure(
+        DATABASES={"default": {}, **{alias: {**base, "NAME": alias} for alias in aliases}},
+        INSTALLED_APPS=["django.contrib.contenttypes", "smartpos.integrations.django"],
+        USE_TZ=True,
+        SMARTPOS={"STORE": f"django://{aliases[-1]}", "API_KEY": "bench", "BASE_URL": "http://x"},
+    )
+    django.setup()
+    for alias in aliases:
+        call_command("migrate", database=alias, verbosity=0)
+
+
+def load_django(dsn: str, shape: Shape) -> None:
+    """Fill a migrated DjangoStore database with COPY, as the store writes each row.
+
+    Its tables have no triggers (the store's NOTIFY is part of its put statement): nothing to
+    disable during the load. Times are float epoch seconds, envelopes text (``models.py``).
+    """
+    import psycopg
+
+    from smartpos.webhooks._store import canonical_json
+
+    day = time.time() - 86400
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        with conn.cursor().copy(
+            "COPY smartpos_event (event_id, tipo, criado_em, raw, body_hash, state, attempts, "
+            "received_at, available_at, done_at, referencia) FROM STDIN"
+        ) as copy:
+            for i, (e, text, digest, state) in enumerate(_rows(shape)):
+                copy.write_row((
+                    e.id, e.tipo, _T0 + i, text, digest, state,
+                    0 if state == "pending" else 1, day,
+                    day if state == "pending" else None,
+                    None if state == "pending" else day + i / 1000,
+                    e.raw["dados"]["referencia"],
+                ))  # fmt: skip
+        with conn.cursor().copy(
+            "COPY smartpos_operation (referencia, kind, state, method, path, body, "
+            "final_event, created_at, updated_at, sale, pending_after, events) FROM STDIN"
+        ) as copy:
+            for j in range(shape.ops):
+                ref = referencia(j)
+                copy.write_row((
+                    ref, "payment", "sending" if shape.waiting(j) else "final", "POST",
+                    "/v1/payments", request_body(ref),
+                    None if shape.waiting(j) else canonical_json(make_event(j, ref).raw),
+                    day, day, shape.sale(j), None if shape.sale(j) is None else 600.0,
+                    0 if shape.waiting(j) or shape.sale(j) is None else 1,
+                ))  # fmt: skip
+        with conn.cursor().copy(
+            "COPY smartpos_sale (sale_id, total_centavos, version, created_at, updated_at) "
+            "FROM STDIN"
+        ) as copy:
+            for j in range(0, shape.ops, 4):
+                copy.write_row((shape.sale(j), 1000, 1, day, day))
+        for name in ("smartpos_event", "smartpos_operation", "smartpos_sale"):
+            conn.execute(f"VACUUM ANALYZE {name}")
+
+
 def load_redis(store: Any, shape: Shape) -> None:
     """Fill a RedisStore through its own scripts: puts, claims and acks, journal inserts."""
     from smartpos.webhooks._sales import SaleTerms
@@ -337,6 +417,24 @@ def counting_redis(url: str, prefix: str, counter: Counter) -> Any:
     return RedisStore(redis.Redis(connection_pool=pool), prefix=prefix, check_settings=False)
 
 
+def counting_django(alias: str, counter: Counter) -> Any:
+    """A DjangoStore on ``alias``, whose connection counts the statements Django sends
+    (its ``execute_wrappers``; transaction control, as on the other backends, not counted)."""
+    from django.db import connections
+
+    from smartpos.integrations.django import DjangoStore
+
+    skip = ("SAVEPOINT", "RELEASE", "ROLLBACK")
+
+    def wrapper(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        if not sql.lstrip().upper().startswith(skip):
+            counter.n += 1
+        return execute(sql, params, many, context)
+
+    connections[alias].execute_wrappers.append(wrapper)
+    return DjangoStore(alias)
+
+
 # --- Bare queries returning the same rows ----------------------------------------------------
 
 
@@ -417,6 +515,40 @@ def bare_postgres(dsn: str, table: str) -> dict[str, Callable[[], Any]]:
         "operations waiting": lambda: conn.execute(waiting).fetchall(),
         "sales": lambda: conn.execute(sales).fetchall(),
         "_close": conn.close,
+    }
+
+
+def bare_django(alias: str) -> dict[str, Callable[[], Any]]:
+    """The store's reads as raw SQL through Django's own cursor (same driver, same wrapper)."""
+    from django.db import connections
+
+    def rows(statement: str) -> Callable[[], Any]:
+        def run() -> Any:
+            with connections[alias].cursor() as cursor:
+                cursor.execute(statement)
+                return cursor.fetchall()
+
+        return run
+
+    cols = _INBOX_COLUMNS.format(raw="raw").replace("id, ", "event_id, ", 1)
+    pending = (
+        f"SELECT {cols} FROM smartpos_event WHERE available_at IS NOT NULL AND state = 'pending' "
+        "ORDER BY CASE WHEN criado_em IS NULL THEN 1 ELSE 0 END, criado_em, seq LIMIT 100"
+    )
+    waiting = (
+        f"SELECT {_J_COLUMNS} FROM smartpos_operation "
+        "WHERE state IN ('sending', 'accepted', 'unknown') AND seq > 0 ORDER BY seq LIMIT 100"
+    )
+    sales = (
+        f"SELECT s.sale_id, s.total_centavos, s.version, o.{_J_COLUMNS.replace(', ', ', o.')} "
+        "FROM (SELECT * FROM smartpos_sale WHERE seq > 0 ORDER BY seq LIMIT 100) AS s "
+        "JOIN smartpos_operation AS o ON o.sale = s.sale_id ORDER BY s.seq, o.seq"
+    )
+    return {
+        "list pending": rows(pending),
+        "operations waiting": rows(waiting),
+        "sales": rows(sales),
+        "_close": lambda: None,  # the connection is Django's: closed with the others
     }
 
 
@@ -636,6 +768,43 @@ def postgres_targets(shapes: dict[str, Shape], dsn: str) -> Iterator[list[Target
 
 
 @contextlib.contextmanager
+def django_targets(shapes: dict[str, Shape], server: Any) -> Iterator[list[Target]]:
+    """DjangoStore on PostgreSQL: one database per size on ``server``, one alias each."""
+    import psycopg
+    from django.db import connections
+
+    aliases = {size: f"django_{size}" for size in shapes}
+    with psycopg.connect(server.dsn, autocommit=True) as conn:
+        for alias in aliases.values():
+            conn.execute(f'CREATE DATABASE "{alias}"')
+    configure_django(server.port, list(aliases.values()))
+    targets = []
+    with contextlib.ExitStack() as stack:
+        stack.callback(connections.close_all)
+        for size, shape in shapes.items():
+            alias = aliases[size]
+            dsn = f"host=127.0.0.1 port={server.port} user=postgres dbname={alias}"
+            load_django(dsn, shape)
+            counter = Counter()
+            store = counting_django(alias, counter)
+            stack.callback(store.close)
+            bare = bare_django(alias)
+            bare.update(decoded(bare))
+            fresh = itertools.count(shape.events)
+            targets.append(Target(size, store, counter, shape, bare, fresh))
+            with psycopg.connect(dsn) as conn:
+                row = conn.execute(
+                    "SELECT pg_total_relation_size('smartpos_event') "
+                    "+ pg_total_relation_size('smartpos_operation')"
+                ).fetchone()
+            used = row[0] if row else 0
+            print(
+                f"  Django (PostgreSQL) {size}: {used / shape.events:,.0f} bytes per event (tables)"
+            )
+        yield targets
+
+
+@contextlib.contextmanager
 def redis_targets(shapes: dict[str, Shape], url: str) -> Iterator[list[Target]]:
     import redis
 
@@ -670,7 +839,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--large-ops", type=int, default=None, help="its journal entries")
     parser.add_argument("--rounds", type=int, default=None, help="interleaved rounds")
     parser.add_argument("--calls", type=int, default=None, help="timed calls per round")
-    parser.add_argument("--backend", choices=("sqlite", "postgres", "redis"), action="append")
+    parser.add_argument(
+        "--backend", choices=("sqlite", "postgres", "redis", "django"), action="append"
+    )
     parser.add_argument("--max-seconds", type=float, default=None, help="measuring budget")
     args = parser.parse_args(argv)
     quick = args.quick
@@ -683,13 +854,14 @@ def main(argv: list[str] | None = None) -> int:
     rounds = args.rounds or (2 if quick else 7)
     repeat = args.calls or (3 if quick else 15)
     budget = args.max_seconds or (20.0 if quick else 900.0)
-    backends = args.backend or ["sqlite", "postgres", "redis"]
+    backends = args.backend or ["sqlite", "postgres", "redis", "django"]
 
     # SIGTERM (a CI time-out, a Ctrl-C of run_all) must still stop the servers started here.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     servers = load_servers()
     workdir = Path(tempfile.mkdtemp(prefix="smartpos-scale-"))
     started: list[Any] = []
+    pg_server: Any = None  # one PostgreSQL for the postgres and django backends
     missed: list[str] = []
     print(
         f"small: {shapes['small'].events:,} events, {shapes['small'].ops:,} journal entries; "
@@ -702,11 +874,15 @@ def main(argv: list[str] | None = None) -> int:
             share = budget / len(backends)
             if backend == "sqlite":
                 context = sqlite_targets(shapes, workdir)
-            elif backend == "postgres":
-                pg_server = servers.PostgresServer()
-                pg_server.start()
-                started.append(pg_server)
-                context = postgres_targets(shapes, pg_server.dsn)
+            elif backend in ("postgres", "django"):
+                if pg_server is None:
+                    pg_server = servers.PostgresServer()
+                    pg_server.start()
+                    started.append(pg_server)
+                if backend == "postgres":
+                    context = postgres_targets(shapes, pg_server.dsn)
+                else:
+                    context = django_targets(shapes, pg_server)
             else:
                 redis_server = servers.RedisServer(
                     appendonly=True, extra_args=["--appendfsync", "everysec"]
