@@ -9,7 +9,7 @@ its state, outcome or abandon changed, an attempt of a sale journaled), after th
     MemoryStore    put() and each journal write call the listener directly (a callback)
     SQLiteStore    one thread reads PRAGMA data_version every 25 ms while anyone waits, and on a
                    change reads the referencias of the events stored and of the journal entries
-                   written since the last change (triggers number every journal write)
+                   written since the last change (each journal write numbers its entry)
     RedisStore     the put script PUBLISHes each new event's referencia, every journal-writing
                    script its operation's; one pub/sub connection
     PostgresStore  triggers NOTIFY each new event's referencia and each journal write's inside
