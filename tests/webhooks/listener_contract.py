@@ -9,22 +9,28 @@ asserts what it returned.
 
 from __future__ import annotations
 
+import contextlib
+import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, cast
 
 import anyio
 import pytest
 from journal_contract import begin_payment
 from outcome_events import REFERENCIA, event
-from races import StoreSpec, _collect, _context, _report, _started
+from races import _ERROR, StoreSpec, _collect, _context, _report, _started
+from sales_contract import attempt
+from sales_contract import refs as sale_refs
 from store_contract import StoreFactory
 
+from smartpos.integrations._status import StatusHub
 from smartpos.webhooks._listener import (
     AsyncOutcomeWaiter,
     ChangeListener,
     OutcomeWaiter,
+    _Waiter,
     listener_for,
 )
 from smartpos.webhooks._store import StoreBase
@@ -102,6 +108,109 @@ def _started_listener(store: StoreBase) -> ChangeListener:
     return listener
 
 
+# Journal writes (no event stored), one step at a time: what each step writes, and the
+# referencia its change must name.
+
+_A, _B, _S1, _S2 = sale_refs(4, prefix="7c4a")
+_SALE = "balcao-7"
+JOURNAL_STEPS: tuple[tuple[str, str], ...] = (
+    ("an operation journaled", _A),
+    ("its answer recorded: accepted", _A),
+    ("another operation journaled", _B),
+    ("its answer recorded: unknown", _B),
+    ("a sale's attempt journaled", _S1),
+    ("the attempt accepted", _S1),
+    ("the attempt abandoned (client.abandon)", _S1),
+    ("a new attempt of the sale journaled", _S2),
+    ("the new attempt's answer recorded: unknown", _S2),
+)
+
+
+def journal_step(store: StoreBase, step: int) -> str:
+    """Make journal write number ``step`` of JOURNAL_STEPS; its referencia."""
+    what, referencia = JOURNAL_STEPS[step]
+    if step in (0, 2):
+        written = begin_payment(store, referencia)[1]
+    elif step in (1, 5):
+        written = store._record_operation(referencia, "accepted")
+    elif step in (3, 8):
+        written = store._record_operation(referencia, "unknown")
+    elif step in (4, 7):
+        written = attempt(store, referencia, _SALE, total=3000, smartpos_id=None)[1]
+    else:
+        store._abandon(_SALE, motivo="the customer left", operador="op-1")
+        sale = store.sale(_SALE)
+        written = sale is not None and any(
+            a.referencia == referencia and a.abandoned is not None for a in sale.attempts
+        )
+    assert written, f"step {step} ({what}) wrote nothing"
+    return referencia
+
+
+class _Seen:
+    """What a listener's watcher was called with, in order (the source's thread appends)."""
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._changes: list[frozenset[str] | None] = []
+
+    def __call__(self, named: frozenset[str] | None) -> None:
+        with self._changed:
+            self._changes.append(named)
+            self._changed.notify_all()
+
+    def mark(self) -> int:
+        """Where the changes after now start."""
+        with self._changed:
+            return len(self._changes)
+
+    def named(self, referencia: str, since: int, *, everyone_counts: bool) -> bool:
+        """Whether a change after ``since`` names ``referencia`` (waits up to WOKEN seconds).
+
+        ``everyone_counts``: a change naming nobody (every waiter re-checks) counts too: a
+        store without a change feed has only those.
+        """
+        deadline = time.monotonic() + WOKEN
+        with self._changed:
+            while True:
+                for change in self._changes[since:]:
+                    if (referencia in change) if change is not None else everyone_counts:
+                        return True
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return False
+                self._changed.wait(remaining)
+
+
+def _hub_until(hub: StatusHub, key: Any, waiter: _Waiter, condition: Callable[[Any], bool]) -> Any:
+    """The hub's view of ``key`` once ``condition`` holds, woken by the hub (WOKEN at most)."""
+    deadline = time.monotonic() + WOKEN
+    while True:
+        waiter.clear()
+        view = hub.view(key)
+        if view is not None and condition(view):
+            return view
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return view
+        waiter.sleep(remaining)
+
+
+# Another process's journal writes, one step at a time as the parent asks.
+
+
+def _journal_writer(spec: StoreSpec, steps: Any, done: Any) -> None:
+    store = spec.open()
+    try:
+        while True:
+            step = steps.get(timeout=WAKE)
+            if step is None:
+                return
+            _report(done, lambda step=step: (step, journal_step(store, step)))
+    finally:
+        store.close()
+
+
 # Another process's puts.
 
 
@@ -131,6 +240,70 @@ class ListenerContract:
     def store(self, make_store: StoreFactory) -> StoreBase:
         """A fresh store on the wall clock."""
         return cast(StoreBase, make_store())
+
+    #: Whether the store's change feed names the referencia of a journal write (a store that
+    #: is polled wakes everyone instead: ``False``).
+    names_journal_writes = True
+
+    @pytest.fixture
+    def watched(self, store: StoreBase) -> StoreBase:
+        """The store this process watches (for a shared backend: opened from ``spec``)."""
+        return store
+
+    @pytest.fixture
+    def writer(self, watched: StoreBase) -> Callable[[int], str]:
+        """Makes journal step N (``journal_step``) where the watched store sees it: here, in
+        this process (a shared backend: in another process); returns its referencia."""
+        return lambda step: journal_step(watched, step)
+
+    def test_every_journal_write_reaches_a_watcher_naming_its_referencia(
+        self, watched: StoreBase, writer: Callable[[int], str]
+    ) -> None:
+        """An operation journaled, accepted, unknown, a sale's attempt, its abandon, a new
+        attempt: each write is a change naming the operation's referencia (no event stored)."""
+        seen = _Seen()
+        unwatch = listener_for(watched).watch(seen)
+        try:
+            missed = []
+            for step, (what, _) in enumerate(JOURNAL_STEPS):
+                since = seen.mark()
+                referencia = writer(step)
+                if not seen.named(referencia, since, everyone_counts=not self.names_journal_writes):
+                    missed.append(what)
+        finally:
+            unwatch()
+
+        assert [] == missed
+
+    def test_a_followed_sale_shows_journal_writes_without_a_resync(
+        self, watched: StoreBase, writer: Callable[[int], str]
+    ) -> None:
+        """A status hub that never re-reads on its own (``resync=None``) shows a sale's
+        attempt waiting, then abandoned, then the new attempt: the journal's writes wake it."""
+        key = ("sale", _SALE)
+        hub = StatusHub(watched, resync=None)
+        waiter = _Waiter()
+        hub.subscribe(key, waiter)
+        try:
+            writer(4)  # the sale's first attempt: "sending"
+            # Never read by this test: the hub learns of the sale from the attempt's write.
+            first = _hub_until(hub, key, waiter, lambda v: v["open_attempt"] == _S1)
+            writer(5)
+            waiting = _hub_until(hub, key, waiter, lambda v: v["status"] == "waiting")
+            writer(6)
+            abandoned = _hub_until(hub, key, waiter, lambda v: v["status"] == "abandoned")
+            writer(7)  # a referencia the hub does not know yet, of the followed sale
+            second = _hub_until(hub, key, waiter, lambda v: v["open_attempt"] == _S2)
+            writer(8)
+            unknown = _hub_until(hub, key, waiter, lambda v: v["status"] == "unknown")
+        finally:
+            hub.close()
+
+        assert ("sending", _S1) == (first["status"], first["open_attempt"])
+        assert ("waiting", _S1) == (waiting["status"], waiting["open_attempt"])
+        assert ("abandoned", None) == (abandoned["status"], abandoned["open_attempt"])
+        assert ("sending", _S2) == (second["status"], second["open_attempt"])
+        assert ("unknown", _S2) == (unknown["status"], unknown["open_attempt"])
 
     def test_an_outcome_already_stored_returns_at_once(self, store: StoreBase) -> None:
         """A wait for a referencia whose event is stored returns it without waiting."""
@@ -267,6 +440,44 @@ class SharedListenerContract(ListenerContract):
     def spec(self) -> StoreSpec:
         """One fresh store that other processes open: every subclass overrides this fixture."""
         raise NotImplementedError
+
+    @pytest.fixture
+    def watched(self, spec: StoreSpec) -> Iterator[StoreBase]:
+        """This process's store on the spec's database, closed after the test."""
+        store = cast(StoreBase, spec.open())
+        try:
+            yield store
+        finally:
+            store.close()
+
+    @pytest.fixture
+    def writer(self, spec: StoreSpec) -> Iterator[Callable[[int], str]]:
+        """Journal steps made by another process on the spec's database."""
+        ctx = _context()
+        steps, done = ctx.Queue(), ctx.Queue()
+        child = ctx.Process(target=_journal_writer, args=(spec, steps, done))
+
+        def write(step: int) -> str:
+            steps.put(step)
+            deadline = time.monotonic() + WAKE
+            while True:
+                try:
+                    answer = done.get(timeout=0.2)
+                except queue.Empty:
+                    if not child.is_alive() or time.monotonic() > deadline:
+                        raise AssertionError(
+                            f"the writing process did not make step {step} "
+                            f"(exit code {child.exitcode})"
+                        ) from None
+                    continue
+                if answer[0] == _ERROR:
+                    raise AssertionError(f"the writing process failed:\n{answer[1]}")
+                assert step == answer[0]
+                return str(answer[1])
+
+        with _started([child]), contextlib.ExitStack() as stack:
+            stack.callback(steps.put, None)
+            yield write
 
     def test_puts_from_another_process_wake_waiters(self, spec: StoreSpec) -> None:
         """Events stored by another process wake this process's sync and async waiters."""

@@ -107,7 +107,7 @@ def test_version_1_table_is_migrated_and_its_events_are_found(
         operation = store.operation(REFERENCIA)
         claimed = store.claim(owner="w", lease=30)
 
-    assert 6 == SCHEMA_VERSION == version
+    assert 7 == SCHEMA_VERSION == version
     assert operation is not None
     assert operation.event is not None
     assert ("final", "ev-old") == (operation.state, operation.event.id)
@@ -145,7 +145,7 @@ def test_version_3_table_gets_sales_and_keeps_its_journal(postgres_server: Postg
         _, created = sales_attempt(store, "5a1e0001-aaaa-4bbb-8ccc-000000000000")
         sale = store.sale("mesa-1")
 
-    assert 6 == SCHEMA_VERSION == version
+    assert 7 == SCHEMA_VERSION == version
     assert old is not None
     assert ("accepted", None, None) == (old.state, old.sale, old.abandoned)
     assert created
@@ -154,6 +154,64 @@ def test_version_3_table_gets_sales_and_keeps_its_journal(postgres_server: Postg
         sale.state,
         [a.referencia for a in sale.attempts],
     )
+
+
+def test_version_6_table_gets_journal_notifications(postgres_server: PostgresServer) -> None:
+    """A version-6 table needs migrate(); after it (migration 7) every journal write of an
+    entry journaled before it, and a new entry's, NOTIFY their referencia at commit."""
+    dsn = postgres_server.dsn
+    table = new_table()
+    other = "0e1e0001-aaaa-4bbb-8ccc-000000000000"
+    with PostgresStore(dsn, table=table) as store:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            rendered = store._render(conn)
+            conn.execute(rendered["create_versions"])
+            for version in range(1, 7):
+                for i in range(len(_MIGRATIONS[version - 1])):
+                    conn.execute(rendered[f"migration{version}.{i}"])
+                conn.execute(rendered["add_version"], (version,))
+            conn.execute(
+                f'INSERT INTO "{table}_operations" (referencia, kind, state, method, path, body, '
+                "created_at, updated_at) VALUES (%s, 'payment', 'sending', 'POST', "
+                "'/v1/payments', %s, now(), now())",
+                (REFERENCIA, b"{}"),
+            )
+        with pytest.raises(MigrationRequiredError, match="version 6"):
+            store.operation(REFERENCIA)
+        version = store.migrate()
+        with psycopg.connect(dsn, autocommit=True) as listening:
+            listening.execute(f'LISTEN "{store._channel}"')
+            store._record_operation(REFERENCIA, "unknown")
+            begin_payment(store, other)
+            sales_attempt(store, "0e1e0002-aaaa-4bbb-8ccc-000000000000", smartpos_id=None)
+            store._abandon("mesa-1", motivo="the customer left", operador=None)
+            notices = list(listening.notifies(timeout=15.0, stop_after=4))
+
+    assert 7 == SCHEMA_VERSION == version
+    assert [
+        REFERENCIA,
+        other,
+        "0e1e0002-aaaa-4bbb-8ccc-000000000000",
+        "0e1e0002-aaaa-4bbb-8ccc-000000000000",
+    ] == [n.payload for n in notices]
+
+
+def test_a_journal_write_of_a_referencia_too_long_to_notify_wakes_everyone(
+    postgres_server: PostgresServer,
+) -> None:
+    """NOTIFY's payload has a limit: a longer referencia is sent empty (every listener's
+    waiters re-check), as a put's is; the write itself succeeds."""
+    long_referencia = "r" * 9000
+    with PostgresStore(postgres_server.dsn, table=new_table()) as store:
+        store.migrate()
+        with psycopg.connect(postgres_server.dsn, autocommit=True) as listening:
+            listening.execute(f'LISTEN "{store._channel}"')
+            _, created = begin_payment(store, long_referencia)
+            accepted = store._record_operation(long_referencia, "accepted")
+            notices = list(listening.notifies(timeout=15.0, stop_after=2))
+
+    assert (True, True) == (created, accepted)
+    assert ["", ""] == [n.payload for n in notices]
 
 
 def test_lookup_by_referencia_uses_the_index(postgres_server: PostgresServer) -> None:

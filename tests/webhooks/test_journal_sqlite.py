@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import sqlite3
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,7 +20,10 @@ from sales_contract import attempt as sales_attempt
 from sales_races import race_one_sale, race_one_terminal
 from store_contract import StoreFactory, closing_factory
 
+from smartpos.webhooks._listener import listener_for
 from smartpos.webhooks._sqlite import (
+    _J_CHANGES,
+    _J_CLOCK,
     _J_EVENTS,
     _J_LIST,
     _S_CANDIDATES,
@@ -124,7 +129,7 @@ def test_version_1_file_is_upgraded_and_its_events_are_found(tmp_path: Path) -> 
         version = conn.execute("PRAGMA user_version").fetchone()[0]
     finally:
         conn.close()
-    assert 5 == SCHEMA_VERSION == version
+    assert 6 == SCHEMA_VERSION == version
     assert operation is not None
     assert operation.event is not None
     assert ("final", "ev-old") == (operation.state, operation.event.id)
@@ -196,6 +201,93 @@ def test_journal_survives_reopening(tmp_path: Path) -> None:
     assert ("final", "ev-1") == (operation.state, operation.event.id)
 
 
+def _version_5_file(path: Path) -> None:
+    """A file as version 5 left it (no write numbers), with one entry journaled by it."""
+    with SQLiteStore(path) as store:
+        begin_payment(store)
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        conn.execute("DROP INDEX smartpos_operations_changed")
+        conn.execute("DROP TABLE smartpos_journal_clock")
+        conn.execute("ALTER TABLE smartpos_operations DROP COLUMN changed")
+        conn.execute("PRAGMA user_version = 5")
+    finally:
+        conn.close()
+
+
+def test_version_5_file_numbers_its_journal_writes_for_the_listeners(tmp_path: Path) -> None:
+    """A version-5 file opens at version 6: a write of an entry it journaled, and a new
+    entry, reach a change listener (of another store object on the file) by referencia."""
+    path = tmp_path / "v5.db"
+    _version_5_file(path)
+    other = "0e1e0001-aaaa-4bbb-8ccc-000000000000"
+    named: list[frozenset[str] | None] = []
+    heard = threading.Condition()
+
+    def watcher(change: frozenset[str] | None) -> None:
+        with heard:
+            named.append(change)
+            heard.notify_all()
+
+    def hears(referencia: str) -> bool:
+        with heard:
+            return heard.wait_for(
+                lambda: any(c is not None and referencia in c for c in named), timeout=15
+            )
+
+    with SQLiteStore(path) as writer, SQLiteStore(path) as watched:
+        unwatch = listener_for(watched).watch(watcher)
+        try:
+            with heard:  # the source started (it wakes everyone once)
+                assert heard.wait_for(lambda: None in named, timeout=15)
+            writer._record_operation(REFERENCIA, "accepted")
+            old_entry = hears(REFERENCIA)
+            begin_payment(writer, other)
+            new_entry = hears(other)
+        finally:
+            unwatch()
+
+    conn = sqlite3.connect(path)
+    try:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        numbers = dict(conn.execute("SELECT referencia, changed FROM smartpos_operations"))
+    finally:
+        conn.close()
+    assert 6 == SCHEMA_VERSION == version
+    assert (True, True) == (old_entry, new_entry)
+    assert numbers[REFERENCIA] is not None
+    assert numbers[other] is not None
+    assert numbers[REFERENCIA] < numbers[other]
+
+
+def test_journal_write_numbers_never_go_back_after_a_purge(tmp_path: Path) -> None:
+    """Every journal write gets a number above all given before, even after the purge
+    deleted the entries that held the highest ones."""
+    path = tmp_path / "inbox.db"
+    first, second = "0e1e0002-aaaa-4bbb-8ccc-000000000000", "0e1e0003-aaaa-4bbb-8ccc-000000000000"
+
+    def last_and_after(number: int) -> tuple[int, list[tuple[int, str]]]:
+        conn = sqlite3.connect(path)
+        try:
+            (last,) = conn.execute(_J_CLOCK).fetchone()
+            return last, conn.execute(_J_CHANGES, (number,)).fetchall()
+        finally:
+            conn.close()
+
+    with SQLiteStore(path) as store:
+        begin_payment(store, first)
+        store._record_operation(first, "rejected")
+        before, written = last_and_after(0)
+        purged = store.purge(done_before=dt.datetime.now(dt.timezone.utc) + dt.timedelta(days=1))
+        after_purge, _ = last_and_after(0)
+        begin_payment(store, second)
+        _, rows = last_and_after(before)
+
+    assert [(2, first)] == written
+    assert (1, 2, 2) == (purged, before, after_purge)
+    assert [(3, second)] == rows
+
+
 def _plan(path: Path, statement: str, params: tuple[Any, ...]) -> str:
     conn = sqlite3.connect(path)
     try:
@@ -215,6 +307,7 @@ def test_lookups_use_their_indexes(tmp_path: Path) -> None:
 
     assert "USING INDEX smartpos_inbox_referencia" in by_referencia
     assert "smartpos_operations_waiting" in waiting
+    assert "USING INDEX smartpos_operations_changed" in _plan(path, _J_CHANGES, (0,))
 
 
 @pytest.fixture

@@ -124,7 +124,7 @@ def test_schema_has_a_version(path: Path) -> None:
     with raw_connection(path) as conn:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
 
-    assert SCHEMA_VERSION == version == 5
+    assert SCHEMA_VERSION == version == 6
 
 
 def test_newer_schema_is_refused(path: Path) -> None:

@@ -201,7 +201,7 @@ def test_sqlite_schema_version_4_adds_the_effects_table(tmp_path: Path) -> None:
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
     finally:
         conn.close()
-    assert 5 == SQLITE_SCHEMA_VERSION == version
+    assert 6 == SQLITE_SCHEMA_VERSION == version
     assert "smartpos_effects" in tables
 
 
@@ -239,6 +239,6 @@ def test_postgres_migration_5_adds_the_effects_table(postgres_server: PostgresSe
         with psycopg.connect(dsn, autocommit=True) as conn:
             found = conn.execute("SELECT to_regclass(%s)", (f"{table}_effects",)).fetchone()
 
-    assert 6 == SCHEMA_VERSION == version
+    assert 7 == SCHEMA_VERSION == version
     assert found is not None
     assert f"{table}_effects" == found[0]

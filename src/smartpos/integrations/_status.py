@@ -13,12 +13,15 @@ What every framework's status endpoint shares (one core, thin adapters):
   other state is. Each message is the whole state (every attempt, outcome, pendência), so
   nothing is lost when intermediate states came and went while the browser was away.
 - **the hub** (`StatusHub`, one per store and process): it watches the store's change listener
-  (the one ``create_and_wait`` uses: events stored by any process wake it within
-  milliseconds) and re-reads a followed sale or operation **once per change**, whatever the
-  number of browsers following it, then wakes those browsers' streams. Nothing runs while
-  nothing changes, except a re-read every ``resync`` seconds of what is in flight (an open
-  attempt, a QR code not read yet): the journal's own writes (accepted, unknown, abandoned)
-  store no event, so no listener hears them, in this process or another.
+  (the one ``create_and_wait`` uses), which hears of every event stored and of every journal
+  write (an operation journaled, accepted, unknown, rejected or settled, an attempt abandoned,
+  a new attempt of a sale, a compensation), by any process, within milliseconds; it re-reads
+  a followed sale or operation **once per change**, whatever the number of browsers following
+  it, then wakes those browsers' streams. A change of a referencia it does not know yet is
+  looked up once (a new attempt of a followed sale). Nothing runs while nothing changes,
+  except a re-read every ``resync`` seconds of what is in flight (an open attempt, a QR code
+  not read yet): a safety net only, for a notification a listener lost while its source
+  reconnected, or a store without a change feed.
 - **streams**: `follow` (threads: WSGI) and `follow_async` (an event loop: ASGI) give the
   chunks of a Server-Sent Events stream (``retry:``, ``id:``, heartbeat comments) or the one
   JSON answer of a long poll (``?wait=N``). A stream writes to its own socket only: a slow or
@@ -113,8 +116,10 @@ RETRY_MS: Final = 2000
 #: Seconds a stream stays open before the server ends it (the browser reconnects at once with
 #: ``Last-Event-ID``): bounds what a forgotten tab holds, and a deploy waits no longer.
 STREAM_LIFETIME: Final = 300.0
-#: Seconds between re-reads of what is in flight (see the module docstring).
-RESYNC: Final = 10.0
+#: Seconds between re-reads of what is in flight: a safety net (see the module docstring).
+RESYNC: Final = 60.0
+# Referencias whose sale the hub looked up, kept so that their next writes cost no look-up.
+_SALES_KNOWN = 4096
 #: The file the integrations serve as ``smartpos-checkout.js``.
 CHECKOUT_JS: Final = "smartpos-checkout.js"
 
@@ -489,6 +494,8 @@ class StatusHub:
         self._thread: threading.Thread | None = None
         self._unwatch: Callable[[], None] | None = None
         self._failing = False
+        # Each looked-up referencia's sale (None: none); an entry's sale never changes.
+        self._sale_of: dict[str, str | None] = {}
         self.reads = 0
         """Store reads by this hub's own thread (tests and benchmarks read it)."""
 
@@ -671,16 +678,29 @@ class StatusHub:
                 self._reread(key)
 
     def _sales_of(self, referencias: set[str]) -> set[Key]:
+        """The followed sales that referencias the hub does not follow belong to (a new attempt
+        of a sale, journaled by any process). Each journaled referencia is looked up once: its
+        sale never changes, so its later writes are answered from memory."""
         found: set[Key] = set()
         for referencia in referencias:
-            try:
-                entry = self._store._journal_get(referencia)
-            except Exception as exc:  # noqa: BLE001 - a failed read: the resync catches up
-                _logger.warning("smartpos: a status look-up of a new referencia failed: %s", exc)
-                continue
-            self.reads += 1
-            sale = getattr(entry, "sale", None)
-            if isinstance(sale, str) and self._subscribed(("sale", sale)):
+            if referencia in self._sale_of:
+                sale = self._sale_of[referencia]
+            else:
+                try:
+                    entry = self._store._journal_get(referencia)
+                except Exception as exc:  # noqa: BLE001 - a failed read: the resync catches up
+                    _logger.warning(
+                        "smartpos: a status look-up of a new referencia failed: %s", exc
+                    )
+                    continue
+                self.reads += 1
+                found_sale = getattr(entry, "sale", None)
+                sale = found_sale if isinstance(found_sale, str) else None
+                if entry is not None:  # not journaled yet (an event first): look again later
+                    if len(self._sale_of) >= _SALES_KNOWN:
+                        del self._sale_of[next(iter(self._sale_of))]
+                    self._sale_of[referencia] = sale
+            if sale is not None and self._subscribed(("sale", sale)):
                 found.add(("sale", sale))
         return found
 

@@ -1,14 +1,21 @@
-"""Waking waiters when an event is stored, by any process or host, without a loop per waiter.
+"""Waking waiters when an event is stored or the journal written, by any process or host,
+without a loop per waiter.
 
 One ``ChangeListener`` per process and store (``listener_for(store)``) follows the store's
-changes through one *source* and fans each change out to the waiters of that process::
+changes through one *source* and fans each change out to the waiters of that process. A change
+names referencias: those of new events, and those of journal writes (an operation journaled,
+its state, outcome or abandon changed, an attempt of a sale journaled), after their commit::
 
-    MemoryStore    put() calls the listener directly (an in-process callback)
+    MemoryStore    put() and each journal write call the listener directly (a callback)
     SQLiteStore    one thread reads PRAGMA data_version every 25 ms while anyone waits, and on a
-                   change reads the referencias of the events stored since the last change
-    RedisStore     the put script PUBLISHes each new event's referencia; one pub/sub connection
-    PostgresStore  a trigger NOTIFYs each new event's referencia inside the insert's
-                   transaction; one LISTEN connection
+                   change reads the referencias of the events stored and of the journal entries
+                   written since the last change (each journal write numbers its entry)
+    RedisStore     the put script PUBLISHes each new event's referencia, every journal-writing
+                   script its operation's; one pub/sub connection
+    PostgresStore  triggers NOTIFY each new event's referencia and each journal write's inside
+                   the write's transaction; one LISTEN connection
+    DjangoStore    PostgreSQL: NOTIFY from the store's own statements (events and journal
+                   writes); other databases: every waiter re-checks at an interval
 
 A waiter registers, then checks the store (``store._outcome``), and sleeps until its referencia
 is named by a change or its deadline passes; only then does it check again. A change that names
@@ -75,11 +82,13 @@ _BACKOFF_MAX: Final = 5.0
 _CHECK_BACKOFF_MAX: Final = 1.0
 
 Notify = Callable[[Iterable[str] | None], None]
-"""What a source calls on a change: the referencias of the new events, or ``None`` for all."""
+"""What a source calls on a change: the referencias of the new events and journal writes, or
+``None`` for all."""
 
 
 class ChangeSource(Protocol):
-    """Where a listener learns that events were stored (one per listener)."""
+    """Where a listener learns that events were stored or the journal written (one per
+    listener)."""
 
     def run(self, listener: ChangeListener) -> None:
         """Follow the store's changes, calling ``listener.notify``, until ``listener.stopped``.
@@ -220,7 +229,8 @@ class _CheckRetry:
 
 
 class ChangeListener:
-    """Wakes this process's waiters of one store when events are stored (for the SDK's use).
+    """Wakes this process's waiters of one store when events are stored or the journal is
+    written (for the SDK's use).
 
     Use ``listener_for(store)``: one listener per process and store. Its source starts with
     the first waiter and stops when the store is closed.
@@ -301,7 +311,8 @@ class ChangeListener:
     def watch(self, callback: Callable[[frozenset[str] | None], None]) -> Callable[[], None]:
         """Call ``callback`` with every change, from the source's thread (SDK use).
 
-        ``callback`` receives the referencias of the new events, or ``None`` when every
+        ``callback`` receives the referencias of the new events and journal writes, or
+        ``None`` when every
         waiter must re-check (a (re)connected source). It must return at once (hand the work
         to a thread of its own). While watched, the source runs as if someone waited.
 
@@ -488,7 +499,8 @@ def _backoff(listener: ChangeListener, delay: float) -> float:
 
 
 class MemoryChanges:
-    """A ``MemoryStore``'s puts call the listener directly: nothing to follow."""
+    """A ``MemoryStore``'s puts and journal writes call the listener directly: nothing to
+    follow."""
 
     def __init__(self, subscribe: Callable[[Notify], Callable[[], None]]) -> None:
         # Weak, like the listener's own reference to its store.
@@ -524,15 +536,25 @@ class PollingChanges:
 class SQLiteChanges:
     """One connection reads ``PRAGMA data_version`` (it changes when another connection
     commits) every ``interval`` seconds while anyone waits; on a change, one query reads the
-    referencias of the events stored since the last one."""
+    referencias of the events stored since the last one, and one the referencias of the
+    journal entries written since then (``journal``: the store's queries of its write
+    numbers, see ``_sqlite.py``'s version 6)."""
 
-    def __init__(self, path: str, referencia_expression: str, interval: float = SQLITE_INTERVAL):
+    def __init__(
+        self,
+        path: str,
+        referencia_expression: str,
+        interval: float = SQLITE_INTERVAL,
+        *,
+        journal: tuple[str, str] | None = None,
+    ):
         self._path = path
         self._new = (
             f"SELECT seq, id, {referencia_expression} FROM smartpos_inbox "  # noqa: S608
             "WHERE seq >= ? ORDER BY seq"
         )
         self._interval = interval
+        self._journal = journal
 
     def run(self, listener: ChangeListener) -> None:
         delay = _BACKOFF_FIRST
@@ -558,9 +580,22 @@ class SQLiteChanges:
         ).fetchone()
         return (0, None) if row is None else (int(row[0]), str(row[1]))
 
+    def _written(self, conn: sqlite3.Connection) -> int:
+        """The journal's last write number (0 without a journal to follow)."""
+        if self._journal is None:
+            return 0
+        row = conn.execute(self._journal[0]).fetchone()
+        return 0 if row is None else int(row[0])
+
     def _follow(self, conn: sqlite3.Connection, listener: ChangeListener) -> None:
-        version = conn.execute("PRAGMA data_version").fetchone()[0]
-        last = self._last(conn)
+        # One read transaction for the starting points, so that no commit falls between them.
+        conn.execute("BEGIN")
+        try:
+            version = conn.execute("PRAGMA data_version").fetchone()[0]
+            last = self._last(conn)
+            written = self._written(conn)
+        finally:
+            conn.execute("COMMIT")
         listener.notify(None)
         while not listener.stopped:
             if not listener.wait_while_idle(_TICK):
@@ -570,7 +605,19 @@ class SQLiteChanges:
             if current == version:
                 continue
             version = current
-            rows = conn.execute(self._new, (last[0],)).fetchall()
+            conn.execute("BEGIN")  # both reads see the same commits
+            try:
+                rows = conn.execute(self._new, (last[0],)).fetchall()
+                entries = (
+                    []
+                    if self._journal is None
+                    else conn.execute(self._journal[1], (written,)).fetchall()
+                )
+            finally:
+                conn.execute("COMMIT")
+            named: list[str] = [str(r) for _, r in entries]
+            if entries:
+                written = int(entries[-1][0])
             if rows and (rows[0][0], rows[0][1]) == last:
                 rows = rows[1:]
             elif last[0]:
@@ -581,11 +628,14 @@ class SQLiteChanges:
                 continue
             if rows:
                 last = (int(rows[-1][0]), str(rows[-1][1]))
-                listener.notify(r for _, _, r in rows if isinstance(r, str))
+                named += [r for _, _, r in rows if isinstance(r, str)]
+            if named:
+                listener.notify(dict.fromkeys(named))
 
 
 class RedisChanges:
-    """One pub/sub connection on the store's channel, where its put script publishes.
+    """One pub/sub connection on the store's channel, where its put and journal scripts
+    publish.
 
     The connection comes from a pool of its own (same server and settings as the store's):
     closing the store's client must never close a socket this thread is reading.
@@ -642,7 +692,7 @@ class RedisChanges:
 
 
 class PostgresChanges:
-    """One connection that LISTENs on the channel the store's insert trigger NOTIFYs."""
+    """One connection that LISTENs on the channel the store's triggers (or statements) NOTIFY."""
 
     def __init__(self, connect: Callable[[], psycopg.Connection[Any]], channel: str) -> None:
         self._connect = connect

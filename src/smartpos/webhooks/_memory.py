@@ -447,8 +447,13 @@ class MemoryStore(StoreBase):
         if item.referencia is not None:
             self._by_referencia.setdefault(item.referencia, []).append(item.id)
             self._referencia_of[item.id] = item.referencia
-            for callback in self._change_callbacks:
-                callback((item.referencia,))
+            self._announce(item.referencia)
+
+    def _announce(self, referencia: str) -> None:
+        """Tell the change listener that ``referencia`` changed: an event stored with it, or
+        a journal write of its operation (insert, state, outcome, abandon)."""
+        for callback in self._change_callbacks:
+            callback((referencia,))
 
     def _unlink(self, event_id: str) -> None:
         referencia = self._referencia_of.pop(event_id, None)
@@ -477,7 +482,8 @@ class MemoryStore(StoreBase):
     def _subscribe_changes(
         self, callback: Callable[[Iterable[str] | None], None]
     ) -> Callable[[], None]:
-        """Call ``callback`` (under the store's lock: it must be quick) on every linked put."""
+        """Call ``callback`` (under the store's lock: it must be quick) on every linked put and
+        every journal write, with the referencia."""
         with self._lock:
             self._change_callbacks.append(callback)
         store = weakref.ref(self)  # the listener's thread holds this: it must not keep us
@@ -506,6 +512,7 @@ class MemoryStore(StoreBase):
             self._operations[entry.referencia] = attrs.evolve(entry, seq=next(self._operation_seq))
             if entry.sale is not None:
                 self._sale_referencias.setdefault(entry.sale, []).append(entry.referencia)
+            self._announce(entry.referencia)
             return None
 
     def _journal_update(
@@ -526,6 +533,7 @@ class MemoryStore(StoreBase):
             self._operations[referencia] = attrs.evolve(
                 entry, state=state, updated_at=now, answer=answer or entry.answer
             )
+            self._announce(referencia)
             return True
 
     def _journal_finalize(self, referencia: str, event: Mapping[str, Any], now: float) -> bool:
@@ -537,6 +545,7 @@ class MemoryStore(StoreBase):
             self._operations[referencia] = attrs.evolve(
                 entry, state="final", updated_at=now, final_event=event
             )
+            self._announce(referencia)
             return True
 
     def _journal_list(self, *, waiting: bool, after: int, limit: int) -> list[JournalEntry]:
@@ -649,6 +658,7 @@ class MemoryStore(StoreBase):
             self._sales[entry.sale] = row
             self._operations[entry.referencia] = attrs.evolve(entry, seq=next(self._operation_seq))
             self._sale_referencias.setdefault(entry.sale, []).append(entry.referencia)
+            self._announce(entry.referencia)
             return None
 
     def _sale_abandon(self, referencia: str, abandon: Mapping[str, Any], now: float) -> bool:
@@ -660,6 +670,7 @@ class MemoryStore(StoreBase):
             self._operations[referencia] = attrs.evolve(
                 entry, abandoned=dict(abandon), updated_at=now
             )
+            self._announce(referencia)
             return True
 
 

@@ -290,6 +290,17 @@ _MIGRATIONS: list[list[str]] = [
             WHERE state IN ('final', 'rejected') AND sale IS NULL""",
         "DROP INDEX IF EXISTS {ops_ended_idx}",
     ],
+    # 7: every journal write NOTIFYs its operation's referencia too, inside the write's
+    # transaction (delivered at commit), on the inbox's channel, through migration 3's function
+    # (the same rule: a payload too long is sent empty, every listener's waiters re-check): an
+    # insert, and an update of what a reader sees (state, answer, outcome, abandon). A put's
+    # count of events (``events``) is announced by the put's own notification.
+    [
+        "DROP TRIGGER IF EXISTS {ops_notify_trg} ON {ops}",
+        """CREATE TRIGGER {ops_notify_trg}
+            AFTER INSERT OR UPDATE OF state, answer, final_event, abandoned, updated_at ON {ops}
+            FOR EACH ROW EXECUTE FUNCTION {notify_fn}()""",
+    ],
 ]
 
 #: The schema version this code needs; ``migrate()`` brings a table to it.
@@ -591,6 +602,7 @@ def render(
         "effects": name(f"{table}_effects"),
         "notify_fn": name(f"{table}_notify"),
         "notify_trg": sql.Identifier(f"{table}_notify"),
+        "ops_notify_trg": sql.Identifier(f"{table}_ops_notify"),
         "channel": sql.Literal(channel),
         **{k: sql.SQL(v) for k, v in _FRAGMENTS.items()},
     }

@@ -33,7 +33,9 @@ of a store's keys live in one slot and every Lua script can touch them atomicall
                           sale leaves it when its approval is recorded)
     {P}:saleseq   string  sale counter
     {P}:terminal:<smartpos_id>  hash  the attempt that last held the terminal, and until when
-    {P}:changes   channel (pub/sub) where the put script publishes each new event's referencia
+    {P}:changes   channel (pub/sub) where the put script publishes each new event's referencia,
+                          and every journal-writing script the referencia of the operation it
+                          wrote (inserted, its state, outcome or abandon changed)
 
 Every operation is one Lua script (``_redis_scripts.py``; registered once, run with EVALSHA), so
 each is atomic on the server. ``claim`` first moves due members of ``timer`` into ``ready``, then

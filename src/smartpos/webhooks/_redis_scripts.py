@@ -423,6 +423,8 @@ return out
 #: sale or '', pending_after or '', the store's key prefix ``{P}:``) under KEYS[1..5] (op, ops,
 #: waiting, opseq, and the sale's saleops when it has a sale); a sale's payment attempt gets
 #: its events count and puts its sale in the watch (so the sale's hash must exist by then).
+#: The referencia is published on the store's changes channel (``{P}:changes``, where the put
+#: script publishes): every process's change listener hears of the journal write.
 #: Answers its journal number.
 _LUA_JOURNAL = (
     _LUA_WATCH
@@ -451,6 +453,7 @@ local function journal()
       watch_add(ARGV[9], ARGV[7])
     end
   end
+  redis.call('PUBLISH', ARGV[9] .. 'changes', ARGV[1])
   return n
 end
 """
@@ -504,7 +507,8 @@ return {}
 #: A sale's abandon: record who, why and when on an operation, once.
 #: KEYS: op.  ARGV: the abandon's JSON, now, the store's key prefix.
 #: Answers 1, or 0 when the operation is unknown or abandoned already. An abandoned attempt
-#: with an event is a candidate: its sale enters the watch.
+#: with an event is a candidate: its sale enters the watch. The referencia is published on the
+#: store's changes channel.
 _S_ABANDON = (
     _LUA_WATCH
     + """
@@ -514,6 +518,7 @@ end
 redis.call('HSET', KEYS[1], 'ab', ARGV[1], 'u', ARGV[2])
 local sale = redis.call('HGET', KEYS[1], 'sl')
 if sale then watch(ARGV[3], sale, KEYS[1]) end
+redis.call('PUBLISH', ARGV[3] .. 'changes', redis.call('HGET', KEYS[1], 'r'))
 return 1
 """
 )
@@ -523,7 +528,7 @@ return 1
 #: states it may replace...
 #: Answers 1, or 0 when unknown or not allowed. A sale's operation into or out of
 #: ``rejected`` updates the watch (the waiting states are all candidates: between them
-#: nothing changes).
+#: nothing changes). A write publishes the referencia on the store's changes channel.
 _J_UPDATE = (
     _LUA_WATCH
     + """
@@ -544,6 +549,7 @@ else
   redis.call('ZREM', KEYS[3], f[3])
 end
 if f[4] and (ARGV[1] == 'rejected' or f[1] == 'rejected') then watch(ARGV[4], f[4], KEYS[1]) end
+redis.call('PUBLISH', ARGV[4] .. 'changes', f[3])
 return 1
 """
 )
@@ -551,7 +557,8 @@ return 1
 #: The journal's finalize: record the outcome's envelope, once.
 #: KEYS: op, waiting, ended.  ARGV: the outcome's envelope (JSON), now, the store's key prefix.
 #: Answers 1, or 0 when unknown or final already. A sale's operation updates the watch: its
-#: sale leaves it when no attempt is a candidate any more (a quiet paid sale).
+#: sale leaves it when no attempt is a candidate any more (a quiet paid sale). A write
+#: publishes the referencia on the store's changes channel.
 _LUA_FINALIZE = (
     _LUA_WATCH
     + """
@@ -562,6 +569,7 @@ local function finalize(op, waiting, ended, event, now, base)
   redis.call('ZREM', waiting, f[2])
   redis.call('ZADD', ended, now, f[2])
   if f[3] then watch(base, f[3], op) end
+  redis.call('PUBLISH', base .. 'changes', f[2])
   return 1
 end
 """

@@ -61,7 +61,7 @@ __all__ = ["SCHEMA_VERSION", "SQLiteStore"]
 
 _T = TypeVar("_T")
 
-SCHEMA_VERSION: Final = 5
+SCHEMA_VERSION: Final = 6
 _SYNCHRONOUS_MODES = ("FULL", "NORMAL")
 # Connections kept open for reuse; more than this at once (more concurrent threads) are opened
 # for the call and closed after it.
@@ -243,6 +243,42 @@ _ORDER_SCHEMA = (
     """,
     "DROP INDEX IF EXISTS smartpos_operations_ended",
 )
+# Version 6: every journal write is numbered, so that the change listener of every process
+# (``SQLiteChanges`` in _listener.py) finds the entries written since its last look, as it finds
+# the events stored since then: ``changed`` is the number of an entry's last write (an insert,
+# or a change of what a reader sees: its state, answer, outcome or abandon), one more than the
+# highest given so far, set by the writing statement itself (no statement more per write). The
+# number never goes back: the purge of the journal first raises the floor kept in
+# ``smartpos_journal_clock`` to the highest number it may delete, so that no number is given
+# twice. A put's count of events (``events``) is announced by its event already. Entries written
+# before version 6 have none.
+_CHANGE_COLUMNS = (("changed", "INTEGER"),)
+_CHANGES_SCHEMA = (
+    """
+    CREATE TABLE IF NOT EXISTS smartpos_journal_clock (
+        id INTEGER PRIMARY KEY CHECK (id = 0),
+        value INTEGER NOT NULL
+    )
+    """,
+    "INSERT OR IGNORE INTO smartpos_journal_clock (id, value) VALUES (0, 0)",
+    """
+    CREATE INDEX IF NOT EXISTS smartpos_operations_changed
+    ON smartpos_operations (changed) WHERE changed IS NOT NULL
+    """,
+)
+# The highest write number given: one step of the index (its last entry) and the floor's row.
+_LAST_CHANGE = (
+    "max(coalesce((SELECT max(changed) FROM smartpos_operations WHERE changed IS NOT NULL), 0), "
+    "coalesce((SELECT value FROM smartpos_journal_clock WHERE id = 0), 0))"
+)
+_NEXT_CHANGE = f"({_LAST_CHANGE} + 1)"
+_J_CLOCK_FLOOR = f"UPDATE smartpos_journal_clock SET value = {_LAST_CHANGE} WHERE id = 0"  # noqa: S608
+#: What the change listener reads (``SQLiteChanges``): the journal's last write number, and the
+#: referencias of the entries written after a number, in write order (the index above).
+_J_CLOCK: Final = f"SELECT {_LAST_CHANGE}"
+_J_CHANGES: Final = (
+    "SELECT changed, referencia FROM smartpos_operations WHERE changed > ? ORDER BY changed"
+)
 # Version 4: the effects of sales a transactional worker applied (see _effects.py), each key
 # recorded in the transaction of the partner's writes.
 _EFFECTS_SCHEMA = (
@@ -266,18 +302,19 @@ _J_COLUMNS = (
     "final_event, sale, pending_after, abandoned FROM smartpos_operations "
 )
 _J_GET = _J_COLUMNS + "WHERE referencia = ?"
+# Each journal write numbers the entry it writes (_NEXT_CHANGE, a constant of this module).
 _J_INSERT = (
-    "INSERT INTO smartpos_operations (referencia, kind, state, method, path, body, created_at, "
-    "updated_at, sale, pending_after) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-    "ON CONFLICT (referencia) DO NOTHING"
+    "INSERT INTO smartpos_operations (referencia, kind, state, method, path, body, created_at, "  # noqa: S608
+    f"updated_at, sale, pending_after, changed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+    f"{_NEXT_CHANGE}) ON CONFLICT (referencia) DO NOTHING"
 )
 _J_UPDATE = (
-    "UPDATE smartpos_operations SET state = ?, updated_at = ?, answer = coalesce(?, answer) "
-    "WHERE referencia = ? AND state IN ({})"
+    "UPDATE smartpos_operations SET state = ?, updated_at = ?, answer = coalesce(?, answer), "  # noqa: S608
+    f"changed = {_NEXT_CHANGE} WHERE referencia = ? AND state IN ({{}})"
 )
 _J_FINALIZE = (
-    "UPDATE smartpos_operations SET state = 'final', final_event = ?, updated_at = ? "
-    "WHERE referencia = ? AND state <> 'final'"
+    "UPDATE smartpos_operations SET state = 'final', final_event = ?, updated_at = ?, "  # noqa: S608
+    f"changed = {_NEXT_CHANGE} WHERE referencia = ? AND state <> 'final'"
 )
 _J_LIST = {
     True: _J_COLUMNS + "WHERE state IN ('sending', 'accepted', 'unknown') AND seq > ? "
@@ -301,8 +338,8 @@ _J_NOT_FINAL = (
     "SELECT referencia FROM smartpos_operations WHERE referencia IN ({}) AND state <> 'final'"
 )
 _J_FINALIZE_MANY = (
-    "UPDATE smartpos_operations SET state = 'final', final_event = CASE referencia {} END, "
-    "updated_at = ? WHERE referencia IN ({})"
+    "UPDATE smartpos_operations SET state = 'final', final_event = CASE referencia {} END, "  # noqa: S608
+    f"updated_at = ?, changed = {_NEXT_CHANGE} WHERE referencia IN ({{}})"
 )
 _S_ENTRIES_MANY = _J_COLUMNS + "WHERE sale IN ({}) ORDER BY seq"
 _RECEIVED_MANY = "SELECT id, received_at FROM smartpos_inbox WHERE id IN ({})"
@@ -342,7 +379,7 @@ _T_SET = (
     "hold_until = excluded.hold_until"
 )
 _J_ABANDON = (
-    "UPDATE smartpos_operations SET abandoned = ?, updated_at = ? "
+    f"UPDATE smartpos_operations SET abandoned = ?, updated_at = ?, changed = {_NEXT_CHANGE} "  # noqa: S608
     "WHERE referencia = ? AND abandoned IS NULL"
 )
 
@@ -669,6 +706,7 @@ class SQLiteStore(StoreBase):
         with self._write() as conn:
             # Not due when checked: none is deleted now (one done since was not settled).
             events = conn.execute(_PURGE, (cutoff,)).rowcount if due else 0
+            conn.execute(_J_CLOCK_FLOOR)  # the numbers of the entries it deletes stay given
             return events + conn.execute(_J_PURGE, (cutoff,)).rowcount
 
     def close(self) -> None:
@@ -728,10 +766,10 @@ class SQLiteStore(StoreBase):
             for statement in (*_SCHEMA, *_JOURNAL_SCHEMA):
                 conn.execute(statement)
             columns = {row[1] for row in conn.execute("PRAGMA table_info(smartpos_operations)")}
-            for name, kind in _SALE_COLUMNS:
+            for name, kind in (*_SALE_COLUMNS, *_CHANGE_COLUMNS):
                 if name not in columns:
                     conn.execute(f"ALTER TABLE smartpos_operations ADD COLUMN {name} {kind}")
-            for statement in (*_SALES_SCHEMA, *_EFFECTS_SCHEMA, *_ORDER_SCHEMA):
+            for statement in (*_SALES_SCHEMA, *_EFFECTS_SCHEMA, *_ORDER_SCHEMA, *_CHANGES_SCHEMA):
                 conn.execute(statement)
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             conn.execute("COMMIT")
@@ -898,7 +936,7 @@ class SQLiteStore(StoreBase):
     def _change_source(self) -> ChangeSource:
         from ._listener import SQLiteChanges
 
-        return SQLiteChanges(self._path, _REFERENCIA)
+        return SQLiteChanges(self._path, _REFERENCIA, journal=(_J_CLOCK, _J_CHANGES))
 
     # The outcome journal's primitives (see _journal.py).
 

@@ -275,7 +275,8 @@ _T_TAKE = (
     f"UPDATE {_HOLDS} SET referencia = %s, hold_until = %s "
     "WHERE smartpos_id = %s AND referencia = %s"
 )
-# PostgreSQL: one NOTIFY per stored event, delivered at commit, carrying its referencia.
+# PostgreSQL: one NOTIFY per stored event and per journal write (an entry inserted, its state,
+# outcome or abandon changed), delivered at commit, carrying the referencia.
 _NOTIFY = "SELECT pg_notify(%s, %s)"
 # pg_notify's payload must stay under 8000 bytes; a longer referencia wakes every waiter.
 _MAX_PAYLOAD = 1000
@@ -834,6 +835,14 @@ class DjangoStore(StoreBase):
             rows = cursor.fetchall()
         return [_journal_entry(row) for row in rows]
 
+    def _announce(self, cursor: Any, referencia: str) -> None:
+        """PostgreSQL: NOTIFY the change listeners of a journal write of ``referencia``, in the
+        write's transaction (delivered at its commit). Other databases are polled."""
+        if self._connection().vendor != "postgresql":
+            return
+        payload = "" if len(referencia) > _MAX_PAYLOAD else referencia
+        cursor.execute(_NOTIFY, (self._channel(), payload))
+
     def _journal_get(self, referencia: str) -> JournalEntry | None:
         if _linkable(referencia, self._id_limit()) is None:
             return None  # never journaled: the database cannot hold it (_linkable)
@@ -847,6 +856,7 @@ class DjangoStore(StoreBase):
             if self._insert_if_absent(cursor, _J_INSERT, params):
                 if entry.sale is not None:
                     cursor.execute(_J_EVENTS_SO_FAR, (entry.referencia, entry.referencia))
+                self._announce(cursor, entry.referencia)
                 return None
         existing = self._journal_get(entry.referencia)
         if existing is None:  # purged meanwhile: never, an entry being sent is not purged
@@ -867,12 +877,18 @@ class DjangoStore(StoreBase):
         answer_json = None if answer is None else answer.to_json()
         with self._write() as cursor:
             cursor.execute(statement, (state, now, answer_json, referencia, *sorted(allowed_from)))
-            return bool(cursor.rowcount == 1)
+            written = bool(cursor.rowcount == 1)
+            if written:
+                self._announce(cursor, referencia)
+            return written
 
     def _journal_finalize(self, referencia: str, event: Mapping[str, Any], now: float) -> bool:
         with self._write() as cursor:
             cursor.execute(_J_FINALIZE, (canonical_json(event), now, referencia))
-            return bool(cursor.rowcount == 1)
+            written = bool(cursor.rowcount == 1)
+            if written:
+                self._announce(cursor, referencia)
+            return written
 
     def _journal_list(self, *, waiting: bool, after: int, limit: int) -> list[JournalEntry]:
         return self._fetch_entries(_J_LIST[waiting], (after, limit))
@@ -992,6 +1008,7 @@ class DjangoStore(StoreBase):
                 if not self._insert_if_absent(cursor, _J_INSERT, params):
                     raise _Conflict
                 cursor.execute(_J_EVENTS_SO_FAR, (entry.referencia, entry.referencia))
+                self._announce(cursor, entry.referencia)
         except _Conflict:
             # Rolled back; the referencia may have been journaled meanwhile: that entry wins.
             existing = self._journal_get(entry.referencia)
@@ -1001,4 +1018,7 @@ class DjangoStore(StoreBase):
     def _sale_abandon(self, referencia: str, abandon: Mapping[str, Any], now: float) -> bool:
         with self._write() as cursor:
             cursor.execute(_J_ABANDON, (canonical_json(abandon), now, referencia))
-            return bool(cursor.rowcount == 1)
+            written = bool(cursor.rowcount == 1)
+            if written:
+                self._announce(cursor, referencia)
+            return written
