@@ -871,6 +871,18 @@ OTHERS: Final[dict[str, dict[str, str]]] = {
             "MariaDB o store guarda no máximo {limit} (nada foi gravado): use um mais curto"
         ),
     },
+    "django.store_put_vanished": {
+        "en": (
+            "DjangoStore(using={alias!r}): an event already stored was purged between the "
+            "insert and the read of its hash, {attempts} times in a row; nothing was stored: "
+            "put it again (a receiver answers 503, and the service delivers it again)"
+        ),
+        "pt_BR": (
+            "DjangoStore(using={alias!r}): um evento já guardado foi expurgado entre a "
+            "inserção e a leitura do seu hash, {attempts} vezes seguidas; nada foi gravado: "
+            "grave-o de novo (um receiver responde 503, e o serviço o entrega de novo)"
+        ),
+    },
     "django.check_store_alias": {
         "en": "SMARTPOS['STORE'] is {store!r}, but DATABASES has no alias {alias!r}",
         "pt_BR": "SMARTPOS['STORE'] é {store!r}, mas DATABASES não tem o alias {alias!r}",
