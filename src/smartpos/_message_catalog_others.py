@@ -706,16 +706,16 @@ OTHERS: Final[dict[str, dict[str, str]]] = {
         "pt_BR": "Use só em testes; um arquivo SQLite, Redis ou PostgreSQL em produção.",
     },
     "django.check_handler_import": {
-        "en": "SMARTPOS['{key}'] cannot be imported: {problem}",
-        "pt_BR": "SMARTPOS['{key}'] não pode ser importado: {problem}",
+        "en": "{source} cannot be imported: {problem}",
+        "pt_BR": "{source} não pode ser importado: {problem}",
     },
     "django.check_handler_import_hint": {
         "en": "Give the dotted path of a function: 'shop.payments.handle_event'.",
         "pt_BR": "Informe o caminho pontuado de uma função: 'shop.payments.handle_event'.",
     },
     "django.check_handler_not_callable": {
-        "en": "SMARTPOS['{key}'] {path!r} is not callable",
-        "pt_BR": "SMARTPOS['{key}'] {path!r} não é uma função (não é chamável)",
+        "en": "{source} {path!r} is not callable",
+        "pt_BR": "{source} {path!r} não é uma função (não é chamável)",
     },
     "django.check_verifier": {
         "en": "SMARTPOS cannot build the webhook verifier: {problem}",
@@ -958,10 +958,6 @@ OTHERS: Final[dict[str, dict[str, str]]] = {
             "SMARTPOS['ON_SALE'] = 'seuapp.modulo.on_sale') ou passe "
             "--handler seuapp.modulo.handle_event"
         ),
-    },
-    "django.worker_handler_import": {
-        "en": "cannot import the handler {path!r}: {problem}",
-        "pt_BR": "não foi possível importar o handler {path!r}: {problem}",
     },
     "django.worker_bad_options": {
         "en": "bad worker options: {problem}",

@@ -37,7 +37,7 @@ from __future__ import annotations
 import difflib
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from django.core.checks import CheckMessage, Error, Warning
@@ -280,24 +280,47 @@ def unapplied_migrations(alias: str) -> list[str]:
     return [migration.name for migration, backwards in plan if not backwards]
 
 
-def _check_handler(path: str, key: str = "HANDLER") -> list[CheckMessage]:
+class _HandlerImportError(ImproperlyConfigured):
+    """A dotted path (``HANDLER``, ``ON_SALE``, ``--handler``) names nothing callable.
+
+    Attributes:
+        hint: What to do, or ``None``.
+    """
+
+    def __init__(self, msg: str, hint: str | None = None) -> None:
+        super().__init__(msg)
+        self.hint = hint
+
+
+def _import_handler(path: str, source: str) -> Callable[..., Any]:
+    """The callable at the dotted ``path``; ``source`` names where it was given.
+
+    The system checks (E005) and ``smartpos_worker`` import ``HANDLER`` and ``ON_SALE``
+    through it; ``source`` is ``SMARTPOS['HANDLER']``, ``SMARTPOS['ON_SALE']`` or
+    ``--handler``.
+
+    Raises:
+        _HandlerImportError: ``path`` cannot be imported, or is not callable.
+    """
     try:
         handler = import_string(path)
     except ImportError as exc:
-        return [
-            Error(
-                message("django.check_handler_import", problem=exc, key=key),
-                hint=message("django.check_handler_import_hint"),
-                id="smartpos.E005",
-            )
-        ]
+        raise _HandlerImportError(
+            message("django.check_handler_import", problem=exc, source=source),
+            hint=message("django.check_handler_import_hint"),
+        ) from exc
     if not callable(handler):
-        return [
-            Error(
-                message("django.check_handler_not_callable", path=path, key=key),
-                id="smartpos.E005",
-            )
-        ]
+        raise _HandlerImportError(
+            message("django.check_handler_not_callable", path=path, source=source)
+        )
+    return handler  # type: ignore[no-any-return]
+
+
+def _check_handler(path: str, key: str) -> list[CheckMessage]:
+    try:
+        _import_handler(path, f"SMARTPOS[{key!r}]")
+    except _HandlerImportError as exc:
+        return [Error(str(exc), hint=exc.hint, id="smartpos.E005")]
     return []
 
 
