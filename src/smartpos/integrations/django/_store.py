@@ -276,10 +276,24 @@ _T_TAKE = (
     f"UPDATE {_HOLDS} SET referencia = %s, hold_until = %s "
     "WHERE smartpos_id = %s AND referencia = %s"
 )
-# PostgreSQL: one NOTIFY per stored event, delivered at commit, carrying its referencia.
-_NOTIFY = "SELECT pg_notify(%s, %s)"
-# pg_notify's payload must stay under 8000 bytes; a longer referencia wakes every waiter.
+# PostgreSQL: _PG_PUT_ONE notifies once per stored event (delivered at commit), carrying its
+# referencia; pg_notify's payload must stay under 8000 bytes: a longer referencia wakes every
+# waiter.
 _MAX_PAYLOAD = 1000
+
+
+def _insert_row(item: _Encoded, now: float, referencia: str | None) -> tuple[Any, ...]:
+    """The parameters of ``_INSERT`` (and the first ones of ``_PG_PUT_ONE``) for one event."""
+    return (
+        item.id,
+        item.tipo,
+        item.criado_em,
+        item.raw_json,
+        item.body_hash,
+        now,
+        now,
+        referencia,
+    )
 
 
 class _Conflict(Exception):
@@ -614,7 +628,6 @@ class DjangoStore(StoreBase):
                 return [self._pg_put_one(batch[0])]
             with self._write() as cursor:
                 return [self._pg_put_one(item, cursor) for item in batch]
-        notify = vendor == "postgresql"
         limit = self._id_limit()
         existing = _HASH_LOCKING if vendor == "mysql" else _HASH
         with self._write() as cursor:
@@ -622,27 +635,11 @@ class DjangoStore(StoreBase):
             for item in batch:
                 referencia = _linkable(item.referencia, limit)
                 inserted = self._insert_if_absent(
-                    cursor,
-                    _INSERT,
-                    (
-                        item.id,
-                        item.tipo,
-                        item.criado_em,
-                        item.raw_json,
-                        item.body_hash,
-                        now,
-                        now,
-                        referencia,
-                    ),
+                    cursor, _INSERT, _insert_row(item, now, referencia)
                 )
                 if inserted:
                     if referencia is not None:
                         cursor.execute(_J_COUNT_EVENT, (referencia,))
-                    if notify:
-                        payload = referencia or ""
-                        if len(payload) > _MAX_PAYLOAD:
-                            payload = ""
-                        cursor.execute(_NOTIFY, (self._channel(), payload))
                     kept.append(None)
                 else:
                     cursor.execute(existing, (item.id,))
@@ -665,19 +662,7 @@ class DjangoStore(StoreBase):
             with contextlib.ExitStack() as stack:
                 cursor = in_transaction or stack.enter_context(self._cursor())
                 cursor.execute(
-                    _PG_PUT_ONE,
-                    (
-                        item.id,
-                        item.tipo,
-                        item.criado_em,
-                        item.raw_json,
-                        item.body_hash,
-                        now,
-                        now,
-                        referencia,
-                        self._channel(),
-                        payload,
-                    ),
+                    _PG_PUT_ONE, (*_insert_row(item, now, referencia), self._channel(), payload)
                 )
                 if cursor.rowcount == 1:
                     return None
