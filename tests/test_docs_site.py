@@ -19,7 +19,11 @@ The blocks that run (``RUNNERS`` names the test that runs each kind):
 - a ``python`` block that is an example program of ``examples/`` (verbatim, or included with
   ``--8<-- "examples/NAME.py"``): the test that runs that example;
 - every other ``python`` block: run here, each as a script in a fresh interpreter
-  (``test_python_block_runs``).
+  (``test_python_block_runs``);
+- the ``console`` blocks of ``docs/*/django*.md`` whose lines all run ``python manage.py``:
+  tests/integrations/test_django_docs_commands.py runs them against examples/django_shop;
+- the ``console`` block of ``docs/*/django-testing.md`` that runs the example shop's tests
+  (``python -m pytest tests``): tests/integrations/test_django_shop_tests.py runs those lines.
 
 The ``python`` blocks of the docstrings in src/smartpos (the API reference shows them) run
 here too, and the docstrings hold no Sphinx role and no bare ``>>>`` example: they are Markdown.
@@ -33,6 +37,7 @@ from __future__ import annotations
 import ast
 import os
 import re
+import shlex
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -56,6 +61,8 @@ RUNNERS = {
     "testing": "tests/testing/test_sandbox_docs.py",
     "readme": "tests/test_readme.py",
     "here": "tests/test_docs_site.py",
+    "manage.py": "tests/integrations/test_django_docs_commands.py",
+    "shop-tests": "tests/integrations/test_django_shop_tests.py",
 }
 #: The test that runs each program of examples/.
 EXAMPLE_RUNNERS = {
@@ -164,6 +171,30 @@ def _example_program(body: str) -> str | None:
     return None
 
 
+def shell_commands(block: Block) -> list[list[str]]:
+    """A prompt-less ``console`` block's commands: each line's words, its comment left out."""
+    return [
+        words for line in block.body.splitlines() if (words := shlex.split(line, comments=True))
+    ]
+
+
+#: ``python -m pytest tests``, as the example shop's developers run its tests, with the
+#: variables of its settings before it.
+_SHOP_TESTS = re.compile(r"(?:(?:DJANGO_DB|SHOP_POSTGRES_[A-Z]+)=\S+ )*python -m pytest tests")
+
+
+def _django_runner(block: Block) -> str | None:
+    """The runner of a prompt-less ``console`` block of the Django guides, or None."""
+    if not re.fullmatch(r"docs/[^/]+/django(?:-testing)?\.md", block.path):
+        return None
+    commands = shell_commands(block)
+    if commands and all(words[:2] == ["python", "manage.py"] for words in commands):
+        return RUNNERS["manage.py"]
+    if commands and all(_SHOP_TESTS.fullmatch(shlex.join(words)) for words in commands):
+        return RUNNERS["shop-tests"]
+    return None
+
+
 def runner(block: Block) -> str | None:
     """The test file that runs the block, or None when nothing does."""
     if block.fragment:
@@ -172,7 +203,7 @@ def runner(block: Block) -> str | None:
         commands = [line[2:] for line in block.body.splitlines() if line.startswith("$ ")]
         if commands and all(_is_smartpos_line(c) for c in commands):
             return RUNNERS["cli"]
-        return None
+        return None if commands else _django_runner(block)
     if block.language != "python":
         return None
     if re.fullmatch(r"docs/[^/]+/testing\.md", block.path):
@@ -220,6 +251,8 @@ def test_the_runners_run_what_they_are_said_to() -> None:
     assert "rglob" in (REPO / RUNNERS["cli"]).read_text(encoding="utf-8")
     assert '"*/testing.md"' in (REPO / RUNNERS["testing"]).read_text(encoding="utf-8")
     assert "README.md" in (REPO / RUNNERS["readme"]).read_text(encoding="utf-8")
+    for kind in ("manage.py", "shop-tests"):
+        assert f'RUNNERS["{kind}"]' in (REPO / RUNNERS[kind]).read_text(encoding="utf-8")
 
 
 def test_every_example_is_run_by_a_test() -> None:

@@ -706,16 +706,16 @@ OTHERS: Final[dict[str, dict[str, str]]] = {
         "pt_BR": "Use só em testes; um arquivo SQLite, Redis ou PostgreSQL em produção.",
     },
     "django.check_handler_import": {
-        "en": "SMARTPOS['{key}'] cannot be imported: {problem}",
-        "pt_BR": "SMARTPOS['{key}'] não pode ser importado: {problem}",
+        "en": "{source} cannot be imported: {problem}",
+        "pt_BR": "{source} não pode ser importado: {problem}",
     },
     "django.check_handler_import_hint": {
         "en": "Give the dotted path of a function: 'shop.payments.handle_event'.",
         "pt_BR": "Informe o caminho pontuado de uma função: 'shop.payments.handle_event'.",
     },
     "django.check_handler_not_callable": {
-        "en": "SMARTPOS['{key}'] {path!r} is not callable",
-        "pt_BR": "SMARTPOS['{key}'] {path!r} não é uma função (não é chamável)",
+        "en": "{source} {path!r} is not callable",
+        "pt_BR": "{source} {path!r} não é uma função (não é chamável)",
     },
     "django.check_verifier": {
         "en": "SMARTPOS cannot build the webhook verifier: {problem}",
@@ -871,6 +871,18 @@ OTHERS: Final[dict[str, dict[str, str]]] = {
             "MariaDB o store guarda no máximo {limit} (nada foi gravado): use um mais curto"
         ),
     },
+    "django.store_put_vanished": {
+        "en": (
+            "DjangoStore(using={alias!r}): an event already stored was purged between the "
+            "insert and the read of its hash, {attempts} times in a row; nothing was stored: "
+            "put it again (a receiver answers 503, and the service delivers it again)"
+        ),
+        "pt_BR": (
+            "DjangoStore(using={alias!r}): um evento já guardado foi expurgado entre a "
+            "inserção e a leitura do seu hash, {attempts} vezes seguidas; nada foi gravado: "
+            "grave-o de novo (um receiver responde 503, e o serviço o entrega de novo)"
+        ),
+    },
     "django.check_store_alias": {
         "en": "SMARTPOS['STORE'] is {store!r}, but DATABASES has no alias {alias!r}",
         "pt_BR": "SMARTPOS['STORE'] é {store!r}, mas DATABASES não tem o alias {alias!r}",
@@ -946,10 +958,6 @@ OTHERS: Final[dict[str, dict[str, str]]] = {
             "SMARTPOS['ON_SALE'] = 'seuapp.modulo.on_sale') ou passe "
             "--handler seuapp.modulo.handle_event"
         ),
-    },
-    "django.worker_handler_import": {
-        "en": "cannot import the handler {path!r}: {problem}",
-        "pt_BR": "não foi possível importar o handler {path!r}: {problem}",
     },
     "django.worker_bad_options": {
         "en": "bad worker options: {problem}",

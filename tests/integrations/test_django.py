@@ -240,6 +240,48 @@ def test_worker_command_without_a_handler(
     assert str(info.value).startswith("nenhum handler: defina SMARTPOS['HANDLER']")
 
 
+@pytest.mark.parametrize(
+    ("options", "settings_change", "expected"),
+    [
+        (
+            ["--handler", "shop.payments.nothing"],
+            {},
+            '--handler cannot be imported: Module "shop.payments" does not define a "nothing" '
+            "attribute/class (Give the dotted path of a function: 'shop.payments.handle_event'.)",
+        ),
+        (
+            ["--handler", "shop.settings.DEBUG"],
+            {},
+            "--handler 'shop.settings.DEBUG' is not callable",
+        ),
+        (
+            [],
+            {"ON_SALE": "shop.settings.ALLOWED_HOSTS"},
+            "SMARTPOS['ON_SALE'] 'shop.settings.ALLOWED_HOSTS' is not callable",
+        ),
+    ],
+    ids=["not-importable", "not-callable", "on-sale-not-callable"],
+)
+def test_worker_command_refuses_what_the_checks_refuse(
+    smartpos_settings: dict[str, Any],
+    options: list[str],
+    settings_change: dict[str, Any],
+    expected: str,
+) -> None:
+    """The worker imports HANDLER, ON_SALE and --handler as the checks (E005) do, and names the
+    one it could not use: before it ran anything, not at the first event."""
+    from django.core.management import CommandError, call_command
+    from django.test import override_settings
+
+    with (
+        override_settings(SMARTPOS={**smartpos_settings, **settings_change}),
+        pytest.raises(CommandError) as info,
+    ):
+        call_command("smartpos_worker", "--once", *options, stdout=_Output())
+
+    assert expected == str(info.value)
+
+
 # --- the migrate command -------------------------------------------------------------------
 
 
@@ -457,6 +499,7 @@ def smartpos_checks(*, deploy: bool = False) -> dict[str, str]:
         ({"STORE": "mongodb://x"}, "smartpos.E004", "scheme 'mongodb' is not supported"),
         ({"STORE": "/no/such/folder/inbox.db"}, "smartpos.E004", "does not exist"),
         ({"HANDLER": "shop.payments.nothing"}, "smartpos.E005", "cannot be imported"),
+        ({"ON_SALE": "shop.settings.DEBUG"}, "smartpos.E005", "'shop.settings.DEBUG' is not"),
         ({"STORE": "memory://"}, "smartpos.W002", "lost at every restart"),
         ({"API_KEY": None}, "smartpos.W003", "get_client() and get_async_client() will raise"),
         ({"CLIENT_OPTIONS": ["timeout"]}, "smartpos.E001", "must be a dict"),

@@ -179,3 +179,40 @@ def test_e008_names_the_migrations_a_partly_migrated_app_lacks(
     assert "0001_initial" not in partly[0].msg
     assert f"python manage.py migrate smartpos --database {alias}" in str(partly[0].hint)
     assert [] == fully
+
+
+def test_manage_py_migrate_runs_on_a_fresh_database(tmp_path: Path) -> None:
+    """``migrate`` runs the database checks before it migrates: E008 is not one of its
+    errors there (it refused the very command its hint names), while ``check --database``
+    still reports it before the migration, and nothing after."""
+    import os
+    import subprocess
+    import sys
+
+    from framework_helpers import EXAMPLES
+
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "SHOP_"))}
+    env = {**clean, "DJANGO_DB": str(tmp_path / "fresh.sqlite3"), "PYTHONDONTWRITEBYTECODE": "1"}
+
+    def manage(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "manage.py", *args],
+            cwd=EXAMPLES / "django_shop",
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+
+    before = manage("check", "--database", "default")
+    migrated = manage("migrate")
+    after = manage("check", "--database", "default")
+
+    assert 1 == before.returncode, before.stdout + before.stderr
+    assert "smartpos.E008" in before.stderr
+    assert 0 == migrated.returncode, migrated.stdout + migrated.stderr
+    assert "Applying smartpos.0002_effect... OK" in migrated.stdout
+    assert "smartpos.E008" not in migrated.stderr
+    assert 0 == after.returncode, after.stdout + after.stderr
+    assert "smartpos.E008" not in after.stderr

@@ -108,3 +108,17 @@ _ENVELOPE = (
     b'"dados":{"referencia":"r-1","documentoCliente":"52998224725","status":"ok",'
     b'"valorCentavos":1000}}'
 )
+
+
+def test_every_effect_key_fits_mysqls_key_column() -> None:
+    """The effect keys are shortened to what DjangoStore's key column holds on MySQL/MariaDB
+    (its other stores hold any length, and record the same keys)."""
+    from smartpos.integrations.django._fields import MYSQL_ID_CHARS
+    from smartpos.webhooks._effects import MAX_EFFECT_KEY_CHARS, effect_key
+
+    assert MAX_EFFECT_KEY_CHARS == MYSQL_ID_CHARS
+    longest = effect_key("s" * MYSQL_ID_CHARS, "compensated", "r" * MYSQL_ID_CHARS)
+    assert len(longest) == MYSQL_ID_CHARS
+    assert effect_key("mesa-1", "late_approval", "r-1") == "sale:mesa-1:late_approval:r-1"
+    # A lone surrogate (JSON allows one) is hashed too.
+    assert len(effect_key("s" * 500, "late_approval", "\ud800" * 20)) == MYSQL_ID_CHARS

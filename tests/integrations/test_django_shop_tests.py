@@ -62,3 +62,25 @@ def test_the_shop_tests_pass_on_postgresql(postgres_server: Any) -> None:
 
     assert 0 == done.returncode, done.stdout + done.stderr
     assert "5 passed" in done.stdout
+
+
+def test_the_testing_guide_shows_the_lines_run_here() -> None:
+    """docs/*/django-testing.md shows the two lines the tests above run (RUNNERS["shop-tests"]
+    in test_docs_site): ``python -m pytest tests`` on SQLite, and with ``SHOP_POSTGRES_NAME``
+    on PostgreSQL (here a fresh database of the session's server, its port added; ``-q`` and
+    no cache provider besides)."""
+    from test_docs_site import BLOCKS, RUNNERS, runner, shell_commands
+
+    blocks = [block for block in BLOCKS if runner(block) == RUNNERS["shop-tests"]]
+    assert ["docs/en/django-testing.md", "docs/pt-BR/django-testing.md"] == sorted(
+        block.path for block in blocks
+    )
+    for block in blocks:
+        lines = [
+            ([w.partition("=")[0] for w in words if "=" in w], [w for w in words if "=" not in w])
+            for words in shell_commands(block)
+        ]
+        assert [
+            ([], ["python", "-m", "pytest", "tests"]),
+            (["SHOP_POSTGRES_NAME"], ["python", "-m", "pytest", "tests"]),
+        ] == lines, block

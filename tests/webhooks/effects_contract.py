@@ -18,6 +18,7 @@ hands over: ``partner_write`` speaks each driver's placeholder.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import multiprocessing
 import os
 import signal
@@ -397,6 +398,46 @@ class EffectsContract:
         assert ["paid", "late_approval", "compensated"] == [e.kind for e in on_sale.effects]
         assert [R2, R1, R1] == [e.referencia for e in on_sale.effects]
         assert sorted(on_sale.keys) == sorted(backend.partner_rows())
+
+    def test_keys_longer_than_512_characters_are_recorded_shortened_and_once(
+        self, backend: Backend, clock: FakeClock
+    ) -> None:
+        """A 500-character sale id and a long referencia: the late approval's and the
+        compensation's keys (over 1000 characters) are recorded as their first 440 characters,
+        ':sha256:' and the digest of the whole key (512 characters, what MariaDB's key column
+        holds), distinct though their first 440 characters are the same, each once; the paid
+        key (510 characters) is recorded as it is."""
+        sale = "s" * 500
+        late = f"{refs(1, prefix='eff9')[0]}-{'r' * 400}"
+        store = backend.store(clock=clock)
+        effects: list[SaleEffect] = []
+        worker = webhooks.Worker(store, on_sale=effects.append)
+        attempt(store, late, sale)
+        store._abandon(sale, motivo="trocou de cartão", operador="ana")
+        attempt(store, R2, sale, smartpos_id="SP-2")
+        store.put(event("ev-long-1", "pagamento.aprovado", R2, smartpos_id=None))
+        _drain(worker)
+        for n in (1, 2):  # the late approval, delivered under two ids
+            store.put(event(f"ev-late-{n}", "pagamento.aprovado", late, smartpos_id=None))
+        _drain(worker)
+        compensation(store, late, sale)
+        store._record_operation(compensation_referencia(late), "accepted")
+        store.put(event("ev-refund", "pagamento.aprovado", compensation_referencia(late)))
+        _drain(worker)
+
+        def shortened(key: str) -> str:
+            return key[:440] + ":sha256:" + hashlib.sha256(key.encode()).hexdigest()
+
+        expected = [
+            f"sale:{sale}:paid",
+            shortened(f"sale:{sale}:late_approval:{late}"),
+            shortened(f"sale:{sale}:compensated:{late}"),
+        ]
+        assert expected == [e.key for e in effects]
+        assert [510, 512, 512] == [len(key) for key in expected]
+        assert expected[1][:440] == expected[2][:440]
+        assert [late, late] == [e.referencia for e in effects[1:]]
+        assert sorted(expected) == backend.effect_keys()
 
     def test_on_sale_raising_rolls_back_and_the_retry_applies_it_once(
         self, backend: Backend, clock: FakeClock

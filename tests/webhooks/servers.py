@@ -23,7 +23,7 @@ import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import NoReturn
@@ -132,92 +132,119 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-class RedisServer:
-    """A ``redis-server`` child process on 127.0.0.1 and an ephemeral port.
+class _LocalServer:
+    """A server on 127.0.0.1 and an ephemeral port, in a temporary directory of its own.
 
-    Args:
-        appendonly: start with ``--appendonly yes`` (the setting the store's durability needs).
-        extra_args: more ``--name value`` arguments for redis-server.
+    ``start()`` finds the binaries (``_find``, else ``ServerUnavailable``), makes the directory
+    (owned by ``SYSTEM_USER`` as root), prepares it (``_prepare``: initdb and the like), then
+    launches the server (``_launch``) on up to five free ports until it answers. ``stop()``
+    stops it through the PID it was started with (``_halt``), never by name, and removes the
+    directory. A subclass whose server is a child process (``_spawn``) keeps the default
+    ``_halt``: SIGTERM, then SIGKILL after ``TERMINATE_SECONDS``.
     """
 
-    def __init__(self, *, appendonly: bool = True, extra_args: Sequence[str] = ()) -> None:
-        self.appendonly = appendonly
-        self.extra_args = list(extra_args)
+    #: The server's name in errors.
+    NAME = "server"
+    #: The prefix of the temporary directory.
+    DIR_PREFIX = "smartpos-server-"
+    #: As root, the unprivileged user the server runs as (None: the current user).
+    SYSTEM_USER: str | None = None
+    #: Seconds a child process gets to exit after SIGTERM before SIGKILL.
+    TERMINATE_SECONDS = 10.0
+
+    def __init__(self) -> None:
         self.port = 0
         self.pid = 0
         self._proc: subprocess.Popen[bytes] | None = None
         self._dir: str | None = None
 
-    @property
-    def url(self) -> str:
-        """The ``redis://`` URL of the running server."""
-        return f"redis://127.0.0.1:{self.port}/0"
+    def _find(self) -> None:
+        """Find the binaries; raise ``ServerUnavailable`` when they are not installed."""
+
+    def _prepare(self) -> None:
+        """Fill the new directory before the first launch (raise ``RuntimeError`` on failure)."""
+
+    def _launch(self) -> str | None:
+        """Start the server on ``self.port``: ``None`` once it answers, else why not."""
+        raise NotImplementedError
+
+    def _run_as(self) -> dict[str, int]:
+        """Popen's ``user``/``group`` as root (the child itself drops to them), else nothing."""
+        if os.geteuid() != 0 or self.SYSTEM_USER is None:
+            return {}
+        user = _ensure_system_user(self.SYSTEM_USER)
+        return {"user": user.pw_uid, "group": user.pw_gid}
 
     def start(self) -> None:
-        """Start the server and wait until it answers PING.
+        """Start the server and wait until it answers.
 
         Raises:
-            ServerUnavailable: ``redis-server`` is not installed.
+            ServerUnavailable: the server's binaries are not installed.
             RuntimeError: the server did not start.
         """
-        binary = find_redis_server()
-        if binary is None:
-            raise ServerUnavailable("redis-server is not installed")
-        self._dir = tempfile.mkdtemp(prefix="smartpos-redis-")
-        last_log = ""
+        self._find()
+        # Not under pytest's tmp_path: its parent is private to root, and as root the server
+        # runs as another user that must reach its own directory.
+        self._dir = tempfile.mkdtemp(prefix=self.DIR_PREFIX)
+        if user := self._run_as():
+            os.chown(self._dir, user["user"], user["group"])
+        try:
+            self._prepare()
+        except BaseException:
+            self._cleanup_dir()
+            raise
+        last = ""
         for _ in range(5):
             self.port = _free_port()
-            log_path = Path(self._dir) / f"redis-{self.port}.log"
-            args = [
-                binary,
-                "--port", str(self.port),
-                "--bind", "127.0.0.1",
-                "--dir", self._dir,
-                "--save", "",
-                "--appendonly", "yes" if self.appendonly else "no",
-                "--daemonize", "no",
-                "--loglevel", "warning",
-                *self.extra_args,
-            ]  # fmt: skip
-            with open(log_path, "wb") as log:
-                self._proc = subprocess.Popen(
-                    args, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
-                )
-            self.pid = self._proc.pid
-            if self._wait_ready():
+            failure = self._launch()
+            if failure is None:
                 return
-            self._terminate()
-            last_log = log_path.read_text(errors="replace")[-2000:]
+            last = failure
+            self._halt()
         self._cleanup_dir()
-        raise RuntimeError(f"redis-server did not start:\n{last_log}")
+        raise RuntimeError(f"{self.NAME} did not start:\n{last}")
 
-    def _wait_ready(self) -> bool:
-        assert self._proc is not None
+    def _spawn(
+        self, args: list[str], *, log: Path | None = None, answers: Callable[[], bool]
+    ) -> bool:
+        """Start ``args`` as the server's child process; ``True`` once ``answers()`` is."""
+        assert self._dir is not None
+        with open(log if log is not None else os.devnull, "wb") as out:
+            self._proc = subprocess.Popen(
+                args, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                cwd=self._dir, **self._run_as(),
+            )  # fmt: skip
+        self.pid = self._proc.pid
         deadline = time.monotonic() + _START_TIMEOUT
         while time.monotonic() < deadline:
             if self._proc.poll() is not None:
                 return False
             try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=1.0) as sock:
-                    sock.sendall(b"PING\r\n")
-                    if sock.recv(64).startswith(b"+PONG"):
-                        return True
-            except OSError:
+                if answers():
+                    return True
+            except Exception:  # not answering yet
                 pass
             time.sleep(0.02)
         return False
 
-    def _terminate(self) -> None:
+    def _halt(self) -> None:
+        """Stop the child process: SIGTERM (a clean shutdown), SIGKILL if it lingers."""
         proc, self._proc = self._proc, None
+        self.pid = 0
         if proc is None:
             return
         if proc.poll() is None:
             proc.terminate()
             try:
-                proc.wait(timeout=10)
+                proc.wait(timeout=self.TERMINATE_SECONDS)
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait(timeout=10)
+
+    def _log_tail(self, path: Path) -> str:
+        with contextlib.suppress(OSError):
+            return path.read_text(errors="replace")[-2000:]
+        return ""
 
     def _cleanup_dir(self) -> None:
         if self._dir is not None:
@@ -226,11 +253,61 @@ class RedisServer:
 
     def stop(self) -> None:
         """Stop the server by the PID it was started with and remove its directory."""
-        self._terminate()
+        self._halt()
         self._cleanup_dir()
 
 
-class PostgresServer:
+class RedisServer(_LocalServer):
+    """A ``redis-server`` child process on 127.0.0.1 and an ephemeral port.
+
+    Args:
+        appendonly: start with ``--appendonly yes`` (the setting the store's durability needs).
+        extra_args: more ``--name value`` arguments for redis-server.
+    """
+
+    NAME = "redis-server"
+    DIR_PREFIX = "smartpos-redis-"
+
+    def __init__(self, *, appendonly: bool = True, extra_args: Sequence[str] = ()) -> None:
+        super().__init__()
+        self.appendonly = appendonly
+        self.extra_args = list(extra_args)
+        self._binary = ""
+
+    @property
+    def url(self) -> str:
+        """The ``redis://`` URL of the running server."""
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def _find(self) -> None:
+        binary = find_redis_server()
+        if binary is None:
+            raise ServerUnavailable("redis-server is not installed")
+        self._binary = binary
+
+    def _launch(self) -> str | None:
+        assert self._dir is not None
+        log = Path(self._dir) / f"redis-{self.port}.log"
+        args = [
+            self._binary,
+            "--port", str(self.port),
+            "--bind", "127.0.0.1",
+            "--dir", self._dir,
+            "--save", "",
+            "--appendonly", "yes" if self.appendonly else "no",
+            "--daemonize", "no",
+            "--loglevel", "warning",
+            *self.extra_args,
+        ]  # fmt: skip
+        return None if self._spawn(args, log=log, answers=self._pong) else self._log_tail(log)
+
+    def _pong(self) -> bool:
+        with socket.create_connection(("127.0.0.1", self.port), timeout=1.0) as sock:
+            sock.sendall(b"PING\r\n")
+            return sock.recv(64).startswith(b"+PONG")
+
+
+class PostgresServer(_LocalServer):
     """A PostgreSQL cluster made by ``initdb`` in a temporary directory, run by ``pg_ctl``.
 
     The server listens on 127.0.0.1 and an ephemeral port, and on a Unix socket in its own
@@ -241,11 +318,13 @@ class PostgresServer:
         settings: more ``-c name=value`` server settings.
     """
 
+    NAME = "PostgreSQL"
+    DIR_PREFIX = "smartpos-pg-"
+    SYSTEM_USER = PG_SYSTEM_USER
+
     def __init__(self, *, settings: Sequence[str] = ()) -> None:
+        super().__init__()
         self.settings = list(settings)
-        self.port = 0
-        self.pid = 0
-        self._dir: str | None = None
         self._bindir: Path | None = None
 
     @property
@@ -266,53 +345,41 @@ class PostgresServer:
             self._as_user(args), capture_output=True, text=True, timeout=120, check=False
         )
 
-    @staticmethod
-    def _ensure_system_user() -> pwd.struct_passwd:
-        return _ensure_system_user(PG_SYSTEM_USER)
+    def _pg_ctl(self, *args: str) -> subprocess.CompletedProcess[str]:
+        assert self._dir is not None
+        assert self._bindir is not None
+        return self._run([str(self._bindir / "pg_ctl"), "-D", f"{self._dir}/data", *args])
 
-    def start(self) -> None:
-        """Create the cluster and start the server.
-
-        Raises:
-            ServerUnavailable: ``initdb``/``pg_ctl`` are not installed.
-            RuntimeError: initdb or the server failed.
-        """
+    def _find(self) -> None:
         self._bindir = find_pg_bindir()
         if self._bindir is None:
             raise ServerUnavailable("PostgreSQL (initdb, pg_ctl) is not installed")
-        # Not under pytest's tmp_path: its parent is private to root, and as root the server
-        # runs as another user that must reach its own data directory.
-        self._dir = tempfile.mkdtemp(prefix="smartpos-pg-")
-        if os.geteuid() == 0:
-            user = self._ensure_system_user()
-            os.chown(self._dir, user.pw_uid, user.pw_gid)
-        data = f"{self._dir}/data"
+
+    def _prepare(self) -> None:
+        assert self._bindir is not None
         init = self._run([
-            str(self._bindir / "initdb"), "-D", data, "-U", "postgres", "--auth=trust",
-            "-E", "UTF8", "--locale=C", "--no-sync",
+            str(self._bindir / "initdb"), "-D", f"{self._dir}/data", "-U", "postgres",
+            "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync",
         ])  # fmt: skip
         if init.returncode != 0:
-            self._cleanup_dir()
             raise RuntimeError(f"initdb failed:\n{init.stdout}\n{init.stderr}")
-        last = ""
-        for _ in range(5):
-            self.port = _free_port()
-            options = " ".join([
-                f"-k {self._dir}", "-h 127.0.0.1", f"-p {self.port}",
-                "-c max_connections=200", *(f"-c {s}" for s in self.settings),
-            ])  # fmt: skip
-            started = self._run([
-                str(self._bindir / "pg_ctl"), "-D", data, "-l", f"{self._dir}/server.log",
-                "-o", options, "-w", "-t", str(int(_START_TIMEOUT)), "start",
-            ])  # fmt: skip
-            if started.returncode == 0:
-                self.pid = int(Path(data, "postmaster.pid").read_text().split()[0])
-                return
-            last = started.stdout + started.stderr
-            with contextlib.suppress(OSError):
-                last += Path(self._dir, "server.log").read_text(errors="replace")[-2000:]
-        self._cleanup_dir()
-        raise RuntimeError(f"PostgreSQL did not start:\n{last}")
+
+    def _launch(self) -> str | None:
+        options = " ".join([
+            f"-k {self._dir}", "-h 127.0.0.1", f"-p {self.port}",
+            "-c max_connections=200", *(f"-c {s}" for s in self.settings),
+        ])  # fmt: skip
+        started = self._pg_ctl(
+            "-l", f"{self._dir}/server.log", "-o", options, "-w", "-t", str(int(_START_TIMEOUT)),
+            "start",
+        )  # fmt: skip
+        if started.returncode == 0:
+            self._read_pid()
+            return None
+        return started.stdout + started.stderr + self._log_tail(Path(f"{self._dir}/server.log"))
+
+    def _read_pid(self) -> None:
+        self.pid = int(Path(f"{self._dir}/data/postmaster.pid").read_text().split()[0])
 
     def restart(self) -> None:
         """Restart the server on the same port and data directory (``pg_ctl restart -m fast``).
@@ -321,36 +388,28 @@ class PostgresServer:
         """
         if self._dir is None or self._bindir is None:
             raise RuntimeError("the server is not running")
-        done = self._run([
-            str(self._bindir / "pg_ctl"), "-D", f"{self._dir}/data", "-l",
-            f"{self._dir}/server.log", "-m", "fast", "-w", "-t", str(int(_START_TIMEOUT)),
+        done = self._pg_ctl(
+            "-l", f"{self._dir}/server.log", "-m", "fast", "-w", "-t", str(int(_START_TIMEOUT)),
             "restart",
-        ])  # fmt: skip
+        )  # fmt: skip
         if done.returncode != 0:
             raise RuntimeError(f"PostgreSQL did not restart:\n{done.stdout}\n{done.stderr}")
-        self.pid = int(Path(self._dir, "data", "postmaster.pid").read_text().split()[0])
+        self._read_pid()
 
-    def _cleanup_dir(self) -> None:
-        if self._dir is not None:
-            shutil.rmtree(self._dir, ignore_errors=True)
-            self._dir = None
-
-    def stop(self) -> None:
-        """Stop the server (``pg_ctl stop -m fast``, then its PID) and remove its directory."""
+    def _halt(self) -> None:
+        """``pg_ctl stop -m fast``, then SIGKILL to the postmaster's PID if it lingers."""
         if self.pid and self._dir is not None and self._bindir is not None:
-            self._run([str(self._bindir / "pg_ctl"), "-D", f"{self._dir}/data", "-m", "fast",
-                       "-w", "stop"])  # fmt: skip
+            self._pg_ctl("-m", "fast", "-w", "stop")
             deadline = time.monotonic() + 10
             while _pid_alive(self.pid) and time.monotonic() < deadline:
                 time.sleep(0.05)
             if _pid_alive(self.pid):
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(self.pid, signal.SIGKILL)
-            self.pid = 0
-        self._cleanup_dir()
+        self.pid = 0
 
 
-class MariaDbServer:
+class MariaDbServer(_LocalServer):
     """A MariaDB server made by ``mariadb-install-db`` in a temporary directory.
 
     ``mariadbd`` listens on 127.0.0.1 and an ephemeral port, and on a Unix socket in its own
@@ -363,12 +422,16 @@ class MariaDbServer:
         settings: more ``--name=value`` options for mariadbd.
     """
 
+    NAME = "MariaDB"
+    DIR_PREFIX = "smartpos-mariadb-"
+    SYSTEM_USER = MARIADB_SYSTEM_USER
+    TERMINATE_SECONDS = 30.0  # InnoDB's clean shutdown
+
     def __init__(self, *, settings: Sequence[str] = ()) -> None:
+        super().__init__()
         self.settings = list(settings)
-        self.port = 0
-        self.pid = 0
-        self._proc: subprocess.Popen[bytes] | None = None
-        self._dir: str | None = None
+        self._install = Path()
+        self._server = Path()
 
     @property
     def socket(self) -> str:
@@ -388,79 +451,39 @@ class MariaDbServer:
         conn.autocommit(True)
         return conn
 
-    def _user(self) -> dict[str, int]:
-        """Popen's ``user``/``group`` as root (the child itself drops to them): by PID."""
-        if os.geteuid() != 0:
-            return {}
-        user = _ensure_system_user(MARIADB_SYSTEM_USER)
-        return {"user": user.pw_uid, "group": user.pw_gid}
-
-    def start(self) -> None:
-        """Create the data directory and start the server.
-
-        Raises:
-            ServerUnavailable: ``mariadb-install-db``/``mariadbd`` are not installed.
-            RuntimeError: the installation or the server failed.
-        """
+    def _find(self) -> None:
         found = find_mariadb()
         if found is None:
             raise ServerUnavailable("MariaDB (mariadb-install-db, mariadbd) is not installed")
-        install, server = found
-        # Not under pytest's tmp_path (private to root): as root the server runs as "mysql".
-        self._dir = tempfile.mkdtemp(prefix="smartpos-mariadb-")
-        user = self._user()
-        if user:
-            os.chown(self._dir, user["user"], user["group"])
-        data = f"{self._dir}/data"
+        self._install, self._server = found
+
+    def _prepare(self) -> None:
         init = subprocess.run(
-            [str(install), "--no-defaults", f"--datadir={data}",
+            [str(self._install), "--no-defaults", f"--datadir={self._dir}/data",
              "--auth-root-authentication-method=normal", "--skip-test-db",
              "--skip-name-resolve"],
-            capture_output=True, text=True, timeout=120, check=False, cwd=self._dir, **user,
+            capture_output=True, text=True, timeout=120, check=False, cwd=self._dir,
+            **self._run_as(),
         )  # fmt: skip
         if init.returncode != 0:
-            self._cleanup_dir()
             raise RuntimeError(f"mariadb-install-db failed:\n{init.stdout}\n{init.stderr}")
-        last = ""
-        for _ in range(5):
-            self.port = _free_port()
-            log_path = Path(self._dir, "server.log")
-            args = [
-                str(server), "--no-defaults", f"--datadir={data}",
-                f"--socket={self.socket}", f"--pid-file={self._dir}/mariadb.pid",
-                f"--log-error={log_path}", "--bind-address=127.0.0.1", f"--port={self.port}",
-                "--skip-name-resolve", "--max-connections=200",
-                # Debian's /etc/mysql/mariadb.conf.d/50-server.cnf.
-                "--character-set-server=utf8mb4", "--collation-server=utf8mb4_general_ci",
-                *self.settings,
-            ]  # fmt: skip
-            self._proc = subprocess.Popen(
-                args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL, cwd=self._dir, **user,
-            )  # fmt: skip
-            self.pid = self._proc.pid
-            if self._wait_ready():
-                return
-            self._terminate()
-            with contextlib.suppress(OSError):
-                last = log_path.read_text(errors="replace")[-2000:]
-        self._cleanup_dir()
-        raise RuntimeError(f"MariaDB did not start:\n{last}")
 
-    def _wait_ready(self) -> bool:
-        assert self._proc is not None
-        deadline = time.monotonic() + _START_TIMEOUT
-        while time.monotonic() < deadline:
-            if self._proc.poll() is not None:
-                return False
-            try:
-                conn = self.connect()
-            except Exception:  # not answering yet
-                time.sleep(0.05)
-                continue
-            conn.close()  # type: ignore[attr-defined]
-            return True
-        return False
+    def _launch(self) -> str | None:
+        log = Path(f"{self._dir}/server.log")
+        args = [
+            str(self._server), "--no-defaults", f"--datadir={self._dir}/data",
+            f"--socket={self.socket}", f"--pid-file={self._dir}/mariadb.pid",
+            f"--log-error={log}", "--bind-address=127.0.0.1", f"--port={self.port}",
+            "--skip-name-resolve", "--max-connections=200",
+            # Debian's /etc/mysql/mariadb.conf.d/50-server.cnf.
+            "--character-set-server=utf8mb4", "--collation-server=utf8mb4_general_ci",
+            *self.settings,
+        ]  # fmt: skip
+        return None if self._spawn(args, answers=self._answers) else self._log_tail(log)
+
+    def _answers(self) -> bool:
+        self.connect().close()  # type: ignore[attr-defined]
+        return True
 
     def new_database(self, name: str) -> None:
         """Create database ``name`` (``utf8mb4``)."""
@@ -479,29 +502,6 @@ class MariaDbServer:
             conn.cursor().execute(f"DROP DATABASE IF EXISTS `{name}`")  # type: ignore[attr-defined]
         finally:
             conn.close()  # type: ignore[attr-defined]
-
-    def _terminate(self) -> None:
-        proc, self._proc = self._proc, None
-        if proc is None:
-            return
-        if proc.poll() is None:
-            proc.terminate()  # SIGTERM: a clean shutdown
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(timeout=10)
-        self.pid = 0
-
-    def _cleanup_dir(self) -> None:
-        if self._dir is not None:
-            shutil.rmtree(self._dir, ignore_errors=True)
-            self._dir = None
-
-    def stop(self) -> None:
-        """Stop the server by the PID it was started with and remove its directory."""
-        self._terminate()
-        self._cleanup_dir()
 
 
 def require_server(name: str, error: BaseException) -> NoReturn:
@@ -560,12 +560,10 @@ def own_server(server: RedisServer | PostgresServer | MariaDbServer) -> Iterator
     Missing binaries skip the test with the install command (fail it in CI), as the session
     fixtures do; the server is stopped by its PID afterwards.
     """
-    names = {RedisServer: "redis-server", PostgresServer: "PostgreSQL", MariaDbServer: "MariaDB"}
-    name = names[type(server)]
     try:
         server.start()
     except ServerUnavailable as exc:
-        require_server(name, exc)
+        require_server(server.NAME, exc)
     try:
         yield
     finally:

@@ -21,6 +21,7 @@ as the partner's writes and the ack, and an effect whose key is recorded is neve
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any, Final, Literal, TypeAlias, get_args
 
 import attrs
@@ -31,6 +32,7 @@ from ._sales import Sale, compensation_referencia
 __all__ = [
     "COMPENSATION_ACCEPTED",
     "EFFECT_KINDS",
+    "MAX_EFFECT_KEY_CHARS",
     "EffectKind",
     "SaleEffect",
     "compensation_accepted",
@@ -50,11 +52,28 @@ EffectKind: TypeAlias = Literal["paid", "late_approval", "compensated"]
 EFFECT_KINDS: Final[tuple[EffectKind, ...]] = get_args(EffectKind)
 
 
+#: The longest effect key kept as it is: ``DjangoStore``'s key column holds 512 characters on
+#: MySQL/MariaDB (``MYSQL_ID_CHARS``); every store records the same keys.
+MAX_EFFECT_KEY_CHARS: Final = 512
+# A longer key: its first characters, then this mark and the SHA-256 of the whole key.
+_DIGEST_MARK: Final = ":sha256:"
+_KEPT_CHARS: Final = MAX_EFFECT_KEY_CHARS - len(_DIGEST_MARK) - 64
+
+
 def effect_key(sale_id: str, kind: EffectKind, referencia: str) -> str:
-    """The stable key of one effect: ``sale:<id>:paid``, ``sale:<id>:<kind>:<referencia>``."""
-    if kind == "paid":
-        return f"sale:{sale_id}:paid"
-    return f"sale:{sale_id}:{kind}:{referencia}"
+    """The stable key of one effect: ``sale:<id>:paid``, ``sale:<id>:<kind>:<referencia>``.
+
+    A key longer than ``MAX_EFFECT_KEY_CHARS`` characters (a long sale id and a long
+    referencia) is its first 440 characters, ``:sha256:`` and the hex SHA-256 of the whole key
+    (UTF-8): 512 characters, which every store's key column holds, distinct for distinct
+    effects. A key that fits is unchanged, so the keys recorded before stay the same.
+    """
+    key = f"sale:{sale_id}:paid" if kind == "paid" else f"sale:{sale_id}:{kind}:{referencia}"
+    if len(key) <= MAX_EFFECT_KEY_CHARS:
+        return key
+    # surrogatepass: a JSON id may hold a lone surrogate, which strict UTF-8 refuses.
+    digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
+    return key[:_KEPT_CHARS] + _DIGEST_MARK + digest
 
 
 @attrs.frozen(slots=True)
@@ -67,9 +86,10 @@ class SaleEffect:
             refund of a late approval was accepted, once per late approval).
         key: The effect's stable key (``"sale:<sale_id>:paid"``,
             ``"sale:<sale_id>:late_approval:<referencia>"``,
-            ``"sale:<sale_id>:compensated:<referencia>"``): recorded by the store in the same
-            transaction, and the idempotency key to give a call outside it (an e-mail, a
-            fiscal service), which the transaction does not cover.
+            ``"sale:<sale_id>:compensated:<referencia>"``; one longer than 512 characters is
+            its first 440, ``":sha256:"`` and the hex SHA-256 of the whole key): recorded by
+            the store in the same transaction, and the idempotency key to give a call outside it (an
+            e-mail, a fiscal service), which the transaction does not cover.
         sale: The sale as it stands inside the transaction.
         referencia: The attempt concerned: for ``paid``, the last attempt whose approval
             counts; for ``late_approval`` and ``compensated``, the abandoned attempt (its

@@ -266,7 +266,8 @@ _ON_CONFLICT = {
 # MySQL's error numbers of a duplicate key (ER_DUP_ENTRY) and a deadlock (ER_LOCK_DEADLOCK).
 _DUPLICATE_KEY = 1062
 _DEADLOCK = 1213
-# Tries of a batch of puts aborted by deadlocks (see DjangoStore._insert).
+# Tries of a batch of puts aborted by deadlocks (see DjangoStore._insert), and of an event
+# purged between its insert and the read of its hash (DjangoStore._pg_put_one).
 _INSERT_ATTEMPTS = 3
 # The oldest servers with FOR UPDATE SKIP LOCKED.
 _MARIADB_MINIMUM = (10, 6)
@@ -275,11 +276,25 @@ _T_TAKE = (
     f"UPDATE {_HOLDS} SET referencia = %s, hold_until = %s "
     "WHERE smartpos_id = %s AND referencia = %s"
 )
-# PostgreSQL: one NOTIFY per stored event and per journal write (an entry inserted, its state,
-# outcome or abandon changed), delivered at commit, carrying the referencia.
+# PostgreSQL: one NOTIFY per stored event (in _PG_PUT_ONE) and per journal write (an entry
+# inserted, its state, outcome or abandon changed), delivered at commit, carrying the referencia.
 _NOTIFY = "SELECT pg_notify(%s, %s)"
 # pg_notify's payload must stay under 8000 bytes; a longer referencia wakes every waiter.
 _MAX_PAYLOAD = 1000
+
+
+def _insert_row(item: _Encoded, now: float, referencia: str | None) -> tuple[Any, ...]:
+    """The parameters of ``_INSERT`` (and the first ones of ``_PG_PUT_ONE``) for one event."""
+    return (
+        item.id,
+        item.tipo,
+        item.criado_em,
+        item.raw_json,
+        item.body_hash,
+        now,
+        now,
+        referencia,
+    )
 
 
 class _Conflict(Exception):
@@ -614,7 +629,6 @@ class DjangoStore(StoreBase):
                 return [self._pg_put_one(batch[0])]
             with self._write() as cursor:
                 return [self._pg_put_one(item, cursor) for item in batch]
-        notify = vendor == "postgresql"
         limit = self._id_limit()
         existing = _HASH_LOCKING if vendor == "mysql" else _HASH
         with self._write() as cursor:
@@ -622,27 +636,11 @@ class DjangoStore(StoreBase):
             for item in batch:
                 referencia = _linkable(item.referencia, limit)
                 inserted = self._insert_if_absent(
-                    cursor,
-                    _INSERT,
-                    (
-                        item.id,
-                        item.tipo,
-                        item.criado_em,
-                        item.raw_json,
-                        item.body_hash,
-                        now,
-                        now,
-                        referencia,
-                    ),
+                    cursor, _INSERT, _insert_row(item, now, referencia)
                 )
                 if inserted:
                     if referencia is not None:
                         cursor.execute(_J_COUNT_EVENT, (referencia,))
-                    if notify:
-                        payload = referencia or ""
-                        if len(payload) > _MAX_PAYLOAD:
-                            payload = ""
-                        cursor.execute(_NOTIFY, (self._channel(), payload))
                     kept.append(None)
                 else:
                     cursor.execute(existing, (item.id,))
@@ -652,37 +650,32 @@ class DjangoStore(StoreBase):
     def _pg_put_one(self, item: _Encoded, in_transaction: Any = None) -> str | None:
         """PostgreSQL: one event in one statement (``_PG_PUT_ONE``).
 
-        Outside any transaction (autocommit) unless given the cursor of one (a batch's).
+        Outside any transaction (autocommit) unless given the cursor of one (a batch's). An
+        event present at the insert and purged before its hash is read is stored again, up to
+        ``_INSERT_ATTEMPTS`` times in all; then ``StoreError``.
         """
         referencia = _linkable(item.referencia, self._id_limit())
         payload = referencia or ""
         if len(payload) > _MAX_PAYLOAD:
             payload = ""
-        now = self._now()
-        with contextlib.ExitStack() as stack:
-            cursor = in_transaction or stack.enter_context(self._cursor())
-            cursor.execute(
-                _PG_PUT_ONE,
-                (
-                    item.id,
-                    item.tipo,
-                    item.criado_em,
-                    item.raw_json,
-                    item.body_hash,
-                    now,
-                    now,
-                    referencia,
-                    self._channel(),
-                    payload,
-                ),
-            )
-            if cursor.rowcount == 1:
-                return None
-            cursor.execute(_HASH, (item.id,))
-            row = cursor.fetchone()
-        if row is None:  # purged meanwhile: store it again
-            return self._pg_put_one(item, in_transaction)
-        return str(row[0])
+        for _ in range(_INSERT_ATTEMPTS):
+            now = self._now()
+            with contextlib.ExitStack() as stack:
+                cursor = in_transaction or stack.enter_context(self._cursor())
+                cursor.execute(
+                    _PG_PUT_ONE, (*_insert_row(item, now, referencia), self._channel(), payload)
+                )
+                if cursor.rowcount == 1:
+                    return None
+                cursor.execute(_HASH, (item.id,))
+                row = cursor.fetchone()
+            if row is not None:
+                return str(row[0])
+            # Purged between the insert and the read: store it again.
+        raise StoreError(
+            message("django.store_put_vanished", alias=self._using, attempts=_INSERT_ATTEMPTS),
+            applied=False,
+        )
 
     def claim(self, *, owner: str, lease: float, limit: int = 1) -> list[Claim]:
         self._check_claim(owner, lease, limit)

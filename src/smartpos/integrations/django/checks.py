@@ -37,7 +37,9 @@ from __future__ import annotations
 import difflib
 import logging
 import os
-from collections.abc import Sequence
+import sys
+from collections.abc import Callable, Sequence
+from types import FrameType
 from typing import Any
 
 from django.core.checks import CheckMessage, Error, Warning
@@ -238,8 +240,8 @@ def check_store_tables(
 ) -> list[CheckMessage]:
     """E008: a ``DjangoStore``'s tables are not migrated (a database check: it connects).
 
-    Run by ``check --database ALIAS`` (and ``migrate``'s own checks) and by
-    ``smartpos_worker`` before it starts.
+    Run by ``check --database ALIAS`` and by ``smartpos_worker`` and ``smartpos_copy``
+    before they start; not by ``migrate``'s own checks (``_migrating``).
     """
     from django.db import DatabaseError, connections
 
@@ -248,6 +250,8 @@ def check_store_tables(
         return []
     if not databases or alias not in databases:
         return []  # as Django's own database checks: only when asked to connect
+    if _migrating():
+        return []  # migrate runs the database checks first, then creates these very tables
     try:
         missing = unapplied_migrations(alias)
     except DatabaseError as exc:
@@ -261,6 +265,24 @@ def check_store_tables(
             id="smartpos.E008",
         )
     ]
+
+
+def _migrating() -> bool:
+    """Whether Django's ``migrate`` command (or a subclass) is running these checks.
+
+    ``migrate`` runs the checks tagged ``database`` on its database before it migrates
+    (``self.check(databases=[database])``): E008 there would refuse the very command its
+    hint names. No argument of the checks tells ``migrate`` from ``check --database``; the
+    command's own frame on the stack does.
+    """
+    from django.core.management.commands.migrate import Command as Migrate
+
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None:
+        if isinstance(frame.f_locals.get("self"), Migrate):
+            return True
+        frame = frame.f_back
+    return False
 
 
 def unapplied_migrations(alias: str) -> list[str]:
@@ -280,24 +302,47 @@ def unapplied_migrations(alias: str) -> list[str]:
     return [migration.name for migration, backwards in plan if not backwards]
 
 
-def _check_handler(path: str, key: str = "HANDLER") -> list[CheckMessage]:
+class _HandlerImportError(ImproperlyConfigured):
+    """A dotted path (``HANDLER``, ``ON_SALE``, ``--handler``) names nothing callable.
+
+    Attributes:
+        hint: What to do, or ``None``.
+    """
+
+    def __init__(self, msg: str, hint: str | None = None) -> None:
+        super().__init__(msg)
+        self.hint = hint
+
+
+def _import_handler(path: str, source: str) -> Callable[..., Any]:
+    """The callable at the dotted ``path``; ``source`` names where it was given.
+
+    The system checks (E005) and ``smartpos_worker`` import ``HANDLER`` and ``ON_SALE``
+    through it; ``source`` is ``SMARTPOS['HANDLER']``, ``SMARTPOS['ON_SALE']`` or
+    ``--handler``.
+
+    Raises:
+        _HandlerImportError: ``path`` cannot be imported, or is not callable.
+    """
     try:
         handler = import_string(path)
     except ImportError as exc:
-        return [
-            Error(
-                message("django.check_handler_import", problem=exc, key=key),
-                hint=message("django.check_handler_import_hint"),
-                id="smartpos.E005",
-            )
-        ]
+        raise _HandlerImportError(
+            message("django.check_handler_import", problem=exc, source=source),
+            hint=message("django.check_handler_import_hint"),
+        ) from exc
     if not callable(handler):
-        return [
-            Error(
-                message("django.check_handler_not_callable", path=path, key=key),
-                id="smartpos.E005",
-            )
-        ]
+        raise _HandlerImportError(
+            message("django.check_handler_not_callable", path=path, source=source)
+        )
+    return handler  # type: ignore[no-any-return]
+
+
+def _check_handler(path: str, key: str) -> list[CheckMessage]:
+    try:
+        _import_handler(path, f"SMARTPOS[{key!r}]")
+    except _HandlerImportError as exc:
+        return [Error(str(exc), hint=exc.hint, id="smartpos.E005")]
     return []
 
 

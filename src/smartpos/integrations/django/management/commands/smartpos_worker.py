@@ -19,12 +19,13 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import close_old_connections
-from django.utils.module_loading import import_string
 
 from smartpos._messages import message
 from smartpos.integrations.django._state import get_store
 from smartpos.integrations.django.checks import (
     _django_store_alias,
+    _HandlerImportError,
+    _import_handler,
     check_store_tables,
     check_webhook_secret,
 )
@@ -53,13 +54,6 @@ def _with_fresh_connections(handler: Callable[[Event], object]) -> Callable[[Eve
     return handle
 
 
-def _import(path: str) -> Any:
-    try:
-        return import_string(path)
-    except ImportError as exc:
-        raise CommandError(message("django.worker_handler_import", path=path, problem=exc)) from exc
-
-
 class Command(BaseCommand):
     """Process the smartpos webhook inbox."""
 
@@ -86,10 +80,14 @@ class Command(BaseCommand):
         path = options["handler"] or conf.handler
         if not path and not conf.on_sale:
             raise CommandError(message("django.worker_no_handler"))
-        handler = _import(path) if path else None
+        source = "--handler" if options["handler"] else "SMARTPOS['HANDLER']"
         worker_options = dict(conf.worker_options)
-        if conf.on_sale:
-            worker_options["on_sale"] = _import(conf.on_sale)
+        try:
+            handler = _import_handler(path, source) if path else None
+            if conf.on_sale:
+                worker_options["on_sale"] = _import_handler(conf.on_sale, "SMARTPOS['ON_SALE']")
+        except _HandlerImportError as exc:
+            raise CommandError(str(exc) if exc.hint is None else f"{exc} ({exc.hint})") from exc
         for name in ("lease", "batch", "poll_interval"):
             if options[name] is not None:
                 worker_options[name] = options[name]
