@@ -606,8 +606,8 @@ def done_member_set(store: RedisStore, client: Any, ids: list[str]) -> set[bytes
 def test_a_store_written_before_donerm_is_backfilled_beside_other_calls(
     redis_server: RedisServer, client: Any, prefix: str
 ) -> None:
-    """A store without ``donerm`` (written by an older version) lists correctly before its
-    backfill, and exactly after it although acks, requeues and purges ran between batches."""
+    """A store without ``donerm`` (written by an older version) is backfilled in ZSCAN batches,
+    exactly although acks, requeues and purges ran between batches."""
     clock = FakeClock()
     start = clock.now
     with RedisStore(redis_server.url, prefix=prefix, clock=clock, check_settings=False) as store:
@@ -625,10 +625,11 @@ def test_a_store_written_before_donerm_is_backfilled_beside_other_calls(
 
     old = RedisStore(redis_server.url, prefix=prefix, clock=clock, check_settings=False)
     with old:
-        old._donerm_filled = True  # read the script's own fallback, before any backfill
-        for state in (None, EventState.DONE):
-            assert listed(old, state, 50) == expected_order(old, ids, state)[:50]
-        old._donerm_filled = False
+        # Without the marker, the list script reads nothing (no walk of every done event)...
+        for want in ("", "done"):
+            assert old._list_script(old._list_keys, [want, "10", old._ev]) == b"unfilled"
+        # ... but the other states need no backfill.
+        assert listed(old, EventState.DEAD, 5) == expected_order(old, ids, EventState.DEAD)[:5]
 
         keys = [old._done, old._donerm, old._donerm_ok]
         cursor, batches = "0", 0
@@ -669,7 +670,7 @@ def test_first_list_backfills_an_older_store_in_batches(
         calls = calls_during(client, lambda: store.list(state=EventState.DONE, limit=10))
         first = listed(store, EventState.DONE, 3000)
 
-        assert calls["evalsha"] >= 3  # one batch per script
+        assert calls["evalsha"] >= 5  # the list, 3 batches or more, the list again
         assert calls["zscan"] >= 3
         assert client.exists(marker) == 1
         assert set(client.zrange(donerm, 0, -1)) == done_member_set(store, client, ids)
@@ -700,3 +701,17 @@ def test_donerm_forgets_events_the_ttl_removed(
         assert claim.event_id == "ev-2"
         assert client.zcard(donerm) == 3
         assert listed(store, EventState.DONE, 10) == ["ev-1", "ev-3", "ev-5"]
+
+
+def test_a_new_store_has_donerm_from_its_first_put(
+    redis_server: RedisServer, client: Any, prefix: str
+) -> None:
+    """The first event ever stored sets the marker: list() never needs the backfill."""
+    with RedisStore(redis_server.url, prefix=prefix, check_settings=False) as store:
+        marker = store.keys()[-1]
+        assert client.exists(marker) == 0
+        store.put(make_event("ev-1"))
+
+        assert client.exists(marker) == 1
+        calls = calls_during(client, lambda: store.list(limit=10))
+        assert (calls.get("evalsha"), calls.get("zscan")) == (1, None)

@@ -14,9 +14,9 @@ of a store's keys live in one slot and every Lua script can touch them atomicall
                           ``ready``'s; a member whose hash the TTL removed stays until a claim's
                           sweep (the claims that trim ``done`` of such events pay for it)
     {P}:donerm:cursor  string  where that sweep goes on (a ZSCAN cursor over ``donerm``)
-    {P}:donerm:ok string  set once ``donerm`` holds every done event: a store written before
-                          ``donerm`` existed fills it at its first list(), in ZSCAN batches
-                          over ``done`` (until then list() reads the whole of ``done``)
+    {P}:donerm:ok string  set once ``donerm`` holds every done event: by the store's first put,
+                          or, for a store written before ``donerm`` existed, by the backfill
+                          the first list() of done events runs (ZSCAN batches over ``done``)
     {P}:seq       string  arrival counter
     {P}:refs      zset    events by dados.referencia (the outcome journal's link), all scores 0,
                           member "<8-digit byte length of referencia>:<referencia>:<arrival
@@ -324,8 +324,6 @@ class RedisStore(StoreBase):
         self._donerm = base + "donerm"
         self._donerm_cursor = base + "donerm:cursor"
         self._donerm_ok = base + "donerm:ok"
-        # Whether this store saw ``donerm``'s marker (or set it): list() backfills until then.
-        self._donerm_filled = False
         self._seq = base + "seq"
         self._refs = base + "refs"
         self._op = base + "op:"
@@ -348,7 +346,12 @@ class RedisStore(StoreBase):
         self._ttl_seconds = math.ceil(self._retention.total_seconds()) + _TTL_GRACE_SECONDS
         self._ttl = str(self._ttl_seconds)
         # Keys used by every call, encoded once.
-        self._put_keys = [self._ready.encode(), self._seq.encode(), self._refs.encode()]
+        self._put_keys = [
+            self._ready.encode(),
+            self._seq.encode(),
+            self._refs.encode(),
+            self._donerm_ok.encode(),
+        ]
         self._claim_keys = [
             self._ready.encode(),
             self._timer.encode(),
@@ -358,14 +361,7 @@ class RedisStore(StoreBase):
             self._donerm_cursor.encode(),
         ]
         self._ack_keys = [self._timer.encode(), self._done.encode(), self._donerm.encode()]
-        self._list_keys = [
-            self._ready,
-            self._timer,
-            self._done,
-            self._dead,
-            self._donerm,
-            self._donerm_ok,
-        ]
+        self._list_keys = [self._ready, self._timer, self._dead, self._donerm, self._donerm_ok]
         self._put = _Script(self._client, _PUT)
         self._claim = _Script(self._client, _CLAIM)
         self._ack = _Script(self._client, _ACK)
@@ -558,25 +554,25 @@ class RedisStore(StoreBase):
     def _list(self, state: EventState | None, limit: int) -> list[StoredEvent]:
         self._check_open()
         want = "" if state is None else state.value
-        if not self._donerm_filled and state in (None, EventState.DONE):
-            self._fill_donerm()
         rows = self._list_script(self._list_keys, [want, str(limit), self._ev])
+        if not isinstance(rows, list):  # 'unfilled': a store written before donerm existed
+            self._fill_donerm()
+            rows = self._list_script(self._list_keys, [want, str(limit), self._ev])
         return [_stored(dict(zip(row[::2], row[1::2], strict=True))) for row in rows]
 
     def _fill_donerm(self) -> None:
         """Backfill ``donerm`` (a store written before it existed), one bounded batch per script.
 
-        Run by the first list() of done events in each process: a store that has its marker
-        answers the first batch at once. Each batch blocks the server for about ``_FILL_BATCH``
-        events' worth of work; the others' calls run between batches.
+        Run by a list() of done events (or of all) that finds no marker; then the marker is
+        set. Each batch blocks the server for about ``_FILL_BATCH`` events' worth of work; the
+        other calls run between batches.
         """
         keys = [self._done, self._donerm, self._donerm_ok]
         cursor = "0"
         while True:
             cursor = _text(self._done_fill(keys, [cursor, str(_FILL_BATCH), self._ev]))
             if cursor == "0":
-                break
-        self._donerm_filled = True
+                return
 
     @_translate
     def requeue(self, event_id: str) -> bool:

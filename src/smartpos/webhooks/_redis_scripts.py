@@ -103,13 +103,14 @@ end
 """
 
 #: ``put`` and ``put_many``: store each event whose id is new.
-#: KEYS: ready, seq, refs, event keys...
+#: KEYS: ready, seq, refs, donerm's backfill marker, event keys...
 #: ARGV: now ('' for the server's), changes channel, the store's key prefix ``{P}:``, then (id,
 #: body, hash, tipo, criado, referencia or '') per event.
 #: Answers per event: 0 when new, else the body hash already stored under its id. Each new
 #: event's referencia is published on the channel (the change listeners' wake-up); when it is
 #: a sale's payment attempt, the attempt's events count ``ev`` grows by one, and the sale
-#: enters the watch when that makes the attempt a candidate.
+#: enters the watch when that makes the attempt a candidate. A store's very first event (the
+#: arrival counter's 1) sets the marker: ``donerm`` holds every done event from the start.
 _PUT = (
     _LUA_CLOCK
     + _LUA_WATCH
@@ -117,9 +118,9 @@ _PUT = (
 local now = clock(ARGV[1])
 local base = ARGV[3]
 local out = {}
-for i = 4, #KEYS do
+for i = 5, #KEYS do
   local k = KEYS[i]
-  local a = (i - 4) * 6 + 4
+  local a = (i - 5) * 6 + 4
   local stored = redis.call('HGET', k, 'h')
   if stored then
     out[#out + 1] = stored
@@ -127,7 +128,9 @@ for i = 4, #KEYS do
     local criado = ARGV[a + 4]
     local sk = criado
     if criado == '' then sk = '+inf' end
-    local rm = string.format('%016d', redis.call('INCR', KEYS[2])) .. ':' .. ARGV[a]
+    local seq = redis.call('INCR', KEYS[2])
+    if seq == 1 then redis.call('SET', KEYS[4], '1') end
+    local rm = string.format('%016d', seq) .. ':' .. ARGV[a]
     redis.call('HSET', k, 'id', ARGV[a], 'body', ARGV[a + 1], 'h', ARGV[a + 2],
                'tipo', ARGV[a + 3], 'c', criado, 'sk', sk, 'rm', rm, 'st', 'pending', 'at', 0,
                'rcv', now, 'av', now)
@@ -384,16 +387,20 @@ return {deleted, #ids}
 )
 
 #: ``list``: the events of one state (or all), in claim order.
-#: KEYS: ready, timer, done, dead, donerm, donerm's backfill marker.  ARGV: state ('' for any),
+#: KEYS: ready, timer, dead, donerm, donerm's backfill marker.  ARGV: state ('' for any),
 #: limit, event key prefix.
 #: Answers the HGETALL of up to ``limit`` events of that state, in claim order. ``ready``,
 #: ``donerm`` and ``dead`` are in claim order already, so their walk stops after ``limit``
 #: matches (a member whose event is gone or was stored again since, another ``rm``, is passed
 #: over and not counted). ``timer`` is not: each of its members is looked at (claimed events,
-#: and pending ones waiting for a retry). Until the marker exists (a store written before
-#: ``donerm``, see ``_DONE_FILL``), done events come from the whole of ``done`` instead.
+#: and pending ones waiting for a retry). Answers 'unfilled' instead, having read nothing, when
+#: done events are wanted and the marker is missing: a store written before ``donerm``, whose
+#: caller runs ``_DONE_FILL`` first (never one script walking every done event).
 _LIST = """
 local want, limit, prefix = ARGV[1], tonumber(ARGV[2]), ARGV[3]
+if (want == '' or want == 'done') and redis.call('EXISTS', KEYS[5]) == 0 then
+  return 'unfilled'
+end
 local rows, seen = {}, {}
 local function consider(id, rm)
   if seen[id] then return false end
@@ -424,10 +431,8 @@ if want == '' or want == 'pending' or want == 'claimed' then
   walk_in_order(KEYS[1])
   walk_all(KEYS[2])
 end
-if want == '' or want == 'done' then
-  if redis.call('EXISTS', KEYS[6]) == 1 then walk_in_order(KEYS[5]) else walk_all(KEYS[3]) end
-end
-if want == '' or want == 'dead' then walk_in_order(KEYS[4]) end
+if want == '' or want == 'done' then walk_in_order(KEYS[4]) end
+if want == '' or want == 'dead' then walk_in_order(KEYS[3]) end
 table.sort(rows, function(a, b)
   if a[1] ~= b[1] then return a[1] < b[1] end
   if a[2] ~= b[2] then return a[2] < b[2] end
@@ -441,10 +446,11 @@ return out
 #: ``donerm``'s backfill, one batch: a store written before ``donerm`` existed keeps its done
 #: events in ``done`` only. One ``ZSCAN`` step over ``done`` adds the ``rm`` of each of its
 #: events still done to ``donerm``; the step that ends the scan sets the marker, from which on
-#: ``list`` reads ``donerm``. Safe beside the other scripts: ZSCAN returns every member present
-#: for the whole scan, so an event done from before the scan to its end is added (by the batch
-#: that meets it, which checks its state then), and every event acked, requeued or purged
-#: meanwhile updates ``donerm`` itself. Several processes may run it at once (each with its own
+#: ``list`` reads ``donerm`` (a store that began with this version has it from its first put).
+#: Safe beside the other scripts: ZSCAN returns every member present for the whole scan, so an
+#: event done from before the scan to its end is added (by the batch that meets it, which
+#: checks its state then), and every event acked, requeued or purged meanwhile updates
+#: ``donerm`` itself. Several processes may run it at once (each with its own
 #: cursor): adding a member twice changes nothing.
 #: KEYS: done, donerm, marker.  ARGV: cursor ('0' to start), batch size, event key prefix.
 #: Answers the next cursor, '0' when the scan (or an earlier one: the marker) is complete.
