@@ -130,7 +130,7 @@ _PROMOTE_MAX = 1000
 _TTL_GRACE_SECONDS = 3600
 _PURGE_BATCH = 500
 # Members of ``done`` that one step of ``donerm``'s backfill looks at (a ZSCAN COUNT: about).
-_FILL_BATCH = 1000
+_FILL_BATCH = 500
 # Seconds a store-made client waits to connect or for an answer.
 _TIMEOUT = 5.0
 # Clients kept for per-call timeouts (one per distinct value, oldest closed first).
