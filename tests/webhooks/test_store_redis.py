@@ -496,3 +496,222 @@ def _server_busy(server: RedisServer) -> bool:
     finally:
         probe.close()
     return False
+
+
+# list() in claim order whatever the number of done events: {P}:donerm.
+
+
+def build_inbox(store: RedisStore, count: int) -> list[str]:
+    """``count`` events with many criado_em ties (some without one), arrival order shuffled
+    against their ids; most done, a few dead, claimed and pending. Returns the ids in arrival
+    order."""
+    base = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
+    ids = [f"ev-{(i * 7919) % count:05d}" for i in range(count)]
+    events = [
+        make_event(
+            event_id,
+            criado_em=None if n % 11 == 0 else base + dt.timedelta(seconds=(n * 37) % 50),
+        )
+        for n, event_id in enumerate(ids)
+    ]
+    for start in range(0, count, 500):
+        store.put_many(events[start : start + 500])
+    while claims := store.claim(owner="w", lease=300, limit=500):
+        store.ack_many(claims[5:])
+        store.dead_letter(claims[0], error="bad")
+        store.release(claims[1])
+        if len(claims) < 500:
+            break
+    return ids
+
+
+def expected_order(store: RedisStore, ids: list[str], state: EventState | None) -> list[str]:
+    """The contract's claim order (criado_em, missing last, then arrival), sorted in Python."""
+    arrival = {event_id: n for n, event_id in enumerate(ids)}
+    stored = [store.get(event_id) for event_id in ids]
+    rows = [s for s in stored if s is not None and (state is None or s.state == state)]
+    rows.sort(key=lambda s: (s.criado_em is None, s.criado_em or BASE, arrival[s.id]))
+    return [s.id for s in rows]
+
+
+BASE = dt.datetime(2000, 1, 1, tzinfo=dt.timezone.utc)
+
+
+def _utc_at(seconds: float) -> dt.datetime:
+    """Epoch seconds as an aware UTC datetime."""
+    return dt.datetime.fromtimestamp(seconds, tz=dt.timezone.utc)
+
+
+def listed(store: RedisStore, state: EventState | None, limit: int) -> list[str]:
+    """The ids list() gives."""
+    return [s.id for s in store.list(state=state, limit=limit)]
+
+
+def command_calls(client: Any) -> dict[str, int]:
+    """Calls per command since the server started (INFO commandstats; counts those of scripts)."""
+    stats = client.info("commandstats")
+    return {name.removeprefix("cmdstat_"): int(v["calls"]) for name, v in stats.items()}
+
+
+def calls_during(client: Any, action: Any) -> dict[str, int]:
+    """The commands ``action`` ran on the server (nothing else runs there during a test)."""
+    before = command_calls(client)
+    action()
+    after = command_calls(client)
+    return {k: n - before.get(k, 0) for k, n in after.items() if n != before.get(k, 0)}
+
+
+def test_list_keeps_claim_order_among_many_done_events(
+    redis_server: RedisServer, prefix: str
+) -> None:
+    """With 3,000 events, most done, list() gives the Python sort of get() for every state."""
+    with RedisStore(redis_server.url, prefix=prefix, check_settings=False) as store:
+        ids = build_inbox(store, 3000)
+        for state in (None, EventState.DONE, EventState.DEAD, EventState.PENDING):
+            expected = expected_order(store, ids, state)
+            for limit in (1, 10, 100, 3000):
+                assert listed(store, state, limit) == expected[:limit], (state, limit)
+        assert len(expected_order(store, ids, EventState.DONE)) > 2900
+        assert expected_order(store, ids, EventState.DEAD)
+        assert expected_order(store, ids, EventState.PENDING)
+
+
+def test_list_reads_a_bounded_number_of_events(
+    redis_server: RedisServer, client: Any, prefix: str
+) -> None:
+    """list(limit=10) looks at about 10 events, not at each of 3,000 done ones."""
+    with RedisStore(redis_server.url, prefix=prefix, check_settings=False) as store:
+        build_inbox(store, 3000)
+        store.list(limit=1)  # this process's first list: reads the backfill's marker
+        # The timer's members (claims in flight, retries waiting) are each looked at.
+        in_flight = client.zcard(store.keys()[1])
+
+        for state, most in ((None, 3 * 10 + in_flight), (EventState.DONE, 10)):
+            calls = calls_during(client, lambda s=state: store.list(state=s, limit=10))
+            hmget = calls.get("hmget", 0)
+            assert 10 <= hmget <= most, (state, calls)
+            assert calls.get("hgetall") == 10
+            assert calls.get("zrange", 0) <= 6
+
+
+def done_member_set(store: RedisStore, client: Any, ids: list[str]) -> set[bytes]:
+    """The ``rm`` of each event in the done state now: what ``donerm`` must hold."""
+    return {
+        client.hget(key, "rm")
+        for key in store.keys(*ids)[-len(ids) :]
+        if client.hget(key, "st") == b"done"
+    }
+
+
+def test_a_store_written_before_donerm_is_backfilled_beside_other_calls(
+    redis_server: RedisServer, client: Any, prefix: str
+) -> None:
+    """A store without ``donerm`` (written by an older version) is backfilled in ZSCAN batches,
+    exactly although acks, requeues and purges ran between batches."""
+    clock = FakeClock()
+    start = clock.now
+    with RedisStore(redis_server.url, prefix=prefix, clock=clock, check_settings=False) as store:
+        # Early events done a second apart, so that each purge between batches deletes some.
+        early = [f"early-{i}" for i in range(40)]
+        for group in range(4):
+            store.put_many([make_event(i) for i in early[group * 10 : group * 10 + 10]])
+            store.ack_many(store.claim(owner="w", lease=300, limit=10))
+            clock.advance(1)
+        clock.advance(10)
+        ids = early + build_inbox(store, 3000)
+        pending = store.claim(owner="w", lease=300, limit=5)  # released ones, claimed again
+        donerm, marker = store.keys()[-3], store.keys()[-1]
+        client.delete(donerm, marker)  # the older layout: no donerm, no marker
+
+    old = RedisStore(redis_server.url, prefix=prefix, clock=clock, check_settings=False)
+    with old:
+        # Without the marker, the list script reads nothing (no walk of every done event)...
+        for want in ("", "done"):
+            assert old._list_script(old._list_keys, [want, "10", old._ev]) == b"unfilled"
+        # ... but the other states need no backfill.
+        assert listed(old, EventState.DEAD, 5) == expected_order(old, ids, EventState.DEAD)[:5]
+
+        keys = [old._done, old._donerm, old._donerm_ok]
+        cursor, batches = "0", 0
+        done_ids = expected_order(old, ids, EventState.DONE)
+        while True:
+            cursor = old._done_fill(keys, [cursor, "500", old._ev]).decode()
+            batches += 1
+            # Between batches: an ack, a requeue of a done event, a purge of an early one.
+            if pending:
+                old.ack(pending.pop())
+            old.requeue(done_ids[-batches * 7])
+            assert old.purge(done_before=_utc_at(start + batches)) == (10 if batches <= 4 else 0)
+            if cursor == "0":
+                break
+
+        assert batches >= 4
+        assert not any(old.get(i) for i in early)
+        assert client.exists(marker) == 1
+        assert set(client.zrange(donerm, 0, -1)) == done_member_set(old, client, ids)
+        for state in (None, EventState.DONE):
+            expected = expected_order(old, ids, state)
+            assert listed(old, state, 100) == expected[:100]
+            assert listed(old, state, 3000) == expected
+        calls = calls_during(client, lambda: old.list(state=EventState.DONE, limit=10))
+        assert calls.get("hmget", 0) <= 30
+
+
+def test_first_list_backfills_an_older_store_in_batches(
+    redis_server: RedisServer, client: Any, prefix: str
+) -> None:
+    """list() on a store without ``donerm`` fills it (several scripts), then reads it."""
+    with RedisStore(redis_server.url, prefix=prefix, check_settings=False) as store:
+        ids = build_inbox(store, 3000)
+        donerm, marker = store.keys()[-3], store.keys()[-1]
+        client.delete(donerm, marker)
+
+    with RedisStore(redis_server.url, prefix=prefix, check_settings=False) as store:
+        calls = calls_during(client, lambda: store.list(state=EventState.DONE, limit=10))
+        first = listed(store, EventState.DONE, 3000)
+
+        assert calls["evalsha"] >= 5  # the list, 3 batches or more, the list again
+        assert calls["zscan"] >= 3
+        assert client.exists(marker) == 1
+        assert set(client.zrange(donerm, 0, -1)) == done_member_set(store, client, ids)
+        assert first == expected_order(store, ids, EventState.DONE)
+
+
+def test_donerm_forgets_events_the_ttl_removed(
+    redis_server: RedisServer, client: Any, prefix: str
+) -> None:
+    """list() passes over ``donerm`` members whose event the TTL removed or that was stored
+    again, and the claims that trim ``done`` sweep them out of ``donerm``."""
+    clock = FakeClock()
+    with RedisStore(redis_server.url, prefix=prefix, clock=clock, check_settings=False) as store:
+        names = [f"ev-{i}" for i in range(6)]
+        store.put_many([make_event(i) for i in names])
+        store.ack_many(store.claim(owner="w", lease=30, limit=6))
+        donerm = store.keys()[-3]
+        client.delete(*store.keys("ev-0", "ev-2", "ev-4")[-3:])  # what the TTL does
+        store.put(make_event("ev-2"))  # stored again: a new arrival, pending
+
+        assert listed(store, EventState.DONE, 10) == ["ev-1", "ev-3", "ev-5"]
+        assert listed(store, None, 10) == ["ev-1", "ev-3", "ev-5", "ev-2"]
+        assert client.zcard(donerm) == 6
+
+        clock.advance(DEFAULT_RETENTION.total_seconds() + 3600 + 1)
+        (claim,) = store.claim(owner="w", lease=30, limit=1)
+
+        assert claim.event_id == "ev-2"
+        assert client.zcard(donerm) == 3
+        assert listed(store, EventState.DONE, 10) == ["ev-1", "ev-3", "ev-5"]
+
+
+def test_a_new_store_has_donerm_from_its_first_put(
+    redis_server: RedisServer, client: Any, prefix: str
+) -> None:
+    """The first event ever stored sets the marker: list() never needs the backfill."""
+    with RedisStore(redis_server.url, prefix=prefix, check_settings=False) as store:
+        marker = store.keys()[-1]
+        assert client.exists(marker) == 0
+        store.put(make_event("ev-1"))
+
+        assert client.exists(marker) == 1
+        calls = calls_during(client, lambda: store.list(limit=10))
+        assert (calls.get("evalsha"), calls.get("zscan")) == (1, None)

@@ -10,6 +10,13 @@ of a store's keys live in one slot and every Lua script can touch them atomicall
                           its lease expiry, so a dead worker's claim comes back by itself)
     {P}:dead      zset    dead events, in claim order (criado_em, then arrival)
     {P}:done      zset    done events by done_at, for purge(); their hashes also expire by TTL
+    {P}:donerm    zset    done events in claim order, for list(): members and scores as
+                          ``ready``'s; a member whose hash the TTL removed stays until a claim's
+                          sweep (the claims that trim ``done`` of such events pay for it)
+    {P}:donerm:cursor  string  where that sweep goes on (a ZSCAN cursor over ``donerm``)
+    {P}:donerm:ok string  set once ``donerm`` holds every done event: by the store's first put,
+                          or, for a store written before ``donerm`` existed, by the backfill
+                          the first list() of done events runs (ZSCAN batches over ``done``)
     {P}:seq       string  arrival counter
     {P}:refs      zset    events by dados.referencia (the outcome journal's link), all scores 0,
                           member "<8-digit byte length of referencia>:<referencia>:<arrival
@@ -77,6 +84,7 @@ from ._redis_scripts import (
     _ACK,
     _CLAIM,
     _DEAD_LETTER,
+    _DONE_FILL,
     _EXTEND,
     _J_BEGIN,
     _J_EVENTS_MANY,
@@ -124,6 +132,8 @@ _PROMOTE_MAX = 1000
 # purge() normally runs first (and a store given its own clock, skewed, cannot race the TTL).
 _TTL_GRACE_SECONDS = 3600
 _PURGE_BATCH = 500
+# Members of ``done`` that one step of ``donerm``'s backfill looks at (a ZSCAN COUNT: about).
+_FILL_BATCH = 500
 # Seconds a store-made client waits to connect or for an answer.
 _TIMEOUT = 5.0
 # Clients kept for per-call timeouts (one per distinct value, oldest closed first).
@@ -314,6 +324,9 @@ class RedisStore(StoreBase):
         self._timer = base + "timer"
         self._dead = base + "dead"
         self._done = base + "done"
+        self._donerm = base + "donerm"
+        self._donerm_cursor = base + "donerm:cursor"
+        self._donerm_ok = base + "donerm:ok"
         self._seq = base + "seq"
         self._refs = base + "refs"
         self._op = base + "op:"
@@ -336,15 +349,22 @@ class RedisStore(StoreBase):
         self._ttl_seconds = math.ceil(self._retention.total_seconds()) + _TTL_GRACE_SECONDS
         self._ttl = str(self._ttl_seconds)
         # Keys used by every call, encoded once.
-        self._put_keys = [self._ready.encode(), self._seq.encode(), self._refs.encode()]
+        self._put_keys = [
+            self._ready.encode(),
+            self._seq.encode(),
+            self._refs.encode(),
+            self._donerm_ok.encode(),
+        ]
         self._claim_keys = [
             self._ready.encode(),
             self._timer.encode(),
             self._dead.encode(),
             self._done.encode(),
+            self._donerm.encode(),
+            self._donerm_cursor.encode(),
         ]
-        self._ack_keys = [self._timer.encode(), self._done.encode()]
-        self._list_keys = [self._ready, self._timer, self._done, self._dead]
+        self._ack_keys = [self._timer.encode(), self._done.encode(), self._donerm.encode()]
+        self._list_keys = [self._ready, self._timer, self._dead, self._donerm, self._donerm_ok]
         self._put = _Script(self._client, _PUT)
         self._claim = _Script(self._client, _CLAIM)
         self._ack = _Script(self._client, _ACK)
@@ -359,6 +379,7 @@ class RedisStore(StoreBase):
         self._purge = _Script(self._client, _PURGE)
         self._purge_due = _Script(self._client, _PURGE_DUE)
         self._list_script = _Script(self._client, _LIST)
+        self._done_fill = _Script(self._client, _DONE_FILL)
         self._j_begin = _Script(self._client, _J_BEGIN)
         self._j_update = _Script(self._client, _J_UPDATE)
         self._j_finalize = _Script(self._client, _J_FINALIZE)
@@ -396,6 +417,7 @@ class RedisStore(StoreBase):
         fixed = [self._ready, self._timer, self._dead, self._done, self._seq, self._refs]
         fixed += [self._ops, self._ops_waiting, self._ops_ended, self._opseq]
         fixed += [self._sales, self._saleseq, self._salewatch]
+        fixed += [self._donerm, self._donerm_cursor, self._donerm_ok]
         return (
             fixed
             + [self._ev + event_id for event_id in event_ids]
@@ -537,12 +559,29 @@ class RedisStore(StoreBase):
         self._check_open()
         want = "" if state is None else state.value
         rows = self._list_script(self._list_keys, [want, str(limit), self._ev])
+        if not isinstance(rows, list):  # 'unfilled': a store written before donerm existed
+            self._fill_donerm()
+            rows = self._list_script(self._list_keys, [want, str(limit), self._ev])
         return [_stored(dict(zip(row[::2], row[1::2], strict=True))) for row in rows]
+
+    def _fill_donerm(self) -> None:
+        """Backfill ``donerm`` (a store written before it existed), one bounded batch per script.
+
+        Run by a list() of done events (or of all) that finds no marker; then the marker is
+        set. Each batch blocks the server for about ``_FILL_BATCH`` events' worth of work; the
+        other calls run between batches.
+        """
+        keys = [self._done, self._donerm, self._donerm_ok]
+        cursor = "0"
+        while True:
+            cursor = _text(self._done_fill(keys, [cursor, str(_FILL_BATCH), self._ev]))
+            if cursor == "0":
+                return
 
     @_translate
     def requeue(self, event_id: str) -> bool:
         self._check_open()
-        keys = [self._ev + event_id, self._ready, self._dead, self._done]
+        keys = [self._ev + event_id, self._ready, self._dead, self._done, self._donerm]
         return bool(self._requeue(keys, [self._now_arg()]))
 
     @_translate
@@ -555,11 +594,11 @@ class RedisStore(StoreBase):
         text, due = self._purge_due([self._done], [since, retention])
         if int(due):
             self._settle_waiting()
-        args = [_text(text), str(_PURGE_BATCH), self._ev, retention]
+        args = [_text(text), str(_PURGE_BATCH), self._ev]
         total = 0
         # Not due when checked: none is deleted now (one done since was not settled).
         while int(due):
-            deleted, seen = self._purge([self._done, self._refs], args)
+            deleted, seen = self._purge([self._done, self._refs, self._donerm], args)
             total += int(deleted)
             if int(seen) < _PURGE_BATCH:
                 break

@@ -1,10 +1,10 @@
 """The Lua scripts of ``RedisStore``: one per operation, so that each is atomic on the server.
 
-The keys they touch (``ready``, ``timer``, ``dead``, ``done``, ``refs``, the journal's ``op`` and
-``ops`` keys, ...) are drawn in ``_redis.py``'s docstring, which is where ``RedisStore`` registers
-and runs them (EVALSHA). The ``#:`` comment above each script says what it does, and gives its
-KEYS, its ARGV and its answer. The scripts are ``RedisStore``'s own, private names that
-``_redis.py`` imports: nothing here is public.
+The keys they touch (``ready``, ``timer``, ``dead``, ``done``, ``donerm``, ``refs``, the journal's
+``op`` and ``ops`` keys, ...) are drawn in ``_redis.py``'s docstring, which is where
+``RedisStore`` registers and runs them (EVALSHA). The ``#:`` comment above each script says what
+it does, and gives its KEYS, its ARGV and its answer. The scripts are ``RedisStore``'s own,
+private names that ``_redis.py`` imports: nothing here is public.
 """
 
 from __future__ import annotations
@@ -39,6 +39,9 @@ end
 
 #: Lua functions that the lease-holding scripts share.
 #: held(): the event's fields when ``token`` holds an unexpired lease, else nil.
+#: sweep_donerm(): one ``ZSCAN`` step of about ``count`` members over ``donerm`` from the cursor
+#: kept at key ``cursor``: drops the members whose event is gone (its TTL), not done, or stored
+#: again since (another ``rm``).
 #: to_dead(): the event to the dead state with ``err``, out of ``timer``, into ``dead``.
 _LUA_HELPERS = (
     _LUA_CLOCK
@@ -47,6 +50,15 @@ local function held(k, token, now)
   local f = redis.call('HMGET', k, 'st', 'tk', 'le', 'id', 'at', 'sk', 'rm')
   if f[1] == 'claimed' and f[2] == token and tonumber(f[3]) > now then return f end
   return nil
+end
+local function sweep_donerm(donerm, cursor, prefix, count)
+  local page = redis.call('ZSCAN', donerm, redis.call('GET', cursor) or '0', 'COUNT', count)
+  for j = 1, #page[2], 2 do
+    local rm = page[2][j]
+    local f = redis.call('HMGET', prefix .. string.sub(rm, 18), 'st', 'rm')
+    if f[1] ~= 'done' or f[2] ~= rm then redis.call('ZREM', donerm, rm) end
+  end
+  if page[1] == '0' then redis.call('DEL', cursor) else redis.call('SET', cursor, page[1]) end
 end
 local function to_dead(k, id, sk, rm, err, timer, dead)
   redis.call('HSET', k, 'st', 'dead', 'err', err, 'ow', '', 'tk', '', 'le', '', 'av', '')
@@ -91,13 +103,14 @@ end
 """
 
 #: ``put`` and ``put_many``: store each event whose id is new.
-#: KEYS: ready, seq, refs, event keys...
+#: KEYS: ready, seq, refs, donerm's backfill marker, event keys...
 #: ARGV: now ('' for the server's), changes channel, the store's key prefix ``{P}:``, then (id,
 #: body, hash, tipo, criado, referencia or '') per event.
 #: Answers per event: 0 when new, else the body hash already stored under its id. Each new
 #: event's referencia is published on the channel (the change listeners' wake-up); when it is
 #: a sale's payment attempt, the attempt's events count ``ev`` grows by one, and the sale
-#: enters the watch when that makes the attempt a candidate.
+#: enters the watch when that makes the attempt a candidate. A store's very first event (the
+#: arrival counter's 1) sets the marker: ``donerm`` holds every done event from the start.
 _PUT = (
     _LUA_CLOCK
     + _LUA_WATCH
@@ -105,9 +118,9 @@ _PUT = (
 local now = clock(ARGV[1])
 local base = ARGV[3]
 local out = {}
-for i = 4, #KEYS do
+for i = 5, #KEYS do
   local k = KEYS[i]
-  local a = (i - 4) * 6 + 4
+  local a = (i - 5) * 6 + 4
   local stored = redis.call('HGET', k, 'h')
   if stored then
     out[#out + 1] = stored
@@ -115,7 +128,9 @@ for i = 4, #KEYS do
     local criado = ARGV[a + 4]
     local sk = criado
     if criado == '' then sk = '+inf' end
-    local rm = string.format('%016d', redis.call('INCR', KEYS[2])) .. ':' .. ARGV[a]
+    local seq = redis.call('INCR', KEYS[2])
+    if seq == 1 then redis.call('SET', KEYS[4], '1') end
+    local rm = string.format('%016d', seq) .. ':' .. ARGV[a]
     redis.call('HSET', k, 'id', ARGV[a], 'body', ARGV[a + 1], 'h', ARGV[a + 2],
                'tipo', ARGV[a + 3], 'c', criado, 'sk', sk, 'rm', rm, 'st', 'pending', 'at', 0,
                'rcv', now, 'av', now)
@@ -143,9 +158,13 @@ return out
 )
 
 #: ``claim``: move due timers to ``ready``, then lease events in claim order.
-#: KEYS: ready, timer, dead, done.  ARGV: now ('' for the server's), lease seconds, owner,
+#: KEYS: ready, timer, dead, done, donerm, donerm's sweep cursor.  ARGV: now ('' for the
+#: server's), lease seconds, owner,
 #: limit, event key prefix, max_attempts, promote max, expired-error prefix, expired-error
 #: suffix, the done events' TTL in seconds, tokens...
+#: The TTL removes a done event's hash without a script, leaving its ``donerm`` member behind:
+#: each entry the claim drops from ``done`` for that reason pays for a sweep of ten ``donerm``
+#: members (``sweep_donerm``), so that ``donerm`` stays bounded without purge() too.
 #: Answers {lease expiry, died, claimed}: died holds (id, tipo, attempts) per event that this
 #: claim moved to dead (its lease ran out on its last attempt), claimed holds (id, body, tipo,
 #: attempts) per claimed event; both flattened; the n-th claimed event got the n-th token.
@@ -159,9 +178,14 @@ local prefix, maxat = ARGV[5], tonumber(ARGV[6])
 -- Drop done-index entries whose event the TTL has removed (or that was put again since), so
 -- that the index stays bounded even when nobody calls purge(). Usually finds nothing.
 local fired = '(' .. later(now, -tonumber(ARGV[10]))
+local trimmed = 0
 for _, id in ipairs(redis.call('ZRANGEBYSCORE', done, '-inf', fired, 'LIMIT', 0, limit + 1)) do
-  if redis.call('HGET', prefix .. id, 'st') ~= 'done' then redis.call('ZREM', done, id) end
+  if redis.call('HGET', prefix .. id, 'st') ~= 'done' then
+    redis.call('ZREM', done, id)
+    trimmed = trimmed + 1
+  end
 end
+if trimmed > 0 then sweep_donerm(KEYS[5], KEYS[6], prefix, trimmed * 10) end
 local due = redis.call('ZRANGEBYSCORE', timer, '-inf', nowtext, 'LIMIT', 0, tonumber(ARGV[7]))
 for _, id in ipairs(due) do
   local f = redis.call('HMGET', prefix .. id, 'sk', 'rm', 'st')
@@ -207,21 +231,23 @@ return {exp, died, out}
 )
 
 #: ``ack`` and ``ack_many``: mark each event done while its token holds the lease.
-#: KEYS: timer, done, event keys...  ARGV: now ('' for the server's), ttl seconds, tokens...
+#: KEYS: timer, done, donerm, event keys...  ARGV: now ('' for the server's), ttl seconds,
+#: tokens...
 #: Answers 1 (acked) or 0 per event.
 _ACK = (
     _LUA_HELPERS
     + """
-local timer, done = KEYS[1], KEYS[2]
+local timer, done, donerm = KEYS[1], KEYS[2], KEYS[3]
 local nowtext, now = clock(ARGV[1])
 local out = {}
-for i = 3, #KEYS do
+for i = 4, #KEYS do
   local k = KEYS[i]
-  local f = held(k, ARGV[i], now)
+  local f = held(k, ARGV[i - 1], now)
   if f then
     redis.call('HSET', k, 'st', 'done', 'dn', nowtext, 'ow', '', 'tk', '', 'le', '', 'av', '')
     redis.call('ZREM', timer, f[4])
     redis.call('ZADD', done, nowtext, f[4])
+    redis.call('ZADD', donerm, f[6], f[7])
     redis.call('EXPIRE', k, ARGV[2])
     out[#out + 1] = 1
   else
@@ -306,7 +332,7 @@ return 1
 )
 
 #: ``requeue``: a dead or done event back to pending, its attempts reset.
-#: KEYS: event, ready, dead, done.  ARGV: now ('' for the server's).
+#: KEYS: event, ready, dead, done, donerm.  ARGV: now ('' for the server's).
 #: Answers 1, or 0 when the event is not dead or done.
 _REQUEUE = (
     _LUA_CLOCK
@@ -320,23 +346,18 @@ redis.call('HSET', k, 'st', 'pending', 'at', 0, 'av', now, 'dn', '', 'ow', '', '
 redis.call('PERSIST', k)
 redis.call('ZREM', KEYS[3], f[3])
 redis.call('ZREM', KEYS[4], f[4])
+redis.call('ZREM', KEYS[5], f[3])
 redis.call('ZADD', KEYS[2], f[2], f[3])
 return 1
 """
 )
 
 #: ``purge``, one batch: delete done events finished before the cutoff.
-#: KEYS: done, refs.  ARGV: exclusive cutoff in seconds ('' for the server's clock minus the
-#: retention), batch size, event key prefix, retention in seconds.
+#: KEYS: done, refs, donerm.  ARGV: exclusive cutoff in seconds (as `_PURGE_DUE` answered it: the
+#: server's clock is read once per purge, there), batch size, event key prefix.
 #: Answers {deleted, entries looked at}.
-_PURGE = (
-    _LUA_CLOCK
-    + """
+_PURGE = """
 local cutoff = tonumber(ARGV[1])
-if ARGV[1] == '' then
-  local _, now = clock('')
-  cutoff = now - tonumber(ARGV[4])
-end
 local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. string.format('%.17g', cutoff),
                        'LIMIT', 0, tonumber(ARGV[2]))
 local deleted = 0
@@ -351,26 +372,35 @@ for _, id in ipairs(ids) do
     end
     redis.call('DEL', k)
     redis.call('ZREM', KEYS[1], id)
+    redis.call('ZREM', KEYS[3], f[4])
     deleted = deleted + 1
   end
 end
 return {deleted, #ids}
 """
-)
 
 #: ``list``: the events of one state (or all), in claim order.
-#: KEYS: ready, timer, done, dead.  ARGV: state ('' for any), limit, event key prefix.
-#: Answers the HGETALL of up to ``limit`` events of that state, in claim order. ``ready`` and
-#: ``dead`` are in claim order already, so their walk stops after ``limit`` matches; ``timer``
-#: and ``done`` are not, so each of their members is looked at (for done events, or any state,
-#: the script's time grows with the done events kept: purge() keeps that bounded).
+#: KEYS: ready, timer, dead, donerm, donerm's backfill marker.  ARGV: state ('' for any),
+#: limit, event key prefix.
+#: Answers the HGETALL of up to ``limit`` events of that state, in claim order. ``ready``,
+#: ``donerm`` and ``dead`` are in claim order already, so their walk stops after ``limit``
+#: matches (a member whose event is gone or was stored again since, another ``rm``, is passed
+#: over and not counted). ``timer`` is not: each of its members is looked at (claimed events,
+#: and pending ones waiting for a retry). Answers 'unfilled' instead, having read nothing, when
+#: done events are wanted and the marker is missing: a store written before ``donerm``, whose
+#: caller runs ``_DONE_FILL`` first (never one script walking every done event).
 _LIST = """
 local want, limit, prefix = ARGV[1], tonumber(ARGV[2]), ARGV[3]
+if (want == '' or want == 'done') and redis.call('EXISTS', KEYS[5]) == 0 then
+  return 'unfilled'
+end
 local rows, seen = {}, {}
-local function consider(id)
+local function consider(id, rm)
   if seen[id] then return false end
-  seen[id] = true
   local f = redis.call('HMGET', prefix .. id, 'st', 'c', 'rm')
+  -- A member of an in-order set (rm given) counts only at its event's own place.
+  if rm and f[3] ~= rm then return false end
+  seen[id] = true
   if not f[1] or (want ~= '' and f[1] ~= want) then return false end
   local c = tonumber(f[2])
   rows[#rows + 1] = {c == nil and 1 or 0, c or 0, f[3], id}
@@ -381,7 +411,7 @@ local function walk_in_order(key)
   while found < limit do
     local page = redis.call('ZRANGE', key, start, start + limit - 1)
     for _, rm in ipairs(page) do
-      if consider(string.sub(rm, 18)) then found = found + 1 end
+      if consider(string.sub(rm, 18), rm) then found = found + 1 end
     end
     if #page < limit then break end
     start = start + limit
@@ -394,8 +424,8 @@ if want == '' or want == 'pending' or want == 'claimed' then
   walk_in_order(KEYS[1])
   walk_all(KEYS[2])
 end
-if want == '' or want == 'done' then walk_all(KEYS[3]) end
-if want == '' or want == 'dead' then walk_in_order(KEYS[4]) end
+if want == '' or want == 'done' then walk_in_order(KEYS[4]) end
+if want == '' or want == 'dead' then walk_in_order(KEYS[3]) end
 table.sort(rows, function(a, b)
   if a[1] ~= b[1] then return a[1] < b[1] end
   if a[2] ~= b[2] then return a[2] < b[2] end
@@ -404,6 +434,28 @@ end)
 local out = {}
 for i = 1, math.min(limit, #rows) do out[i] = redis.call('HGETALL', prefix .. rows[i][4]) end
 return out
+"""
+
+#: ``donerm``'s backfill, one batch: a store written before ``donerm`` existed keeps its done
+#: events in ``done`` only. One ``ZSCAN`` step over ``done`` adds the ``rm`` of each of its
+#: events still done to ``donerm``; the step that ends the scan sets the marker, from which on
+#: ``list`` reads ``donerm`` (a store that began with this version has it from its first put).
+#: Safe beside the other scripts: ZSCAN returns every member present for the whole scan, so an
+#: event done from before the scan to its end is added (by the batch that meets it, which
+#: checks its state then), and every event acked, requeued or purged meanwhile updates
+#: ``donerm`` itself. Several processes may run it at once (each with its own
+#: cursor): adding a member twice changes nothing.
+#: KEYS: done, donerm, marker.  ARGV: cursor ('0' to start), batch size, event key prefix.
+#: Answers the next cursor, '0' when the scan (or an earlier one: the marker) is complete.
+_DONE_FILL = """
+if redis.call('EXISTS', KEYS[3]) == 1 then return '0' end
+local page = redis.call('ZSCAN', KEYS[1], ARGV[1], 'COUNT', tonumber(ARGV[2]))
+for j = 1, #page[2], 2 do
+  local f = redis.call('HMGET', ARGV[3] .. page[2][j], 'st', 'sk', 'rm')
+  if f[1] == 'done' then redis.call('ZADD', KEYS[2], f[2], f[3]) end
+end
+if page[1] == '0' then redis.call('SET', KEYS[3], '1') end
+return page[1]
 """
 
 
