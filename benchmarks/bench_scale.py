@@ -200,12 +200,60 @@ def load_sqlite(path: Path, shape: Shape) -> None:
         conn.commit()
 
 
+def copy_rows(
+    conn: Any,
+    shape: Shape,
+    events: tuple[str, str, str],
+    journal: tuple[str, str],
+    *,
+    criado: Callable[[int, Envelope], Any],
+    at: Callable[[float], Any],
+) -> None:
+    """COPY a shape's events, journal entries and sales into PostgreSQL tables, as a store
+    writes each row: ``events`` is (table, id column, envelope column), ``journal`` the
+    operations and sales tables; ``criado`` gives event ``i``'s ``criado_em`` and ``at`` turns
+    seconds after a day ago into the tables' time type."""
+    from smartpos.webhooks._store import canonical_json
+
+    table, id_column, body_column = events
+    with conn.cursor().copy(
+        f"COPY {table} ({id_column}, tipo, criado_em, {body_column}, body_hash, state, "
+        "attempts, received_at, available_at, done_at, referencia) FROM STDIN"
+    ) as copy:
+        for i, (e, text, digest, state) in enumerate(_rows(shape)):
+            copy.write_row((
+                e.id, e.tipo, criado(i, e), text, digest, state,
+                0 if state == "pending" else 1, at(0),
+                at(0) if state == "pending" else None,
+                None if state == "pending" else at(i / 1000),
+                e.raw["dados"]["referencia"],
+            ))  # fmt: skip
+    operations, sales = journal
+    with conn.cursor().copy(
+        f"COPY {operations} (referencia, kind, state, method, path, body, "
+        "final_event, created_at, updated_at, sale, pending_after, events) FROM STDIN"
+    ) as copy:
+        for j in range(shape.ops):
+            ref = referencia(j)
+            copy.write_row((
+                ref, "payment", "sending" if shape.waiting(j) else "final", "POST",
+                "/v1/payments", request_body(ref),
+                None if shape.waiting(j) else canonical_json(make_event(j, ref).raw),
+                at(0), at(0), shape.sale(j), None if shape.sale(j) is None else 600.0,
+                0 if shape.waiting(j) or shape.sale(j) is None else 1,
+            ))  # fmt: skip
+    with conn.cursor().copy(
+        f"COPY {sales} (sale_id, total_centavos, version, created_at, updated_at) FROM STDIN"
+    ) as copy:
+        for j in range(0, shape.ops, 4):
+            copy.write_row((shape.sale(j), 1000, 1, at(0), at(0)))
+
+
 def load_postgres(dsn: str, table: str, shape: Shape) -> None:
     """Fill a PostgresStore's tables with COPY, as the store writes each row."""
     import psycopg
 
     from smartpos.webhooks._postgres import PostgresStore
-    from smartpos.webhooks._store import canonical_json
 
     with PostgresStore(dsn, table=table, check_settings=False) as store:
         store.migrate()
@@ -214,37 +262,14 @@ def load_postgres(dsn: str, table: str, shape: Shape) -> None:
     with psycopg.connect(dsn, autocommit=True) as conn:
         for name in (table, f"{table}_operations"):
             conn.execute(f'ALTER TABLE "{name}" DISABLE TRIGGER USER')
-        with conn.cursor().copy(
-            f'COPY "{table}" (id, tipo, criado_em, body, body_hash, state, attempts, '
-            "received_at, available_at, done_at, referencia) FROM STDIN"
-        ) as copy:
-            for i, (e, text, digest, state) in enumerate(_rows(shape)):
-                copy.write_row((
-                    e.id, e.tipo, e.criado_em, text, digest, state,
-                    0 if state == "pending" else 1, day,
-                    day if state == "pending" else None,
-                    None if state == "pending" else day + dt.timedelta(milliseconds=i),
-                    e.raw["dados"]["referencia"],
-                ))  # fmt: skip
-        with conn.cursor().copy(
-            f'COPY "{table}_operations" (referencia, kind, state, method, path, body, '
-            "final_event, created_at, updated_at, sale, pending_after, events) FROM STDIN"
-        ) as copy:
-            for j in range(shape.ops):
-                ref = referencia(j)
-                copy.write_row((
-                    ref, "payment", "sending" if shape.waiting(j) else "final", "POST",
-                    "/v1/payments", request_body(ref),
-                    None if shape.waiting(j) else canonical_json(make_event(j, ref).raw),
-                    day, day, shape.sale(j), None if shape.sale(j) is None else 600.0,
-                    0 if shape.waiting(j) or shape.sale(j) is None else 1,
-                ))  # fmt: skip
-        with conn.cursor().copy(
-            f'COPY "{table}_sales" (sale_id, total_centavos, version, created_at, updated_at) '
-            "FROM STDIN"
-        ) as copy:
-            for j in range(0, shape.ops, 4):
-                copy.write_row((shape.sale(j), 1000, 1, day, day))
+        copy_rows(
+            conn,
+            shape,
+            (f'"{table}"', "id", "body"),
+            (f'"{table}_operations"', f'"{table}_sales"'),
+            criado=lambda i, e: e.criado_em,
+            at=lambda seconds: day + dt.timedelta(seconds=seconds),
+        )
         for name in (table, f"{table}_operations"):
             conn.execute(f'ALTER TABLE "{name}" ENABLE TRIGGER USER')
         for name in (table, f"{table}_operations", f"{table}_sales"):
@@ -284,41 +309,16 @@ def load_django(dsn: str, shape: Shape) -> None:
     """
     import psycopg
 
-    from smartpos.webhooks._store import canonical_json
-
     day = time.time() - 86400
     with psycopg.connect(dsn, autocommit=True) as conn:
-        with conn.cursor().copy(
-            "COPY smartpos_event (event_id, tipo, criado_em, raw, body_hash, state, attempts, "
-            "received_at, available_at, done_at, referencia) FROM STDIN"
-        ) as copy:
-            for i, (e, text, digest, state) in enumerate(_rows(shape)):
-                copy.write_row((
-                    e.id, e.tipo, _T0 + i, text, digest, state,
-                    0 if state == "pending" else 1, day,
-                    day if state == "pending" else None,
-                    None if state == "pending" else day + i / 1000,
-                    e.raw["dados"]["referencia"],
-                ))  # fmt: skip
-        with conn.cursor().copy(
-            "COPY smartpos_operation (referencia, kind, state, method, path, body, "
-            "final_event, created_at, updated_at, sale, pending_after, events) FROM STDIN"
-        ) as copy:
-            for j in range(shape.ops):
-                ref = referencia(j)
-                copy.write_row((
-                    ref, "payment", "sending" if shape.waiting(j) else "final", "POST",
-                    "/v1/payments", request_body(ref),
-                    None if shape.waiting(j) else canonical_json(make_event(j, ref).raw),
-                    day, day, shape.sale(j), None if shape.sale(j) is None else 600.0,
-                    0 if shape.waiting(j) or shape.sale(j) is None else 1,
-                ))  # fmt: skip
-        with conn.cursor().copy(
-            "COPY smartpos_sale (sale_id, total_centavos, version, created_at, updated_at) "
-            "FROM STDIN"
-        ) as copy:
-            for j in range(0, shape.ops, 4):
-                copy.write_row((shape.sale(j), 1000, 1, day, day))
+        copy_rows(
+            conn,
+            shape,
+            ("smartpos_event", "event_id", "raw"),
+            ("smartpos_operation", "smartpos_sale"),
+            criado=lambda i, e: _T0 + i,
+            at=lambda seconds: day + seconds,
+        )
         for name in ("smartpos_event", "smartpos_operation", "smartpos_sale"):
             conn.execute(f"VACUUM ANALYZE {name}")
 
