@@ -126,36 +126,67 @@ class _Waiter:
 
 
 class _AsyncWaiter(_Waiter):
-    """A task's waiter: ``wake`` schedules the set of an ``anyio.Event`` in the task's loop.
+    """A task's waiter: ``wake`` schedules, in the task's loop, the end of its current sleep.
 
-    ``clear`` (in the task, before each check) makes a new event; a wake from then on sets
-    that one, so a wake during the check is not lost.
+    ``clear`` (in the task, before each check) starts a new sleep target; a wake from then on
+    ends that one, so a wake during the check is not lost. On asyncio the target is a bare
+    future and a sleep's timeout one timer (the least a sleep can cost: a thousand idle
+    streams wake for their heartbeats together); on trio, an ``anyio.Event``.
     """
 
-    __slots__ = ("_anyio_event", "_call_soon")
+    __slots__ = ("_anyio_event", "_call_soon", "_future", "_loop")
 
     def __init__(self, call_soon: Callable[[Callable[[], None]], Any]) -> None:
         super().__init__()
-        import anyio
+        import asyncio
 
-        self._anyio_event = anyio.Event()
         self._call_soon = call_soon
+        self._anyio_event: Any = None
+        self._future: asyncio.Future[None] | None = None
+        try:
+            self._loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:  # trio (anyio's other backend)
+            self._loop = None
+        self.clear()
 
     def wake(self) -> None:
-        event = self._anyio_event
+        target: Callable[[], None]
+        if self._future is not None:
+            future = self._future
+            target = lambda: _resolve(future)  # noqa: E731 - bound to this sleep's future
+        else:
+            target = self._anyio_event.set
         with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits any more
-            self._call_soon(event.set)
+            self._call_soon(target)
 
     def clear(self) -> None:
+        if self._loop is not None:
+            self._future = self._loop.create_future()
+            return
         import anyio
 
         self._anyio_event = anyio.Event()
 
     async def sleep_async(self, seconds: float) -> None:
+        future = self._future
+        if future is not None and self._loop is not None:
+            if future.done():
+                return
+            timer = self._loop.call_later(max(seconds, 0.0), _resolve, future)
+            try:
+                await future
+            finally:
+                timer.cancel()
+            return
         import anyio
 
         with anyio.move_on_after(seconds):
             await self._anyio_event.wait()
+
+
+def _resolve(future: Any) -> None:
+    if not future.done():
+        future.set_result(None)
 
 
 def _call_soon_threadsafe() -> Callable[[Callable[[], None]], Any]:
