@@ -157,14 +157,15 @@ def _walk(columns: str, conditions: Sequence[str], *, nulls_first: bool) -> _Wal
 
 
 # The events of each state, written out so that a partial index applies (PostgreSQL and
-# SQLite: the claim index holds the pending and claimed events, the state index the done and
-# dead ones, each state in claim order; the state index's own condition is repeated, as
-# SQLite uses a partial index only for a query that states its condition).
+# SQLite): the claim index holds the pending and claimed events (those with an
+# available_at), the state index the done and dead ones (those without), each state in claim
+# order. Each condition states its index's own, as SQLite uses a partial index only for a
+# query that does (and a state IN (...) there would be read as several ranges, then sorted).
 _OF_STATE = {
     EventState.PENDING: "available_at IS NOT NULL AND state = 'pending'",
     EventState.CLAIMED: "available_at IS NOT NULL AND state = 'claimed'",
-    EventState.DONE: "state IN ('done', 'dead') AND state = 'done'",
-    EventState.DEAD: "state IN ('done', 'dead') AND state = 'dead'",
+    EventState.DONE: "available_at IS NULL AND state = 'done'",
+    EventState.DEAD: "available_at IS NULL AND state = 'dead'",
 }
 # Every state: the first events of the claim index and of each state of the state index.
 _OF_ANY = ("available_at IS NOT NULL", _OF_STATE[EventState.DONE], _OF_STATE[EventState.DEAD])
@@ -284,7 +285,10 @@ _REQUEUE = (
 _PURGE = f"DELETE FROM {_EVENTS} WHERE state = 'done' AND done_at < %s"
 # Whether a purge has any event to delete: when not, the journal's waiting entries are not
 # settled first (see JournalBase._settle_waiting).
-_PURGE_DUE = f"SELECT 1 FROM {_EVENTS} WHERE state = 'done' AND done_at < %s LIMIT 1"
+# Ordered by done_at: the oldest done event of the done index, never a scan for one.
+_PURGE_DUE = (
+    f"SELECT 1 FROM {_EVENTS} WHERE state = 'done' AND done_at < %s ORDER BY done_at LIMIT 1"
+)
 
 # The attempts that may need a human (the models' smartpos_operation_attention index).
 CANDIDATE: Final = (

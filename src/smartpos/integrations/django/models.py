@@ -69,11 +69,11 @@ class Event(_Model):
                 name="smartpos_event_claim",
                 condition=models.Q(available_at__isnull=False),
             ),
-            # Done and dead events, each state in claim order.
+            # Done and dead events (those without an available_at), each state in claim order.
             models.Index(
                 fields=["state", "criado_em", "seq"],
                 name="smartpos_event_state",
-                condition=models.Q(state__in=["done", "dead"]),
+                condition=models.Q(available_at__isnull=True),
             ),
             # Purge: the done events in the order they were done.
             models.Index(

@@ -36,7 +36,7 @@ class Migration(migrations.Migration):
         migrations.AddIndex(
             model_name="event",
             index=models.Index(
-                condition=models.Q(("state__in", ["done", "dead"])),
+                condition=models.Q(("available_at__isnull", True)),
                 fields=["state", "criado_em", "seq"],
                 name="smartpos_event_state",
             ),
