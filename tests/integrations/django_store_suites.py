@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import attrs
 import pytest
 from django_stores import add_database, drop_database, open_django_store
 from journal_contract import JournalContract, begin_payment
@@ -107,6 +108,57 @@ class DjangoStoreSuites:
             for i in self.LOOKALIKES:
                 operation = store._outcome(f"ref-{i}")
                 assert f"for {i}" == getattr(operation, "id", None)
+
+    class TestAckMany:
+        """ack_many acks a batch in one statement (two on MySQL/MariaDB, which have no
+        UPDATE ... RETURNING: a locking read of the held claims, then one update), each
+        claim answered in order."""
+
+        make_store = _make_store
+
+        def test_one_statement_per_batch(self, make_store: StoreFactory) -> None:
+            from django.db import connections
+
+            now = [1.7e9]
+            store = make_store(clock=lambda: now[0])
+            store.put_many([make_event(f"ev-{i}") for i in range(12)])
+            (stale,) = store.claim(owner="w", lease=10, limit=1)
+            now[0] += 5
+            fresh = store.claim(owner="w", lease=30, limit=10)
+            now[0] += 6  # the first claim's lease ran out
+            again = store.claim(owner="w2", lease=30, limit=1)  # its event, claimed again
+            sent: list[str] = []
+
+            def count(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+                if not sql.startswith(("SAVEPOINT", "RELEASE", "ROLLBACK")):
+                    sent.append(sql)
+                return execute(sql, params, many, context)
+
+            conn = connections[store.using]
+            with conn.execute_wrapper(count):
+                results = store.ack_many([fresh[0], stale, *fresh[1:]])
+
+            assert results == [True, False, *[True] * 9]
+            assert len(sent) == (2 if conn.vendor == "mysql" else 1), sent
+            assert [c.event_id for c in again] == [stale.event_id]
+            event = store.get(stale.event_id)
+            assert event is not None
+            assert event.owner == "w2"
+            assert store.ack_many([again[0], again[0]]) == [True, False]  # one event twice
+
+        def test_in_a_handler_transaction_past_the_lease(self, make_store: StoreFactory) -> None:
+            """In a handler's transaction the tokens alone are checked, as for ack."""
+            now = [1.7e9]
+            store = make_store(clock=lambda: now[0])
+            store.put_many([make_event("a"), make_event("b"), make_event("c")])
+            claims = store.claim(owner="w", lease=10, limit=2)
+            (other,) = store.claim(owner="w", lease=10, limit=1)
+            forged = attrs.evolve(other, token="0" * 32)
+            now[0] += 60  # every lease ran out
+            with store._handler_transaction():
+                assert store.ack_many([*claims, forged]) == [True, True, False]
+            states = [store.get(e) for e in ("a", "b", "c")]
+            assert [e.state.value for e in states if e is not None] == ["done", "done", "claimed"]
 
     class TestListener(SharedListenerContract):
         """The waking contract, across processes."""

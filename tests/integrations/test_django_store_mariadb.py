@@ -39,6 +39,10 @@ class TestSales(DjangoStoreSuites.TestSales):
     """The sales contract on MariaDB."""
 
 
+class TestAckMany(DjangoStoreSuites.TestAckMany):
+    """ack_many in one statement per batch on MariaDB."""
+
+
 class TestExactIds(DjangoStoreSuites.TestExactIds):
     """Ids and referencias compare byte for byte on MariaDB."""
 

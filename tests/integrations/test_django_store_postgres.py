@@ -43,6 +43,10 @@ class TestSales(DjangoStoreSuites.TestSales):
     """The sales contract on PostgreSQL."""
 
 
+class TestAckMany(DjangoStoreSuites.TestAckMany):
+    """ack_many in one statement per batch on PostgreSQL."""
+
+
 class TestExactIds(DjangoStoreSuites.TestExactIds):
     """Ids and referencias compare byte for byte on PostgreSQL."""
 

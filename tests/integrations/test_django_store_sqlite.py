@@ -32,6 +32,10 @@ class TestSales(DjangoStoreSuites.TestSales):
     """The sales contract on SQLite."""
 
 
+class TestAckMany(DjangoStoreSuites.TestAckMany):
+    """ack_many in one statement per batch on SQLite."""
+
+
 class TestExactIds(DjangoStoreSuites.TestExactIds):
     """Ids and referencias compare byte for byte on SQLite."""
 

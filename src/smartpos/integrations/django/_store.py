@@ -51,7 +51,7 @@ import json
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from smartpos._errors import ConfigurationError
 from smartpos._messages import message
@@ -92,24 +92,105 @@ _EFFECTS = "smartpos_effect"
 # SQLite: a write that changes nothing, run first in a transaction to take the write lock.
 _TAKE_WRITE_LOCK = f"DELETE FROM {_HOLDS} WHERE 1 = 0"
 
+# Claim order: criado_em with its NULLs last, then seq (the outer order of a merge below).
 _ORDER = "ORDER BY CASE WHEN criado_em IS NULL THEN 1 ELSE 0 END, criado_em, seq"
-_SELECT = (
-    "SELECT event_id, tipo, criado_em, raw, body_hash, state, attempts, received_at, "
-    f"available_at, owner, lease_expires_at, last_error, done_at FROM {_EVENTS} "
+_COLUMNS = (
+    "event_id, tipo, criado_em, raw, body_hash, state, attempts, received_at, available_at, "
+    "owner, lease_expires_at, last_error, done_at"
 )
+_SELECT = f"SELECT {_COLUMNS} FROM {_EVENTS} "
 _GET = _SELECT + "WHERE event_id = %s"
+
+
+class _Walk(NamedTuple):
+    """A read of events in claim order: ordered index walks, each stopping at the LIMIT.
+
+    ``sql`` takes, for each of its ``walks``, the parameters of its condition then the
+    limit; when several are merged, the limit once more (``params``).
+    """
+
+    sql: str
+    walks: int
+
+    def params(self, condition: tuple[Any, ...], limit: int) -> tuple[Any, ...]:
+        """The parameters of ``sql``: ``condition``'s and ``limit`` for each walk."""
+        merged = () if self.walks == 1 else (limit,)
+        return (*condition, limit) * self.walks + merged
+
+
+def _walk(columns: str, conditions: Sequence[str], *, nulls_first: bool) -> _Walk:
+    """Select ``columns`` of the first events of each condition in claim order, merged.
+
+    Each condition is written so that one index holds its events in claim order (see
+    ``models.py``). PostgreSQL walks an ascending index with its NULLs last: one walk per
+    condition, ordered by ``criado_em, seq``. SQLite and MySQL/MariaDB put NULLs first:
+    each condition is two walks, the events with a ``criado_em`` ordered by it, then those
+    without ordered by ``seq`` (``criado_em IS NULL`` is an equality on the index). Several
+    walks are merged by sorting their rows (at most the limit each) in claim order.
+    """
+    count = len(conditions) * (2 if nulls_first else 1)
+    # Merged walks also select what the merge sorts by.
+    names = [name.strip() for name in columns.split(",")]
+    inner = ", ".join([*names, *(c for c in ("criado_em", "seq") if c not in names)])
+    if count == 1:
+        inner = columns
+    walks = []
+    for condition in conditions:
+        where = f"{condition} AND " if condition else ""
+        if nulls_first:
+            walks.append(
+                f"SELECT {inner} FROM {_EVENTS} WHERE {where}criado_em IS NOT NULL "
+                "ORDER BY criado_em, seq LIMIT %s"
+            )
+            walks.append(
+                f"SELECT {inner} FROM {_EVENTS} WHERE {where}criado_em IS NULL "
+                "ORDER BY seq LIMIT %s"
+            )
+        else:
+            walks.append(
+                f"SELECT {inner} FROM {_EVENTS} WHERE {condition} ORDER BY criado_em, seq LIMIT %s"
+            )
+    if count == 1:
+        return _Walk(walks[0], 1)
+    merged = " UNION ALL ".join(f"SELECT * FROM ({w}) AS w{i}" for i, w in enumerate(walks))
+    return _Walk(f"SELECT {columns} FROM ({merged}) AS w {_ORDER} LIMIT %s", len(walks))
+
+
+# The events of each state, written out so that a partial index applies (PostgreSQL and
+# SQLite): the claim index holds the pending and claimed events (those with an
+# available_at), the state index the done and dead ones (those without), each state in claim
+# order. Each condition states its index's own, as SQLite uses a partial index only for a
+# query that does (and a state IN (...) there would be read as several ranges, then sorted).
+_OF_STATE = {
+    EventState.PENDING: "available_at IS NOT NULL AND state = 'pending'",
+    EventState.CLAIMED: "available_at IS NOT NULL AND state = 'claimed'",
+    EventState.DONE: "available_at IS NULL AND state = 'done'",
+    EventState.DEAD: "available_at IS NULL AND state = 'dead'",
+}
+# Every state: the first events of the claim index and of each state of the state index.
+_OF_ANY = ("available_at IS NOT NULL", _OF_STATE[EventState.DONE], _OF_STATE[EventState.DEAD])
+# MySQL/MariaDB: the indexes are whole (no conditions there). The claim index is then every
+# event in claim order (list() of any state walks it); the state index starts with the state,
+# so that each state's events are a range of it in claim order.
+_MYSQL_OF_STATE = {state: f"state = '{state.value}'" for state in EventState}
+
+
+def _lists(
+    any_state: Sequence[str], of_state: Mapping[EventState, str], *, nulls_first: bool
+) -> dict[EventState | None, _Walk]:
+    """The reads of ``list()``: every state's, and each state's."""
+    walks: dict[EventState | None, _Walk] = {
+        None: _walk(_COLUMNS, any_state, nulls_first=nulls_first)
+    }
+    for state, condition in of_state.items():
+        walks[state] = _walk(_COLUMNS, [condition], nulls_first=nulls_first)
+    return walks
+
+
 _LIST = {
-    None: _SELECT + _ORDER + " LIMIT %s",
-    EventState.PENDING: _SELECT
-    + "WHERE available_at IS NOT NULL AND state = 'pending' "
-    + _ORDER
-    + " LIMIT %s",
-    EventState.CLAIMED: _SELECT
-    + "WHERE available_at IS NOT NULL AND state = 'claimed' "
-    + _ORDER
-    + " LIMIT %s",
-    EventState.DONE: _SELECT + "WHERE state = 'done' " + _ORDER + " LIMIT %s",
-    EventState.DEAD: _SELECT + "WHERE state = 'dead' " + _ORDER + " LIMIT %s",
+    "postgresql": _lists(_OF_ANY, _OF_STATE, nulls_first=False),
+    "sqlite": _lists(_OF_ANY, _OF_STATE, nulls_first=True),
+    "mysql": _lists([""], _MYSQL_OF_STATE, nulls_first=True),
 }
 _HASH = f"SELECT body_hash FROM {_EVENTS} WHERE event_id = %s"
 # MySQL/MariaDB: a locking read, which sees the latest committed row at any isolation level.
@@ -126,16 +207,28 @@ _PG_PUT_ONE = (
     "WHERE referencia = (SELECT referencia FROM ins) AND sale IS NOT NULL) "
     "SELECT pg_notify(%s, %s) FROM ins"
 )
-_CLAIMABLE = (
-    f"SELECT seq, event_id, tipo, raw, state, attempts FROM {_EVENTS} "
-    f"WHERE available_at <= %s {_ORDER} LIMIT %s"
-)
+# The events a claim may take now (pending, or claimed with an expired lease), in claim order
+# (the claim index). PostgreSQL locks the ones it reads and skips those another claim holds.
+_CLAIMABLE_COLUMNS = "seq, event_id, tipo, raw, state, attempts"
+_CLAIMABLE_CONDITION = "available_at IS NOT NULL AND available_at <= %s"
+_CLAIMABLE = {
+    "postgresql": _walk(_CLAIMABLE_COLUMNS, [_CLAIMABLE_CONDITION], nulls_first=False),
+    "sqlite": _walk(_CLAIMABLE_COLUMNS, [_CLAIMABLE_CONDITION], nulls_first=True),
+}
+_SKIP_LOCKED = " FOR UPDATE SKIP LOCKED"
 # MySQL/MariaDB: InnoDB locks every row a locking read scans, before ORDER BY ... LIMIT sorts
 # and cuts them: the statement above FOR UPDATE would lock every claimable event. A claim
-# there reads the candidates' seqs without locks, then locks those by primary key, skipping
-# the ones another claim holds and re-checking (on the latest committed row) that each is
-# still claimable.
-_CANDIDATES = f"SELECT seq FROM {_EVENTS} WHERE available_at <= %s {_ORDER} LIMIT %s"
+# there reads the candidates' seqs without locks (the pending and the claimed events, each a
+# range of the state index), then locks those by primary key, skipping the ones another claim
+# holds and re-checking (on the latest committed row) that each is still claimable.
+_CANDIDATES = _walk(
+    "seq",
+    [
+        f"{_MYSQL_OF_STATE[s]} AND available_at <= %s"
+        for s in (EventState.PENDING, EventState.CLAIMED)
+    ],
+    nulls_first=True,
+)
 _LOCK_CANDIDATES = (
     f"SELECT seq, event_id, tipo, raw, state, attempts FROM {_EVENTS} "
     "WHERE seq IN ({}) AND available_at <= %s FOR UPDATE SKIP LOCKED"
@@ -160,6 +253,16 @@ _ACK_SET = (
 _ACK = _ACK_SET + _HELD
 # Inside a handler's transaction: the token alone (nobody claimed the event since).
 _ACK_IN_TRANSACTION = _ACK_SET + " WHERE event_id = %s AND token = %s"
+# Several claims of distinct events in one statement, each row's own token checked (the
+# CASE), a live lease unless in a handler's transaction: the acked events are named by
+# RETURNING (PostgreSQL, SQLite).
+_HELD_MANY = " WHERE event_id IN ({ids}) AND token = CASE event_id {cases} END"
+_LIVE = " AND lease_expires_at > %s"
+_RETURNING = " RETURNING event_id"
+# MySQL/MariaDB have no UPDATE ... RETURNING: a locking read of the held ones (the latest
+# committed rows, locked until the commit), then one update of those.
+_HELD_LOCKING = f"SELECT event_id FROM {_EVENTS}"
+_ACK_LOCKED = _ACK_SET + " WHERE event_id IN ({ids})"
 _NACK = (
     f"UPDATE {_EVENTS} SET state = CASE WHEN attempts >= %s THEN 'dead' ELSE 'pending' END, "
     "available_at = CASE WHEN attempts >= %s THEN NULL ELSE %s END, last_error = %s, "
@@ -182,7 +285,10 @@ _REQUEUE = (
 _PURGE = f"DELETE FROM {_EVENTS} WHERE state = 'done' AND done_at < %s"
 # Whether a purge has any event to delete: when not, the journal's waiting entries are not
 # settled first (see JournalBase._settle_waiting).
-_PURGE_DUE = f"SELECT 1 FROM {_EVENTS} WHERE state = 'done' AND done_at < %s LIMIT 1"
+# Ordered by done_at: the oldest done event of the done index, never a scan for one.
+_PURGE_DUE = (
+    f"SELECT 1 FROM {_EVENTS} WHERE state = 'done' AND done_at < %s ORDER BY done_at LIMIT 1"
+)
 
 # The attempts that may need a human (the models' smartpos_operation_attention index).
 CANDIDATE: Final = (
@@ -682,7 +788,8 @@ class DjangoStore(StoreBase):
         claims: list[Claim] = []
         died: list[tuple[str, str, int]] = []
         vendor = self._connection().vendor
-        statement = _CLAIMABLE + (" FOR UPDATE SKIP LOCKED" if vendor == "postgresql" else "")
+        walk = _CLAIMABLE.get(vendor, _CLAIMABLE["sqlite"])
+        statement = walk.sql + (_SKIP_LOCKED if vendor == "postgresql" else "")
         with self._write() as cursor:
             now = self._now()
             expires = now + lease
@@ -692,7 +799,7 @@ class DjangoStore(StoreBase):
                 if vendor == "mysql":
                     rows = self._lock_candidates(cursor, now, wanted)
                 else:
-                    cursor.execute(statement, (now, wanted))
+                    cursor.execute(statement, walk.params((now,), wanted))
                     rows = cursor.fetchall()
                 exhausted: list[tuple[str, int]] = []
                 taken: list[tuple[int, str]] = []
@@ -741,7 +848,8 @@ class DjangoStore(StoreBase):
     @staticmethod
     def _lock_candidates(cursor: Any, now: float, wanted: int) -> list[Any]:
         """MySQL/MariaDB: lock up to ``wanted`` claimable events, in claim order (_CANDIDATES)."""
-        cursor.execute(_CANDIDATES, (now, wanted + min(wanted, _SPARE_CANDIDATES)))
+        read = wanted + min(wanted, _SPARE_CANDIDATES)
+        cursor.execute(_CANDIDATES.sql, _CANDIDATES.params((now,), read))
         seqs = [seq for (seq,) in cursor.fetchall()]
         if not seqs:
             return []
@@ -756,16 +864,44 @@ class DjangoStore(StoreBase):
         if not claims:
             return []
         in_handler = getattr(self._local, "handler_transaction", False)
-        with self._one_or_many(len(claims)) as cursor:
+        if len(claims) == 1 or len({c.event_id for c in claims}) < len(claims):
+            # One claim, or two of one event (at most one holds it: each answered in order).
+            with self._one_or_many(len(claims)) as cursor:
+                now = self._now()
+                results = []
+                for c in claims:
+                    if in_handler:
+                        cursor.execute(_ACK_IN_TRANSACTION, (now, c.event_id, c.token))
+                    else:
+                        cursor.execute(_ACK, (now, c.event_id, c.token, now))
+                    results.append(cursor.rowcount == 1)
+                return results
+        batches = [claims[i : i + _IN_BATCH] for i in range(0, len(claims), _IN_BATCH)]
+        mysql = self._connection().vendor == "mysql"
+        acked: set[str] = set()
+        with self._one_or_many(2 if mysql else len(batches)) as cursor:
             now = self._now()
-            results = []
-            for c in claims:
-                if in_handler:
-                    cursor.execute(_ACK_IN_TRANSACTION, (now, c.event_id, c.token))
-                else:
-                    cursor.execute(_ACK, (now, c.event_id, c.token, now))
-                results.append(cursor.rowcount == 1)
-            return results
+            for batch in batches:
+                held = _HELD_MANY.format(
+                    ids=", ".join(["%s"] * len(batch)),
+                    cases=" ".join(["WHEN %s THEN %s"] * len(batch)),
+                ) + ("" if in_handler else _LIVE)
+                params = (
+                    *(c.event_id for c in batch),
+                    *(value for c in batch for value in (c.event_id, c.token)),
+                    *(() if in_handler else (now,)),
+                )
+                if not mysql:
+                    cursor.execute(_ACK_SET + held + _RETURNING, (now, *params))
+                    acked.update(event_id for (event_id,) in cursor.fetchall())
+                    continue
+                cursor.execute(_HELD_LOCKING + held + " FOR UPDATE", params)
+                locked = [event_id for (event_id,) in cursor.fetchall()]
+                if locked:
+                    statement = _ACK_LOCKED.format(ids=", ".join(["%s"] * len(locked)))
+                    cursor.execute(statement, (now, *locked))
+                    acked.update(locked)
+        return [c.event_id in acked for c in claims]
 
     def _held(self, statement: str, params: tuple[Any, ...], claim: Claim) -> bool:
         with self._one_or_many(1) as cursor:
@@ -795,8 +931,9 @@ class DjangoStore(StoreBase):
         return None if row is None else _stored_event(row)
 
     def _list(self, state: EventState | None, limit: int) -> list[StoredEvent]:
+        walk = _LIST.get(self._connection().vendor, _LIST["sqlite"])[state]
         with self._cursor() as cursor:
-            cursor.execute(_LIST[state], (limit,))
+            cursor.execute(walk.sql, walk.params((), limit))
             rows = cursor.fetchall()
         return [_stored_event(row) for row in rows]
 

@@ -59,21 +59,27 @@ class Event(_Model):
 
     class Meta:
         db_table = "smartpos_event"
+        # The store's reads walk these in claim order and stop at their LIMIT (_store.py).
+        # Where indexes have no conditions (MySQL/MariaDB) they are whole ones: the claim
+        # index then serves list() of every state, the state index every other walk.
         indexes = [
+            # The events that can be claimed (pending or claimed), in claim order.
             models.Index(
-                fields=["available_at"],
-                name="smartpos_event_available",
+                fields=["criado_em", "seq"],
+                name="smartpos_event_claim",
                 condition=models.Q(available_at__isnull=False),
             ),
+            # Done and dead events (those without an available_at), each state in claim order.
+            models.Index(
+                fields=["state", "criado_em", "seq"],
+                name="smartpos_event_state",
+                condition=models.Q(available_at__isnull=True),
+            ),
+            # Purge: the done events in the order they were done.
             models.Index(
                 fields=["done_at"],
                 name="smartpos_event_done",
                 condition=models.Q(state="done"),
-            ),
-            models.Index(
-                fields=["criado_em", "seq"],
-                name="smartpos_event_dead",
-                condition=models.Q(state="dead"),
             ),
             models.Index(
                 fields=["referencia", "seq"],
