@@ -74,12 +74,16 @@ def add_database(alias: str, config: dict[str, Any]) -> None:
 
 
 def drop_database(alias: str) -> None:
-    """Close this thread's connection to ``alias`` and forget it."""
+    """Close this thread's connection to ``alias`` and forget it, settings too: Django's checks
+    (and anything else iterating ``connections``) would connect to a database dropped since."""
+    from django.conf import settings
     from django.db import connections
 
     if alias in connections.settings:
         connections[alias].close()
         del connections[alias]
+        del connections.settings[alias]
+        settings.DATABASES.pop(alias, None)
 
 
 def migrate(alias: str) -> None:
