@@ -275,6 +275,23 @@ class TestRedisRoundTrips(RoundTrips):
 
             yield make
 
+    def test_reads_of_thousands_run_in_bounded_scripts(
+        self, make_counted: Callable[[], tuple[StoreBase, Counter]]
+    ) -> None:
+        """2,500 outcomes found and recorded at once: the batched scripts take 1,000 keys each
+        (one script runs alone on the server: a huge one would stall it and time the client
+        out), and every outcome is recorded."""
+        store, counter = make_counted()
+        wanted = refs(2500, prefix="0e1e")
+        for i, referencia in enumerate(wanted):
+            begin_payment(store, referencia)
+            store.put(event(f"ev-{i}", referencia=referencia))
+        n, listed = counter.measure(lambda: store.operations(final=True, limit=2500))
+        assert [op.referencia for op in listed] == wanted
+        assert all(op.state == "final" and op.event is not None for op in listed)
+        assert n == 1 + 3 + 3, n  # the page, its events in 3 scripts, the records in 3
+        assert store.operations(limit=2500) == []
+
 
 # --- SQLite ---------------------------------------------------------------------------------
 

@@ -64,7 +64,7 @@ import math
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 import redis
 import redis.exceptions
@@ -184,6 +184,16 @@ _SETTINGS_ADVICE = {
         "(the receiver then answers 503 and the service retries)",
     ),
 }
+
+
+#: Most keys one batched script handles: a call of any size stays a bounded stall of the
+#: server (one script runs alone) and of the client's read timeout; 1,000 rows is one round trip.
+_SCRIPT_BATCH: Final = 1000
+
+
+def _chunks(items: Sequence[str]) -> list[Sequence[str]]:
+    """``items`` in slices of at most `_SCRIPT_BATCH`."""
+    return [items[i : i + _SCRIPT_BATCH] for i in range(0, len(items), _SCRIPT_BATCH)]
 
 
 def _text(value: Any) -> str:
@@ -706,13 +716,14 @@ class RedisStore(StoreBase):
         self._check_open()
         if not referencias:
             return {}
-        args: list[str | bytes] = [self._ev]
-        args += [r.encode("utf-8", "surrogatepass") for r in referencias]
-        answers = self._j_events_many([self._refs], args)
-        return {
-            referencia: [json.loads(body) for body in bodies]
-            for referencia, bodies in zip(referencias, answers, strict=True)
-        }
+        found: dict[str, list[Mapping[str, Any]]] = {}
+        for chunk in _chunks(referencias):
+            args: list[str | bytes] = [self._ev]
+            args += [r.encode("utf-8", "surrogatepass") for r in chunk]
+            answers = self._j_events_many([self._refs], args)
+            for referencia, bodies in zip(chunk, answers, strict=True):
+                found[referencia] = [json.loads(body) for body in bodies]
+        return found
 
     @_translate
     def _journal_finalize_many(
@@ -721,34 +732,37 @@ class RedisStore(StoreBase):
         self._check_open()
         if not outcomes:
             return set()
-        keys = list(outcomes)
-        args: list[str | bytes] = [_num(now), self._base]
-        for referencia in keys:
-            args += [
-                referencia.encode("utf-8", "surrogatepass"),
-                canonical_json(outcomes[referencia]),
-            ]
-        written = self._j_finalize_many([self._ops_waiting, self._ops_ended], args)
-        return {r for r, done in zip(keys, written, strict=True) if int(done)}
+        won: set[str] = set()
+        for keys in _chunks(list(outcomes)):
+            args: list[str | bytes] = [_num(now), self._base]
+            for referencia in keys:
+                args += [
+                    referencia.encode("utf-8", "surrogatepass"),
+                    canonical_json(outcomes[referencia]),
+                ]
+            written = self._j_finalize_many([self._ops_waiting, self._ops_ended], args)
+            won.update(r for r, done in zip(keys, written, strict=True) if int(done))
+        return won
 
     @_translate
     def _sale_linked_many(self, sale_ids: Sequence[str]) -> dict[str, list[Linked]]:
         self._check_open()
         if not sale_ids:
             return {}
-        args: list[str | bytes] = [self._base]
-        args += [s.encode("utf-8", "surrogatepass") for s in sale_ids]
-        answers = self._s_linked([self._refs], args)
-        return {
-            sale_id: [
-                (
-                    _journal_entry(dict(zip(fields[::2], fields[1::2], strict=True))),
-                    [json.loads(body) for body in bodies],
-                )
-                for fields, bodies in entries
-            ]
-            for sale_id, entries in zip(sale_ids, answers, strict=True)
-        }
+        found: dict[str, list[Linked]] = {}
+        for chunk in _chunks(sale_ids):
+            args: list[str | bytes] = [self._base]
+            args += [s.encode("utf-8", "surrogatepass") for s in chunk]
+            answers = self._s_linked([self._refs], args)
+            for sale_id, entries in zip(chunk, answers, strict=True):
+                found[sale_id] = [
+                    (
+                        _journal_entry(dict(zip(fields[::2], fields[1::2], strict=True))),
+                        [json.loads(body) for body in bodies],
+                    )
+                    for fields, bodies in entries
+                ]
+        return found
 
     @_translate
     def _received_at_many(self, event_ids: Sequence[str]) -> dict[str, float]:
