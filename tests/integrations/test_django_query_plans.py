@@ -31,7 +31,7 @@ pytest.importorskip("django")
 
 from django_stores import add_database, drop_database, migrate, postgres_config, setup_django
 from servers import PostgresServer, require_module
-from test_query_plans import exercise
+from test_query_plans import exercise, generic_plan
 
 #: Rows loaded before the plans are read: enough that a scan is what a planner would choose
 #: for a statement no index serves.
@@ -171,16 +171,7 @@ def test_postgres_generic_plans_never_scan(loaded_postgres: tuple[str, str]) -> 
     with psycopg.connect(dsn) as conn:
         conn.execute("SET plan_cache_mode = force_generic_plan")
         for query, params in sent.items():
-            with conn.transaction(force_rollback=True):
-                conn.execute(query, params, prepare=True)
-                name, types = conn.execute(
-                    "SELECT name, parameter_types::text[] FROM pg_prepared_statements "
-                    "ORDER BY prepare_time DESC LIMIT 1"
-                ).fetchone()
-                nulls = ", ".join(f"NULL::{kind}" for kind in types)
-                (plan,) = conn.execute(f"EXPLAIN (FORMAT JSON) EXECUTE {name}({nulls})").fetchone()[
-                    0
-                ]
+            (plan,) = generic_plan(conn, query, params, json=True)
             found = _postgres_scans(plan["Plan"])
             if found:
                 scans[query] = "\n".join(found)

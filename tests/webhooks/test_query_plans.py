@@ -158,6 +158,22 @@ def plans_database(postgres_server: PostgresServer) -> Iterator[str]:
 
 @pytest.mark.postgres
 @pytest.mark.slow
+def generic_plan(conn: Any, query: str, params: Any, *, json: bool = False) -> Any:
+    """The plan PostgreSQL keeps for ``query`` as a prepared statement under
+    ``plan_cache_mode = force_generic_plan`` (the caller sets it): text, or the JSON plan."""
+    with conn.transaction(force_rollback=True):
+        conn.execute(query, params, prepare=True)
+        name, types = conn.execute(
+            "SELECT name, parameter_types::text[] FROM pg_prepared_statements "
+            "ORDER BY prepare_time DESC LIMIT 1"
+        ).fetchone()
+        nulls = ", ".join(f"NULL::{kind}" for kind in types)
+        if json:
+            return conn.execute(f"EXPLAIN (FORMAT JSON) EXECUTE {name}({nulls})").fetchone()[0]
+        rows = conn.execute(f"EXPLAIN EXECUTE {name}({nulls})").fetchall()
+        return "\n".join(row[0] for row in rows)
+
+
 def test_postgres_generic_plans_never_scan(plans_database: str) -> None:
     psycopg = require_module("psycopg", "psycopg (pip install 'smartpos[postgres]')")
     psycopg_pool = require_module("psycopg_pool", "psycopg-pool")
@@ -197,16 +213,7 @@ def test_postgres_generic_plans_never_scan(plans_database: str) -> None:
         for query, params in sent.items():
             if query.lstrip().upper().startswith(("SET ", "RESET ")):
                 continue
-            with conn.transaction(force_rollback=True):
-                conn.execute(query, params, prepare=True)
-                name, types = conn.execute(
-                    "SELECT name, parameter_types::text[] FROM pg_prepared_statements "
-                    "ORDER BY prepare_time DESC LIMIT 1"
-                ).fetchone()
-                nulls = ", ".join(f"NULL::{kind}" for kind in types)
-                plan = "\n".join(
-                    row[0] for row in conn.execute(f"EXPLAIN EXECUTE {name}({nulls})").fetchall()
-                )
+            plan = generic_plan(conn, query, params)
             scanned = re.findall(r"Seq Scan on (\w+)", plan)
             if tables & set(scanned):
                 scans[query] = plan
